@@ -1,0 +1,7 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: { conditions: ['@svc/source'] },
+  ssr: { resolve: { conditions: ['@svc/source'] } },
+  test: { include: ['src/**/*.test.ts'], passWithNoTests: false },
+});

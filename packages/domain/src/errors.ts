@@ -1,0 +1,43 @@
+/**
+ * The one error type of svc. Everything a caller can be refused for is an SvcError with a code from this
+ * union; the edges (MCP, HTTP, CLI) map codes to their own conventions and never show anything else.
+ */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'not_found'
+  | 'ambiguous_id'
+  | 'conflict'
+  | 'refused_transition'
+  | 'actor_required'
+  | 'unknown_actor'
+  | 'payload_too_large'
+  | 'unavailable'
+  | 'internal_error';
+
+export type ErrorDetails = Record<string, unknown>;
+
+export class SvcError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.name = 'SvcError';
+    this.code = code;
+    this.details = details;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details: ErrorDetails } {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function isSvcError(value: unknown): value is SvcError {
+  return value instanceof SvcError;
+}
+
+export const invalidInput = (field: string, message: string, details: ErrorDetails = {}): SvcError =>
+  new SvcError('invalid_input', `${field}: ${message}`, { field, ...details });
+
+export const notFound = (kind: string, ref: string): SvcError =>
+  new SvcError('not_found', `${kind} '${ref}' not found`, { kind, ref });

@@ -1,0 +1,55 @@
+import { invalidInput } from './errors.js';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const HEX_RE = /^[0-9a-f]+$/;
+
+/** Fewest hex characters a prefix may have; shorter ones match too much to be useful. */
+export const MIN_PREFIX_LENGTH = 4;
+/** Length of the short ids shown to people; they work as input. */
+export const SHORT_ID_LENGTH = 8;
+
+export function isUuid(value: string): boolean {
+  return UUID_RE.test(value.toLowerCase());
+}
+
+export function shortId(id: string): string {
+  return id.slice(0, SHORT_ID_LENGTH);
+}
+
+/**
+ * A reference given by a caller: a full UUID, or a unique prefix of one. A prefix is kept as the inclusive
+ * range of UUIDs it covers, so the store can look it up with an index range scan instead of a text LIKE.
+ */
+export type IdRef =
+  | { kind: 'uuid'; id: string; input: string }
+  | { kind: 'prefix'; low: string; high: string; input: string };
+
+function asUuid(hex32: string): string {
+  return `${hex32.slice(0, 8)}-${hex32.slice(8, 12)}-${hex32.slice(12, 16)}-${hex32.slice(16, 20)}-${hex32.slice(20)}`;
+}
+
+export function parseIdRef(raw: string, field = 'id'): IdRef {
+  const input = raw.trim().toLowerCase();
+  if (input === '') throw invalidInput(field, 'an id is required');
+  if (UUID_RE.test(input)) return { kind: 'uuid', id: input, input };
+  // Hyphens may stand where a UUID has them; anything else is not an id.
+  const canonical = '00000000-0000-0000-0000-000000000000';
+  for (let i = 0; i < input.length; i++) {
+    const ch = input[i] as string;
+    const expectHyphen = canonical[i] === '-';
+    if (i >= canonical.length || (expectHyphen ? ch !== '-' : !/[0-9a-f]/.test(ch))) {
+      throw invalidInput(field, `'${raw}' is not a UUID or a prefix of one (hex digits, at least ${MIN_PREFIX_LENGTH})`);
+    }
+  }
+  const hex = input.replaceAll('-', '');
+  if (!HEX_RE.test(hex) || hex.length < MIN_PREFIX_LENGTH) {
+    throw invalidInput(field, `'${raw}' is too short: give at least ${MIN_PREFIX_LENGTH} hex digits of the id`);
+  }
+  return { kind: 'prefix', low: asUuid(hex.padEnd(32, '0')), high: asUuid(hex.padEnd(32, 'f')), input };
+}
+
+const SLUG_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+export function isSlug(value: string): boolean {
+  return SLUG_RE.test(value);
+}

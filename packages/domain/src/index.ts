@@ -1,0 +1,35 @@
+export { validateContext, validateTypeSchema } from './context.js';
+export { type ErrorCode, type ErrorDetails, invalidInput, isSvcError, notFound, SvcError } from './errors.js';
+export {
+  type IdRef,
+  isSlug,
+  isUuid,
+  MIN_PREFIX_LENGTH,
+  parseIdRef,
+  SHORT_ID_LENGTH,
+  shortId,
+} from './ids.js';
+export {
+  isSystemItemType,
+  isTypeKey,
+  type JsonSchema,
+  LINK_TYPES,
+  type LinkType,
+  QA_COVERAGES,
+  QA_STATUSES,
+  type QaCoverage,
+  type QaStatus,
+  SYSTEM_ITEM_TYPES,
+  SYSTEM_TYPE_SCHEMAS,
+  type SystemItemType,
+  TASK_STATUSES,
+  type TaskStatus,
+} from './item-types.js';
+export {
+  classifySemanticImpact,
+  isSemanticImpact,
+  SEMANTIC_IMPACTS,
+  type SemanticImpact,
+  type VersionFacts,
+} from './semantic-impact.js';
+export { type Actor, DEFAULT_RESEARCH_TTL_DAYS, type Item, type Project, type ProjectSettings, projectSettings } from './item.js';

@@ -1,0 +1,72 @@
+/**
+ * The seven system item types and the JSON Schemas their `context` is validated against. Task and QA check
+ * schemas are strict (the service reads those fields); the others are permissive, for teams to use freely.
+ * Migration 0003 seeds the same schemas into the item_types table; a test keeps the two in step.
+ */
+export const SYSTEM_ITEM_TYPES = ['decision', 'knowledge', 'policy', 'document', 'task', 'qa_check', 'research'] as const;
+export type SystemItemType = (typeof SYSTEM_ITEM_TYPES)[number];
+
+export const TASK_STATUSES = ['proposed', 'in_progress', 'blocked', 'done'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const QA_STATUSES = ['pending', 'passed', 'failed'] as const;
+export type QaStatus = (typeof QA_STATUSES)[number];
+
+export const QA_COVERAGES = ['human_only', 'automated', 'mixed'] as const;
+export type QaCoverage = (typeof QA_COVERAGES)[number];
+
+export const LINK_TYPES = ['depends', 'blocks', 'supersedes', 'conflicts'] as const;
+export type LinkType = (typeof LINK_TYPES)[number];
+
+export type JsonSchema = Record<string, unknown>;
+
+const permissive: JsonSchema = { type: 'object' };
+
+const uuidArray: JsonSchema = {
+  type: 'array',
+  items: { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' },
+  uniqueItems: true,
+};
+
+export const SYSTEM_TYPE_SCHEMAS: Record<SystemItemType, { display_name: string; schema: JsonSchema }> = {
+  decision: { display_name: 'Decision', schema: permissive },
+  knowledge: { display_name: 'Knowledge', schema: permissive },
+  policy: { display_name: 'Policy', schema: permissive },
+  document: { display_name: 'Document', schema: permissive },
+  research: { display_name: 'Research', schema: permissive },
+  task: {
+    display_name: 'Task',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        sort_order: { type: 'integer' },
+        summary: { type: 'string' },
+        blocked_reason: { type: 'string' },
+      },
+    },
+  },
+  qa_check: {
+    display_name: 'QA check',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        coverage: { enum: [...QA_COVERAGES] },
+        target_task_ids: uuidArray,
+        target_item_ids: uuidArray,
+        note: { type: 'string' },
+      },
+    },
+  },
+};
+
+const TYPE_KEY_RE = /^[a-z][a-z0-9_]{1,39}$/;
+
+export function isTypeKey(value: string): boolean {
+  return TYPE_KEY_RE.test(value);
+}
+
+export function isSystemItemType(value: string): value is SystemItemType {
+  return (SYSTEM_ITEM_TYPES as readonly string[]).includes(value);
+}

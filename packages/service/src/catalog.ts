@@ -1,0 +1,43 @@
+import type { AnyOperation } from './operation.js';
+import { actorAdd, actorList } from './operations/actor.js';
+import { historyQuery } from './operations/history-query.js';
+import { itemDelete, itemRestore } from './operations/item-delete.js';
+import { itemHistory } from './operations/item-history.js';
+import { itemShow } from './operations/item-show.js';
+import { typeAdd, typeList } from './operations/item-type.js';
+import { itemUpsert } from './operations/item-upsert.js';
+import { linkAdd, linkRemove } from './operations/link.js';
+import { projectCreate, projectList, projectShow } from './operations/project.js';
+import { saveDecisions } from './operations/save-decisions.js';
+import { systemAdd } from './operations/system-add.js';
+
+/** Every operation of the service. Surfaces register from this list; nothing else names operations. */
+export const catalog: readonly AnyOperation[] = [
+  itemUpsert,
+  saveDecisions,
+  historyQuery,
+  itemShow,
+  itemDelete,
+  itemRestore,
+  itemHistory,
+  projectCreate,
+  projectList,
+  projectShow,
+  systemAdd,
+  actorAdd,
+  actorList,
+  typeAdd,
+  typeList,
+  linkAdd,
+  linkRemove,
+] as unknown as readonly AnyOperation[];
+
+const byName = new Map(catalog.map((op) => [op.name, op]));
+
+export function findOperation(name: string): AnyOperation | undefined {
+  return byName.get(name);
+}
+
+export function toolOperations(): AnyOperation[] {
+  return catalog.filter((op) => op.surface === 'tool');
+}

@@ -1,0 +1,57 @@
+import { SvcError } from '@svc/domain';
+import { z } from 'zod';
+import { formatPath } from './errors.js';
+import { LOG_LEVELS, type LogLevel } from './logger.js';
+
+export interface Config {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  defaultActorId: string | undefined;
+  httpHost: string;
+  httpPort: number;
+  allowedHosts: string[] | undefined;
+  logLevel: LogLevel;
+}
+
+const blankIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+const schema = z.object({
+  SVC_DATABASE_URL: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
+  SVC_DATA_DIR: z.preprocess(blankIsUnset, z.string().default('./.svc/data')),
+  SVC_DEFAULT_ACTOR_ID: z.preprocess(blankIsUnset, z.uuid('must be an actor UUID (see `svc actor list`)').optional()),
+  SVC_HTTP_HOST: z.preprocess(blankIsUnset, z.string().default('127.0.0.1')),
+  SVC_HTTP_PORT: z.preprocess(
+    blankIsUnset,
+    z.coerce.number().int('must be a whole number').min(0).max(65535, 'must be a port number (0 to 65535)').default(8080),
+  ),
+  SVC_ALLOWED_HOSTS: z.preprocess(blankIsUnset, z.string().optional()),
+  SVC_LOG_LEVEL: z.preprocess(blankIsUnset, z.enum(LOG_LEVELS).default('info')),
+});
+
+/** Read and validate the process settings; a bad value stops start-up with a message naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = issue ? formatPath(issue.path) : 'environment';
+    throw new SvcError('invalid_input', `${name}: ${issue?.message ?? 'is not valid'}`, { field: name });
+  }
+  const e = parsed.data;
+  return {
+    databaseUrl: e.SVC_DATABASE_URL,
+    dataDir: e.SVC_DATA_DIR,
+    defaultActorId: e.SVC_DEFAULT_ACTOR_ID?.toLowerCase(),
+    httpHost: e.SVC_HTTP_HOST,
+    httpPort: e.SVC_HTTP_PORT,
+    allowedHosts: e.SVC_ALLOWED_HOSTS?.split(',')
+      .map((h) => h.trim())
+      .filter((h) => h !== ''),
+    logLevel: e.SVC_LOG_LEVEL,
+  };
+}

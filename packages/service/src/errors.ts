@@ -1,0 +1,92 @@
+import { SvcError } from '@svc/domain';
+import type { z } from 'zod';
+
+/** Turn a zod failure into invalid_input naming the first offending field, e.g. `decisions[3].title`. */
+export function fromZod(error: z.ZodError): SvcError {
+  const issues = error.issues.map((issue) => ({ field: formatPath(issue.path), message: issue.message }));
+  const first = issues[0] ?? { field: 'input', message: 'is not valid' };
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
+  return new SvcError('invalid_input', `${first.field}: ${first.message}${more}`, { field: first.field, issues: issues.slice(0, 20) });
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out === '' ? 'input' : out;
+}
+
+interface PgLikeError {
+  code?: unknown;
+  constraint?: unknown;
+  message?: unknown;
+}
+
+const CONSTRAINT_MESSAGES: Record<string, [SvcError['code'], string]> = {
+  projects_slug_key: ['conflict', 'slug: a project with this slug already exists'],
+  actors_email: ['conflict', 'email: an actor with this email is already registered'],
+  systems_project_id_name_key: ['conflict', 'name: the project already has a system with this name'],
+  glossary_groups_project_id_name_key: ['conflict', 'name: the project already has a glossary group with this name'],
+  glossary_terms_group_id_normalized_key: ['conflict', 'term: the group already has this term'],
+  item_types_pkey: ['conflict', 'key: an item type with this key already exists'],
+  items_one_in_progress_task: ['refused_transition', 'another task of this work unit is already in progress'],
+  items_one_head_per_chain: ['conflict', 'the item was changed concurrently; read it again and retry'],
+  items_supersedes_once: ['conflict', 'the item was changed concurrently; read it again and retry'],
+  items_research_has_source: ['invalid_input', 'source_url: research items require a source_url'],
+  items_task_has_work_unit: ['invalid_input', 'work_unit_id: tasks require a work unit'],
+  items_status_fits_type: ['invalid_input', 'status: not a valid status for this item type'],
+};
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+/** SQLSTATEs worth retrying the whole transaction for. */
+export function isRetryable(error: unknown): boolean {
+  const code = (error as PgLikeError | undefined)?.code;
+  return code === '40001' || code === '40P01';
+}
+
+/**
+ * Map a database error to an SvcError the caller can act on, or undefined when it is not one we expect
+ * (the runner then reports internal_error with a request id and logs the original).
+ */
+export function fromDatabase(error: unknown): SvcError | undefined {
+  if (error instanceof SvcError) return error;
+  const e = (error ?? {}) as PgLikeError;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const constraint = typeof e.constraint === 'string' ? e.constraint : '';
+  const known = CONSTRAINT_MESSAGES[constraint];
+  if (known) return new SvcError(known[0], known[1], { constraint });
+  const message = String(e.message ?? '');
+  if (CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P03' || /Connection terminated|timeout exceeded when trying to connect/i.test(message)) {
+    return new SvcError('unavailable', 'the database is unavailable; try again shortly');
+  }
+  switch (code) {
+    case '23505':
+      return new SvcError('conflict', 'a record with these values already exists', { constraint });
+    case '23503':
+      return new SvcError('invalid_input', 'a referenced record does not exist or belongs to another project', { constraint });
+    case '23514':
+    case '23502':
+      return new SvcError('invalid_input', `a value breaks the rule '${constraint || 'not null'}'`, { constraint });
+    case '22P02':
+    case '22007':
+    case '22008':
+    case '22003':
+    case '22021':
+    case '22P05':
+    case '22023':
+      return new SvcError('invalid_input', 'a value is not valid for its field');
+    case '54000':
+    case '54001':
+      return new SvcError('payload_too_large', 'a value is too large to store or index');
+    case '57014':
+      return new SvcError('unavailable', 'the database took too long to answer; try again');
+    case '40001':
+    case '40P01':
+      return new SvcError('conflict', 'the write collided with a concurrent one; try again');
+    default:
+      return undefined;
+  }
+}

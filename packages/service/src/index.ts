@@ -1,0 +1,17 @@
+export { type Actor, type ErrorCode, type Item, isSvcError, type Project, SvcError, shortId } from '@svc/domain';
+export { catalog, findOperation, toolOperations } from './catalog.js';
+export { type Config, loadConfig } from './config.js';
+export { fromDatabase } from './errors.js';
+export { createLogger, type Logger, type LogLevel } from './logger.js';
+export {
+  type Annotations,
+  type AnyOperation,
+  defineOperation,
+  type Operation,
+  type OperationContext,
+  type Presentation,
+  type Source,
+  type Surface,
+} from './operation.js';
+export { type CallContext, execute, normaliseInput, type Runtime } from './runner.js';
+export { codeVersion, createService, migrateDatabase, openService, schemaStatus, type Service } from './service.js';

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+/** Shared input fields, so every tool describes them the same way. */
+export const MAX_LIMIT = 200;
+export const DEFAULT_LIMIT = 20;
+/** Text fields up to 1 MiB. */
+export const MAX_TEXT = 1024 * 1024;
+
+export const projectRef = z.string().min(1).max(200).describe('Project: its UUID, a unique id prefix, or its slug');
+export const itemRef = z.string().min(1).max(100).describe('Item id: a full UUID or a unique prefix (at least 4 hex digits)');
+export const idRef = (what: string) =>
+  z.string().min(1).max(100).describe(`${what} id: a full UUID or a unique prefix (at least 4 hex digits)`);
+export const limit = z
+  .number()
+  .int()
+  .min(1)
+  .optional()
+  .describe(`Maximum results (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`);
+export const text = (what: string, max = MAX_TEXT) => z.string().max(max).describe(what);
+export const title = z.string().trim().min(1).max(1000).describe('Title (1 to 1000 characters)');
+export const body = z.string().max(MAX_TEXT).describe('Body text (markdown allowed)');
+export const jsonObject = z.record(z.string(), z.unknown());
+export const context = jsonObject.describe("Structured fields, validated against the item type's JSON Schema");
+export const linkType = z.enum(['depends', 'blocks', 'supersedes', 'conflicts']);
+export const linkInput = z.object({
+  type: linkType.describe('Edge type, from this item to the target'),
+  target_id: itemRef.describe('Target item: UUID or unique prefix, in the same project'),
+});
+export const semanticImpacts = z
+  .array(
+    z.enum([
+      'numeric_change',
+      'rule_addition',
+      'rule_removal',
+      'status_change',
+      'scope_change',
+      'context_change',
+      'wording_change',
+    ]),
+  )
+  .max(7);
+
+export function boundedLimit(value: number | undefined): number {
+  return Math.min(value ?? DEFAULT_LIMIT, MAX_LIMIT);
+}

@@ -1,0 +1,65 @@
+import type { Actor } from '@svc/domain';
+import type { Database, Kysely, Store } from '@svc/store';
+import type { z } from 'zod';
+import type { Logger } from './logger.js';
+
+/**
+ * `tool`: one of the svc_ tools of the spec, on MCP, HTTP and the CLI. `operator`: a rarely used operation,
+ * on the CLI only.
+ */
+export type Surface = 'tool' | 'operator';
+
+/** Where a call came from; recorded in the audit log. */
+export type Source = 'mcp' | 'http' | 'cli' | 'test';
+
+export interface Annotations {
+  /** Reads only: runs without a transaction and needs no actor. */
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+}
+
+export interface AuditTarget {
+  project_id?: string | null;
+  target_kind?: string;
+  target_id?: string | null;
+  /** Ids and counts only: never user text that may later be redacted. */
+  details?: Record<string, unknown>;
+}
+
+export interface OperationContext {
+  /** A transaction for writes; the pool for reads. */
+  readonly tx: Kysely<Database>;
+  readonly store: Store;
+  /** The attributed actor (null only for reads and for operator writes from the CLI without one). */
+  readonly actor: Actor | null;
+  readonly source: Source;
+  readonly requestId: string;
+  readonly logger: Logger;
+  /** Say what the write touched; the runner writes one audit row per write. */
+  audit(target: AuditTarget): void;
+}
+
+/** How a result is presented on surfaces that show text (MCP): JSON, or markdown rendered from the data. */
+export type Presentation<O> = { kind: 'json' } | { kind: 'markdown'; render(result: O): string };
+
+export interface Operation<I extends z.ZodObject = z.ZodObject, O = unknown> {
+  readonly name: string;
+  readonly surface: Surface;
+  readonly title: string;
+  readonly description: string;
+  readonly input: I;
+  readonly annotations: Annotations;
+  readonly presentation: Presentation<O>;
+  /** Input field whose value, when given, names the acting actor (capture tools take actor_id). */
+  readonly actorField?: keyof z.output<I> & string;
+  run(ctx: OperationContext, input: z.output<I>): Promise<O>;
+}
+
+export type AnyOperation = Operation<z.ZodObject, unknown>;
+
+export function defineOperation<I extends z.ZodObject, O>(
+  op: Omit<Operation<I, O>, 'presentation'> & { presentation?: Presentation<O> },
+): Operation<I, O> {
+  return { presentation: { kind: 'json' }, ...op };
+}

@@ -1,0 +1,59 @@
+import { parseIdRef, SvcError, shortId } from '@svc/domain';
+import { recordHistory, resolveItem, resolveProject, setChainDeleted, type Transaction, type Database, lockHead } from '@svc/store';
+import { z } from 'zod';
+import { itemRef, projectRef } from '../inputs.js';
+import { defineOperation, type OperationContext } from '../operation.js';
+
+const input = z.object({
+  item_id: itemRef,
+  project_id: projectRef.optional().describe('Resolve the id only inside this project'),
+});
+
+/** Soft delete and restore: mark every row of the chain, and record it in history. */
+async function setDeleted(ctx: OperationContext, raw: z.output<typeof input>, deleted: boolean) {
+  const projectId = raw.project_id ? (await resolveProject(ctx.tx, raw.project_id)).id : undefined;
+  const { head: seen } = await resolveItem(ctx.tx, parseIdRef(raw.item_id, 'item_id'), { projectId, includeDeleted: true });
+  const head = await lockHead(ctx.tx as Transaction<Database>, seen.chain_id);
+  if (!head) throw new SvcError('not_found', `item ${raw.item_id} not found`);
+  if ((head.deleted_at !== null) === deleted) {
+    throw new SvcError('refused_transition', `item ${shortId(head.id)} is already ${deleted ? 'deleted' : 'not deleted'}`, {
+      item_id: head.id,
+      state: deleted ? 'deleted' : 'active',
+    });
+  }
+  await setChainDeleted(ctx.tx as Transaction<Database>, head.chain_id, deleted ? new Date() : null);
+  await recordHistory(ctx.tx, {
+    project_id: head.project_id,
+    chain_id: head.chain_id,
+    item_id: head.id,
+    version: head.version,
+    change_kind: deleted ? 'deleted' : 'restored',
+    semantic_impacts: [],
+    details: {},
+    actor_id: ctx.actor?.id ?? null,
+    source: ctx.source,
+  });
+  ctx.audit({ project_id: head.project_id, target_kind: 'item', target_id: head.chain_id });
+  const { head: after } = await resolveItem(ctx.tx, parseIdRef(head.id), { includeDeleted: true });
+  return after;
+}
+
+export const itemDelete = defineOperation({
+  name: 'item_delete',
+  surface: 'operator',
+  title: 'Soft-delete an item',
+  description: 'Soft-delete an item (its whole chain): hidden from search, brief, resume and impact; restorable.',
+  input,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  run: (ctx, raw) => setDeleted(ctx, raw, true),
+});
+
+export const itemRestore = defineOperation({
+  name: 'item_restore',
+  surface: 'operator',
+  title: 'Restore a deleted item',
+  description: 'Undo a soft delete of an item (its whole chain).',
+  input,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  run: (ctx, raw) => setDeleted(ctx, raw, false),
+});

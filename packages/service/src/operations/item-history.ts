@@ -1,0 +1,32 @@
+import { parseIdRef } from '@svc/domain';
+import { listChainVersions, queryHistory, resolveItem, resolveProject } from '@svc/store';
+import { z } from 'zod';
+import { itemRef, projectRef } from '../inputs.js';
+import { defineOperation } from '../operation.js';
+
+const MAX_VERSIONS = 200;
+
+export const itemHistory = defineOperation({
+  name: 'item_history',
+  surface: 'operator',
+  title: 'Versions and history of an item',
+  description: 'Every version of an item, oldest first, and its history entries, newest first.',
+  input: z.object({
+    item_id: itemRef,
+    project_id: projectRef.optional().describe('Resolve the id only inside this project'),
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const projectId = input.project_id ? (await resolveProject(ctx.tx, input.project_id)).id : undefined;
+    const { head } = await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId, includeDeleted: true });
+    const versions = await listChainVersions(ctx.tx, head.chain_id);
+    const entries = await queryHistory(ctx.tx, { project_id: head.project_id, chain_id: head.chain_id, limit: MAX_VERSIONS });
+    return {
+      chain_id: head.chain_id,
+      head_id: head.id,
+      versions: versions.slice(-MAX_VERSIONS),
+      entries: entries.slice(0, MAX_VERSIONS),
+      truncated: versions.length > MAX_VERSIONS || entries.length > MAX_VERSIONS,
+    };
+  },
+});

@@ -1,0 +1,23 @@
+import { parseIdRef } from '@svc/domain';
+import { listLinksOf, resolveItem, resolveProject } from '@svc/store';
+import { z } from 'zod';
+import { itemRef, projectRef } from '../inputs.js';
+import { defineOperation } from '../operation.js';
+
+export const itemShow = defineOperation({
+  name: 'item_show',
+  surface: 'operator',
+  title: 'Show an item',
+  description: 'Show the current version of an item (any version id or prefix resolves to it), with its links.',
+  input: z.object({
+    item_id: itemRef,
+    project_id: projectRef.optional().describe('Resolve the id only inside this project'),
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const projectId = input.project_id ? (await resolveProject(ctx.tx, input.project_id)).id : undefined;
+    const { head } = await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId, includeDeleted: true });
+    const links = await listLinksOf(ctx.tx, head.chain_id);
+    return { item: head, links };
+  },
+});

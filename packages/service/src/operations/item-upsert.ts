@@ -1,0 +1,73 @@
+import { parseIdRef, SvcError } from '@svc/domain';
+import { resolveItem, resolveProject } from '@svc/store';
+import { z } from 'zod';
+import { body, context, itemRef, linkInput, projectRef, semanticImpacts, title } from '../inputs.js';
+import { createItem, lockHeadForEdit, prepareItemValues, resolveLinkTargets, supersede, writeLinks } from '../items/write.js';
+import { defineOperation } from '../operation.js';
+
+export const itemUpsert = defineOperation({
+  name: 'svc_item_upsert',
+  surface: 'tool',
+  title: 'Create or edit an item',
+  description:
+    'Write one item (decision, knowledge, policy, document, research, …) only when the user asks to save it. ' +
+    'Without item_id it creates a new item. With item_id it edits: a new version supersedes that one (nothing is ' +
+    'overwritten); item_id must be the current version, else the call fails with `conflict` naming the current one. ' +
+    'Omitted fields keep their values. Returns the item (its id is the new current version; chain_id is stable).',
+  input: z.object({
+    project_id: projectRef,
+    item_id: itemRef.optional().describe('The current version to edit (omit to create a new item)'),
+    item_type: z.string().max(40).optional().describe("Item type key (default 'decision' for new items)"),
+    title: title.optional().describe('Title (required for new items)'),
+    body: body.optional(),
+    context: context.optional(),
+    system_id: z.string().max(200).optional().describe('System of the project (id, prefix or name)'),
+    work_unit_id: z.string().max(100).optional().describe('Work unit (id or prefix); required for tasks'),
+    source_url: z.string().max(2048).optional().describe('Source of the information; required for research'),
+    links: z.array(linkInput).max(100).optional().describe('Typed edges from this item to others in the project'),
+    semantic_impacts: semanticImpacts.optional().describe('Extra semantic-impact labels for this edit'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const links = await resolveLinkTargets(ctx, project, input.links ?? []);
+    if (input.item_id === undefined) {
+      if (input.title === undefined) {
+        throw new SvcError('invalid_input', 'title: required when creating an item', { field: 'title' });
+      }
+      const values = await prepareItemValues(ctx, project, {
+        item_type: input.item_type ?? 'decision',
+        title: input.title,
+        body: input.body ?? '',
+        context: input.context ?? {},
+        system_id: input.system_id,
+        work_unit_id: input.work_unit_id,
+        source_url: input.source_url,
+      });
+      const item = await createItem(ctx, project, values, links);
+      ctx.audit({ project_id: project.id, target_kind: 'item', target_id: item.id, details: { created: true, links: links.length } });
+      return item;
+    }
+    const { matched_id, head: seen } = await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId: project.id });
+    const head = await lockHeadForEdit(ctx, seen.chain_id, matched_id);
+    const values = await prepareItemValues(ctx, project, {
+      item_type: input.item_type ?? head.item_type,
+      title: input.title ?? head.title,
+      body: input.body ?? head.body,
+      context: input.context ?? head.context,
+      system_id: input.system_id ?? head.system_id ?? undefined,
+      work_unit_id: input.work_unit_id ?? head.work_unit_id ?? undefined,
+      source_url: input.source_url ?? head.source_url ?? undefined,
+      status: head.item_type === (input.item_type ?? head.item_type) ? head.status : undefined,
+    });
+    const { item, changed } = await supersede(ctx, project, head, values, input.semantic_impacts ?? []);
+    await writeLinks(ctx, project, item.chain_id, links, '');
+    ctx.audit({
+      project_id: project.id,
+      target_kind: 'item',
+      target_id: item.id,
+      details: { supersedes_id: changed ? head.id : null, changed, links: links.length },
+    });
+    return item;
+  },
+});

@@ -1,0 +1,22 @@
+import { insertSystem, resolveProject } from '@svc/store';
+import { z } from 'zod';
+import { projectRef } from '../inputs.js';
+import { defineOperation } from '../operation.js';
+
+export const systemAdd = defineOperation({
+  name: 'system_add',
+  surface: 'operator',
+  title: 'Add a system to a project',
+  description: 'Add a named system (a part of the project, such as a service or a component) to a project.',
+  input: z.object({
+    project_id: projectRef,
+    name: z.string().trim().min(1).max(200).describe('System name, unique in the project'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const system = await insertSystem(ctx.tx, project.id, input.name);
+    ctx.audit({ project_id: project.id, target_kind: 'system', target_id: system.id });
+    return system;
+  },
+});

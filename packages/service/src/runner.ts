@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { type Actor, isUuid, SvcError } from '@svc/domain';
+import { type Database, type Kysely, requireActor, type Store, writeAudit } from '@svc/store';
+import { z } from 'zod';
+import { fromDatabase, fromZod, isRetryable } from './errors.js';
+import type { Logger } from './logger.js';
+import type { AnyOperation, AuditTarget, OperationContext, Source } from './operation.js';
+
+export interface Runtime {
+  readonly store: Store;
+  readonly logger: Logger;
+  /** SVC_DEFAULT_ACTOR_ID: the actor for writes whose call names none. */
+  readonly defaultActorId?: string | undefined;
+}
+
+export interface CallContext {
+  source: Source;
+  /** The actor from the surface's auth context (X-Actor, --actor). */
+  actorId?: string | null | undefined;
+  requestId?: string | undefined;
+}
+
+/**
+ * Prepare raw input: optional parameters given as "" or null mean "not given" (the spec's convention), and
+ * unknown parameters are refused so a misspelt one never silently drops a value.
+ */
+export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, unknown> {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new SvcError('invalid_input', 'input: the arguments must be a JSON object', { field: 'input' });
+  }
+  const shape = op.input.shape as Record<string, z.ZodType>;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    const field = shape[key];
+    if (!field) {
+      const known = Object.keys(shape).join(', ');
+      throw new SvcError('invalid_input', `${key}: unknown parameter for ${op.name}; known parameters: ${known}`, {
+        field: key,
+      });
+    }
+    if ((value === '' || value === null) && field.safeParse(undefined).success) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+export function parseInput<I extends z.ZodObject>(op: { input: I; name: string }, raw: unknown): z.output<I> {
+  const normalised = normaliseInput(op as unknown as AnyOperation, raw);
+  const parsed = op.input.safeParse(normalised);
+  if (!parsed.success) throw fromZod(parsed.error);
+  return parsed.data;
+}
+
+function actorIdFor(op: AnyOperation, input: Record<string, unknown>, call: CallContext, runtime: Runtime): string | undefined {
+  const fromInput = op.actorField ? input[op.actorField] : undefined;
+  if (typeof fromInput === 'string' && fromInput !== '') return fromInput;
+  return call.actorId ?? runtime.defaultActorId ?? undefined;
+}
+
+/**
+ * Run one operation: validate input, resolve the actor, run it in one transaction (writes) or straight on the
+ * pool (reads), write one audit row per write, and turn every failure into an SvcError.
+ */
+export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, call: CallContext): Promise<unknown> {
+  const requestId = call.requestId ?? randomUUID();
+  try {
+    const input = parseInput(op, raw) as Record<string, unknown>;
+    if (op.annotations.readOnlyHint) {
+      const ctx = makeContext(runtime, runtime.store.db, null, call.source, requestId, () => {});
+      return await op.run(ctx, input);
+    }
+    const actorId = actorIdFor(op, input, call, runtime);
+    if (actorId === undefined && call.source !== 'cli') {
+      throw new SvcError(
+        'actor_required',
+        'this write needs an actor: send the X-Actor header (an actor UUID) or set SVC_DEFAULT_ACTOR_ID on the server',
+        { field: 'actor' },
+      );
+    }
+    if (actorId !== undefined && !isUuid(actorId)) {
+      throw new SvcError('invalid_input', `actor: '${actorId}' is not an actor UUID`, { field: 'actor' });
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runtime.store.db.transaction().execute(async (tx) => {
+          const actor = actorId === undefined ? null : await requireActor(tx, actorId.toLowerCase(), 'actor');
+          let target: AuditTarget = {};
+          const ctx = makeContext(runtime, tx, actor, call.source, requestId, (t) => {
+            target = { ...target, ...t, details: { ...target.details, ...t.details } };
+          });
+          const result = await op.run(ctx, input);
+          await writeAudit(tx, {
+            actor_id: actor?.id ?? null,
+            source: call.source,
+            operation: op.name,
+            project_id: target.project_id ?? null,
+            target_kind: target.target_kind ?? null,
+            target_id: target.target_id ?? null,
+            request_id: requestId,
+            details: target.details ?? {},
+          });
+          return result;
+        });
+      } catch (error) {
+        if (attempt < 3 && isRetryable(error)) continue;
+        throw error;
+      }
+    }
+  } catch (error) {
+    const mapped = fromDatabase(error);
+    if (mapped) {
+      if (mapped.code === 'unavailable') runtime.logger.warn({ requestId, op: op.name, err: error }, 'database unavailable');
+      throw mapped;
+    }
+    runtime.logger.error({ requestId, op: op.name, err: error }, 'operation failed unexpectedly');
+    throw new SvcError('internal_error', `internal error (request id ${requestId}); the server log has the details`, {
+      request_id: requestId,
+    });
+  }
+}
+
+function makeContext(
+  runtime: Runtime,
+  tx: Kysely<Database>,
+  actor: Actor | null,
+  source: Source,
+  requestId: string,
+  audit: (t: AuditTarget) => void,
+): OperationContext {
+  return { tx, store: runtime.store, actor, source, requestId, logger: runtime.logger, audit };
+}

@@ -1,0 +1,94 @@
+import { SvcError } from '@svc/domain';
+import {
+  assertSchemaCurrent,
+  loadMigrations,
+  type MigrationStatus,
+  migrate,
+  migrationStatus,
+  openStore,
+  type Store,
+} from '@svc/store';
+import { findOperation } from './catalog.js';
+import type { Config } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { type CallContext, execute, type Runtime } from './runner.js';
+
+export interface Service extends Runtime {
+  /** Run an operation of the catalog by name. */
+  call(name: string, input: unknown, call: CallContext): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export function createService(store: Store, options: { logger?: Logger; defaultActorId?: string | undefined } = {}): Service {
+  const runtime: Runtime = {
+    store,
+    logger: options.logger ?? createLogger('silent'),
+    defaultActorId: options.defaultActorId,
+  };
+  return {
+    ...runtime,
+    call(name, input, call) {
+      const op = findOperation(name);
+      if (!op) return Promise.reject(new SvcError('not_found', `no operation '${name}'`));
+      return execute(runtime, op, input, call);
+    },
+    close: () => store.close(),
+  };
+}
+
+function storeConfig(config: Config) {
+  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+}
+
+/**
+ * Open the service for a server process. The embedded database migrates itself; on PostgreSQL a server
+ * refuses to start while migrations are pending unless `migrate` is set (operators run `svc migrate`).
+ */
+export async function openService(config: Config, options: { migrate?: boolean; logger?: Logger } = {}): Promise<Service> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const store = await openStore(storeConfig(config));
+  try {
+    if (store.backend === 'pglite' || options.migrate) {
+      const { applied } = await migrate(store.db);
+      if (applied.length > 0) logger.info({ applied }, 'applied migrations');
+    } else {
+      await assertSchemaCurrent(store.db);
+    }
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  logger.info({ database: store.location }, 'database ready');
+  return createService(store, { logger, defaultActorId: config.defaultActorId });
+}
+
+/** `svc migrate`: apply pending migrations. */
+export async function migrateDatabase(config: Config): Promise<{ applied: string[]; current: string; release: string }> {
+  const store = await openStore(storeConfig(config));
+  try {
+    const result = await migrate(store.db);
+    return { ...result, release: releaseOf(result.current) };
+  } finally {
+    await store.close();
+  }
+}
+
+/** `svc migrate --status`. */
+export async function schemaStatus(config: Config): Promise<MigrationStatus> {
+  const store = await openStore(storeConfig(config));
+  try {
+    return await migrationStatus(store.db);
+  } finally {
+    await store.close();
+  }
+}
+
+function releaseOf(id: string): string {
+  return loadMigrations().find((m) => m.id === id)?.release ?? 'unknown';
+}
+
+/** The schema this code ships and its release (0006 → v0.7.0). */
+export function codeVersion(): { schema: string; release: string } {
+  const latest = loadMigrations().at(-1);
+  return { schema: latest?.id ?? 'none', release: latest?.release ?? 'unknown' };
+}

@@ -1,0 +1,34 @@
+import { type TestBackend, type TestStore, testBackends } from '@svc/store/testing';
+import { createService, type Service } from '../service.js';
+
+export { type TestBackend, type TestStore, testBackends };
+export { createEmptyPostgresDatabase } from '@svc/store/testing';
+
+export interface TestService extends Service {
+  readonly store: TestStore;
+  /** Register an actor and a project for a test; returns their ids. */
+  seed(slug?: string): Promise<{ actorId: string; projectId: string; slug: string }>;
+  /** Call as a tool over a surface that carries the actor (the seeded one by default). */
+  as(actorId: string): (name: string, input: unknown) => Promise<unknown>;
+}
+
+let counter = 0;
+
+export async function openTestService(backend: TestBackend): Promise<TestService> {
+  const store = await backend.open();
+  const service = createService(store);
+  return {
+    ...service,
+    store,
+    async seed(slug = `p${++counter}`) {
+      const actor = (await service.call('actor_add', { email: `${slug}-${counter}@example.test`, name: 'Tester' }, { source: 'cli' })) as {
+        id: string;
+      };
+      const project = (await service.call('project_create', { slug }, { source: 'cli' })) as { id: string };
+      return { actorId: actor.id, projectId: project.id, slug };
+    },
+    as(actorId) {
+      return (name, input) => service.call(name, input, { source: 'test', actorId });
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { PGlite } from '@electric-sql/pglite';
+import { SvcError } from '@svc/domain';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { acquireDirLock, type DirLock } from './dir-lock.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { Database } from './schema.js';
+
+export type Backend = 'pglite' | 'postgres';
+
+export interface StoreConfig {
+  /** postgres://… selects real PostgreSQL; otherwise the embedded database is used. */
+  databaseUrl?: string | undefined;
+  /** Data directory of the embedded database; 'memory://' keeps it in memory (tests). */
+  dataDir?: string | undefined;
+  /** An already opened PGlite instance to use (tests share one per worker). */
+  pglite?: PGlite | undefined;
+  /** pg pool size. */
+  poolSize?: number | undefined;
+  /** Server-side statement time-out, milliseconds (PostgreSQL). */
+  statementTimeoutMs?: number | undefined;
+}
+
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly backend: Backend;
+  /** Human-readable location, without credentials. */
+  readonly location: string;
+  /** One trivial round trip through the pool (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_DATA_DIR = './.svc/data';
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparseable url)';
+  }
+}
+
+export async function openStore(config: StoreConfig = {}): Promise<Store> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config);
+  return openPGlite(config);
+}
+
+async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: config.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: config.statementTimeoutMs ?? 30_000,
+    idle_in_transaction_session_timeout: 60_000,
+    keepAlive: true,
+    application_name: 'svc',
+  });
+  // An idle client that loses its server must not crash the process; the next checkout reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    backend: 'postgres',
+    location: redactUrl(url),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function openPGlite(config: StoreConfig): Promise<Store> {
+  let owned: PGlite | undefined;
+  let lock: DirLock | undefined;
+  let pglite = config.pglite;
+  const dataDir = config.dataDir ?? DEFAULT_DATA_DIR;
+  const inMemory = dataDir.startsWith('memory://');
+  if (pglite === undefined) {
+    if (!inMemory) lock = acquireDirLock(dataDir);
+    try {
+      owned = await createPGlite(inMemory ? undefined : dataDir);
+    } catch (error) {
+      lock?.release();
+      throw new SvcError('unavailable', `cannot open the embedded database at ${dataDir}: ${(error as Error).message}`);
+    }
+    pglite = owned;
+  }
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    backend: 'pglite',
+    location: config.pglite ? 'pglite (shared instance)' : inMemory ? 'pglite (in memory)' : `pglite ${dataDir}`,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+      try {
+        await owned?.close();
+      } finally {
+        lock?.release();
+      }
+    },
+  };
+}
+
+/** Open a PGlite instance with the type parsing pg uses, so both backends return the same values. */
+export async function createPGlite(dataDir?: string): Promise<PGlite> {
+  const pglite = await PGlite.create({
+    ...(dataDir ? { dataDir } : {}),
+    // int8 and numeric as strings, as node-postgres returns them.
+    parsers: { 20: (v: string) => v, 1700: (v: string) => v },
+  });
+  return pglite;
+}

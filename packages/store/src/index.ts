@@ -1,0 +1,36 @@
+export { type Actor } from '@svc/domain';
+export { findActor, findActorByEmail, insertActor, listActors, requireActor } from './actors.js';
+export { type AuditEntry, writeAudit } from './audit.js';
+export { type Backend, createPGlite, DEFAULT_DATA_DIR, openStore, redactUrl, type Store, type StoreConfig } from './connection.js';
+export { acquireDirLock, type DirLock } from './dir-lock.js';
+export { type ChangeKind, type HistoryEntry, type HistoryQuery, queryHistory, recordHistory } from './history.js';
+export { findItemType, insertItemType, type ItemType, listItemTypes } from './item-types.js';
+export {
+  findHeads,
+  insertItem,
+  type ItemValues,
+  listChainVersions,
+  lockHead,
+  type ResolvedItem,
+  type ResolveOptions,
+  resolveItem,
+  setChainDeleted,
+  supersedeItem,
+  toItem,
+  updateHeadState,
+} from './items.js';
+export { addLink, type Link, listLinksOf, removeLink } from './links.js';
+export {
+  assertSchemaCurrent,
+  loadMigrations,
+  MIGRATIONS_DIR,
+  type MigrationFile,
+  type MigrationStatus,
+  migrate,
+  migrationStatus,
+} from './migrate.js';
+export { findProjectBySlug, insertProject, listProjects, resolveProject, toProject, updateProjectSettings } from './projects.js';
+export { insertSystem, listSystems, resolveSystem, type System } from './systems.js';
+export type { Database } from './schema.js';
+export type { Kysely, Transaction } from 'kysely';
+export { insertWorkUnit, lockWorkUnit, resolveWorkUnit, toWorkUnit, type WorkUnit } from './work-units.js';

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { type IdRef, type Item, notFound, SvcError, shortId } from '@svc/domain';
+import type { Kysely, Transaction } from 'kysely';
+import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
+import type { Database, ItemRow } from './schema.js';
+
+export function toItem(row: ItemRow): Item {
+  return {
+    id: row.id,
+    chain_id: row.chain_id,
+    project_id: row.project_id,
+    system_id: row.system_id,
+    item_type: row.item_type,
+    title: row.title,
+    body: row.body,
+    context: row.context,
+    source_url: row.source_url,
+    work_unit_id: row.work_unit_id,
+    status: row.status,
+    version: row.version,
+    supersedes_id: row.supersedes_id,
+    is_head: row.is_head,
+    created_by: row.created_by,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    deleted_at: isoOrNull(row.deleted_at),
+  };
+}
+
+const ITEM_COLUMNS = [
+  'id',
+  'chain_id',
+  'project_id',
+  'system_id',
+  'item_type',
+  'title',
+  'body',
+  'context',
+  'source_url',
+  'work_unit_id',
+  'status',
+  'version',
+  'supersedes_id',
+  'is_head',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+] as const;
+
+export interface ResolvedItem {
+  /** The row the reference named (any version of the chain). */
+  matched_id: string;
+  /** The chain's current head. */
+  head: Item;
+}
+
+export interface ResolveOptions {
+  /** Only inside this project: a prefix matching elsewhere is not found. */
+  projectId?: string | undefined;
+  /** Deleted chains resolve too (restore, history, show). */
+  includeDeleted?: boolean;
+  /** Only items of this type. */
+  itemType?: string | undefined;
+  kind?: string;
+}
+
+/**
+ * Resolve a reference (UUID or unique prefix of any row of a chain) to the chain's head. A prefix matching
+ * rows of several chains is ambiguous; several rows of one chain are one item.
+ */
+export async function resolveItem(db: Kysely<Database>, ref: IdRef, options: ResolveOptions = {}): Promise<ResolvedItem> {
+  const kind = options.kind ?? 'item';
+  let query = db
+    .selectFrom('items as m')
+    .innerJoin('items as h', (join) => join.onRef('h.chain_id', '=', 'm.chain_id').on('h.is_head', '=', true))
+    .select('m.id as matched_id')
+    .select(ITEM_COLUMNS.map((c) => `h.${c}` as const))
+    .where(idMatches('m.id', ref));
+  if (options.projectId !== undefined) query = query.where('m.project_id', '=', options.projectId);
+  if (options.itemType !== undefined) query = query.where('h.item_type', '=', options.itemType);
+  if (!options.includeDeleted) query = query.where('h.deleted_at', 'is', null);
+  const rows = await query.limit(20).execute();
+  const first = rows[0];
+  if (!first) throw notFound(kind, ref.input);
+  const chains = new Map(rows.map((r) => [r.chain_id, r]));
+  if (chains.size > 1) {
+    throw ambiguous(kind, ref, [...chains.values()].map((r) => ({ id: r.chain_id, label: `${r.item_type}: ${r.title.slice(0, 60)}` })));
+  }
+  const { matched_id, ...head } = first;
+  return { matched_id, head: toItem(head as ItemRow) };
+}
+
+/** Lock a chain's head row for the rest of the transaction and return it (null when none). */
+export async function lockHead(tx: Transaction<Database>, chainId: string): Promise<Item | undefined> {
+  const row = await tx
+    .selectFrom('items')
+    .selectAll()
+    .where('chain_id', '=', chainId)
+    .where('is_head', '=', true)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ? toItem(row) : undefined;
+}
+
+export interface ItemValues {
+  project_id: string;
+  system_id: string | null;
+  item_type: string;
+  title: string;
+  body: string;
+  context: Record<string, unknown>;
+  source_url: string | null;
+  work_unit_id: string | null;
+  status: string | null;
+  created_by: string | null;
+}
+
+/** Insert the first row of a new chain. */
+export async function insertItem(tx: Transaction<Database>, values: ItemValues): Promise<Item> {
+  const id = randomUUID();
+  const row = await tx
+    .insertInto('items')
+    .values({ ...values, id, chain_id: id, context: JSON.stringify(values.context) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toItem(row);
+}
+
+/**
+ * Supersede `head` (which the caller has locked) with a new row: the old row stops being the head, the new
+ * one continues the chain. Returns the new head.
+ */
+export async function supersedeItem(tx: Transaction<Database>, head: Item, values: ItemValues): Promise<Item> {
+  const demoted = await tx
+    .updateTable('items')
+    .set({ is_head: false })
+    .where('id', '=', head.id)
+    .where('is_head', '=', true)
+    .executeTakeFirst();
+  if (demoted.numUpdatedRows !== 1n) {
+    throw new SvcError('conflict', `item ${shortId(head.id)} is no longer the head of its chain`, { item_id: head.id });
+  }
+  const row = await tx
+    .insertInto('items')
+    .values({
+      ...values,
+      id: randomUUID(),
+      chain_id: head.chain_id,
+      supersedes_id: head.id,
+      version: head.version + 1,
+      deleted_at: head.deleted_at === null ? null : new Date(head.deleted_at),
+      created_at: head.created_at,
+      context: JSON.stringify(values.context),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toItem(row);
+}
+
+/** Update the head in place (status transitions carry no content, so they do not start a new version). */
+export async function updateHeadState(
+  tx: Transaction<Database>,
+  headId: string,
+  patch: { status?: string | null; context?: Record<string, unknown> },
+): Promise<Item> {
+  const row = await tx
+    .updateTable('items')
+    .set({
+      ...(patch.status !== undefined ? { status: patch.status } : {}),
+      ...(patch.context !== undefined ? { context: JSON.stringify(patch.context) } : {}),
+      updated_at: new Date(),
+    })
+    .where('id', '=', headId)
+    .where('is_head', '=', true)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toItem(row);
+}
+
+/** Soft delete (deletedAt) or restore (null) every row of a chain. */
+export async function setChainDeleted(tx: Transaction<Database>, chainId: string, deletedAt: Date | null): Promise<void> {
+  await tx
+    .updateTable('items')
+    .set({ deleted_at: deletedAt, updated_at: new Date() })
+    .where('chain_id', '=', chainId)
+    .execute();
+}
+
+/** Every version of a chain, oldest first. */
+export async function listChainVersions(db: Kysely<Database>, chainId: string): Promise<Item[]> {
+  const rows = await db.selectFrom('items').selectAll().where('chain_id', '=', chainId).orderBy('version').execute();
+  return rows.map(toItem);
+}
+
+/** Heads of the given chains inside one project (missing or deleted ones are left out). */
+export async function findHeads(db: Kysely<Database>, projectId: string, chainIds: string[]): Promise<Item[]> {
+  if (chainIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('items')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('chain_id', 'in', chainIds)
+    .where('is_head', '=', true)
+    .where('deleted_at', 'is', null)
+    .execute();
+  return rows.map(toItem);
+}

@@ -1,0 +1,62 @@
+import type { LinkType } from '@svc/domain';
+import type { Kysely } from 'kysely';
+import { iso } from './refs.js';
+import type { Database } from './schema.js';
+
+export interface Link {
+  id: string;
+  project_id: string;
+  from_chain_id: string;
+  link_type: LinkType;
+  to_chain_id: string;
+  created_by: string | null;
+  created_at: string;
+}
+
+/** Add a link; adding one that exists returns the existing one (links are a set). */
+export async function addLink(
+  db: Kysely<Database>,
+  values: { project_id: string; from_chain_id: string; link_type: LinkType; to_chain_id: string; created_by: string | null },
+): Promise<{ link: Link; created: boolean }> {
+  const inserted = await db
+    .insertInto('links')
+    .values(values)
+    .onConflict((oc) => oc.columns(['project_id', 'from_chain_id', 'link_type', 'to_chain_id']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  const row =
+    inserted ??
+    (await db
+      .selectFrom('links')
+      .selectAll()
+      .where('project_id', '=', values.project_id)
+      .where('from_chain_id', '=', values.from_chain_id)
+      .where('link_type', '=', values.link_type)
+      .where('to_chain_id', '=', values.to_chain_id)
+      .executeTakeFirstOrThrow());
+  return { link: { ...row, link_type: row.link_type as LinkType, created_at: iso(row.created_at) }, created: !!inserted };
+}
+
+export async function removeLink(
+  db: Kysely<Database>,
+  values: { project_id: string; from_chain_id: string; link_type: LinkType; to_chain_id: string },
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('links')
+    .where('project_id', '=', values.project_id)
+    .where('from_chain_id', '=', values.from_chain_id)
+    .where('link_type', '=', values.link_type)
+    .where('to_chain_id', '=', values.to_chain_id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function listLinksOf(db: Kysely<Database>, chainId: string): Promise<Link[]> {
+  const rows = await db
+    .selectFrom('links')
+    .selectAll()
+    .where((eb) => eb.or([eb('from_chain_id', '=', chainId), eb('to_chain_id', '=', chainId)]))
+    .orderBy('created_at')
+    .execute();
+  return rows.map((row) => ({ ...row, link_type: row.link_type as LinkType, created_at: iso(row.created_at) }));
+}

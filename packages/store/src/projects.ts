@@ -1,0 +1,72 @@
+import { type IdRef, isSlug, isUuid, notFound, type Project, parseIdRef, projectSettings } from '@svc/domain';
+import type { Kysely } from 'kysely';
+import { ambiguous, idMatches, iso } from './refs.js';
+import type { Database, ProjectRow } from './schema.js';
+
+export function toProject(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    settings: projectSettings(row.settings),
+    created_at: iso(row.created_at),
+  };
+}
+
+/** A project by UUID, unique id prefix, or slug. */
+export async function resolveProject(db: Kysely<Database>, raw: string, field = 'project_id'): Promise<Project> {
+  const input = raw.trim();
+  if (input !== '' && !isUuid(input) && isSlug(input.toLowerCase())) {
+    const bySlug = await db.selectFrom('projects').selectAll().where('slug', '=', input.toLowerCase()).executeTakeFirst();
+    if (bySlug) return toProject(bySlug);
+    // Fall through: a slug made only of hex digits may be an id prefix.
+    if (!/^[0-9a-f-]+$/i.test(input)) throw notFound('project', raw);
+  }
+  let ref: IdRef;
+  try {
+    ref = parseIdRef(input, field);
+  } catch (error) {
+    if (input !== '') throw notFound('project', raw);
+    throw error;
+  }
+  const rows = await db.selectFrom('projects').selectAll().where(idMatches('id', ref)).limit(10).execute();
+  if (rows.length === 0) throw notFound('project', raw);
+  if (rows.length > 1) throw ambiguous('project', ref, rows.map((r) => ({ id: r.id, label: r.slug })));
+  return toProject(rows[0] as ProjectRow);
+}
+
+export async function insertProject(
+  db: Kysely<Database>,
+  values: { slug: string; name: string; settings?: Record<string, unknown> },
+): Promise<Project> {
+  const row = await db
+    .insertInto('projects')
+    .values({ slug: values.slug, name: values.name, settings: JSON.stringify(values.settings ?? {}) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toProject(row);
+}
+
+export async function findProjectBySlug(db: Kysely<Database>, slug: string): Promise<Project | undefined> {
+  const row = await db.selectFrom('projects').selectAll().where('slug', '=', slug).executeTakeFirst();
+  return row ? toProject(row) : undefined;
+}
+
+export async function listProjects(db: Kysely<Database>, limit: number): Promise<Project[]> {
+  const rows = await db.selectFrom('projects').selectAll().orderBy('slug').limit(limit).execute();
+  return rows.map(toProject);
+}
+
+export async function updateProjectSettings(
+  db: Kysely<Database>,
+  projectId: string,
+  settings: Record<string, unknown>,
+): Promise<Project> {
+  const row = await db
+    .updateTable('projects')
+    .set({ settings: JSON.stringify(settings) })
+    .where('id', '=', projectId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toProject(row);
+}

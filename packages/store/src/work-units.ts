@@ -1,0 +1,55 @@
+import { type IdRef, notFound } from '@svc/domain';
+import type { Kysely, Transaction } from 'kysely';
+import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
+import type { Database } from './schema.js';
+
+export interface WorkUnit {
+  id: string;
+  project_id: string;
+  system_id: string | null;
+  title: string;
+  description: string;
+  status: 'open' | 'closed';
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+}
+
+type WorkUnitRow = Awaited<ReturnType<typeof selectWorkUnits>>[number];
+
+function selectWorkUnits(db: Kysely<Database>) {
+  return db.selectFrom('work_units').selectAll().execute();
+}
+
+export function toWorkUnit(row: WorkUnitRow): WorkUnit {
+  return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at), closed_at: isoOrNull(row.closed_at) };
+}
+
+export async function resolveWorkUnit(
+  db: Kysely<Database>,
+  ref: IdRef,
+  projectId?: string,
+): Promise<WorkUnit> {
+  let query = db.selectFrom('work_units').selectAll().where(idMatches('id', ref));
+  if (projectId !== undefined) query = query.where('project_id', '=', projectId);
+  const rows = await query.limit(10).execute();
+  const first = rows[0];
+  if (!first) throw notFound('work unit', ref.input);
+  if (rows.length > 1) throw ambiguous('work unit', ref, rows.map((r) => ({ id: r.id, label: r.title.slice(0, 60) })));
+  return toWorkUnit(first);
+}
+
+/** Lock a work unit row until the end of the transaction (serialises task starts within one unit). */
+export async function lockWorkUnit(tx: Transaction<Database>, id: string): Promise<WorkUnit> {
+  const row = await tx.selectFrom('work_units').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+  return toWorkUnit(row);
+}
+
+export async function insertWorkUnit(
+  db: Kysely<Database>,
+  values: { project_id: string; system_id: string | null; title: string; description: string; created_by: string | null },
+): Promise<WorkUnit> {
+  const row = await db.insertInto('work_units').values(values).returningAll().executeTakeFirstOrThrow();
+  return toWorkUnit(row);
+}

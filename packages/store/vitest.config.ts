@@ -9,6 +9,7 @@ export default defineConfig({
     pool: 'forks',
     isolate: false,
     maxWorkers: 2,
+    reporters: process.env.CI ? ['verbose'] : ['default'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

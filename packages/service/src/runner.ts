@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, isUuid, SvcError } from '@svc/domain';
 import { type Database, type Kysely, requireActor, type Store, writeAudit } from '@svc/store';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { fromDatabase, fromZod, isRetryable } from './errors.js';
 import type { Logger } from './logger.js';
 import type { AnyOperation, AuditTarget, OperationContext, Source } from './operation.js';

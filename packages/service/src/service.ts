@@ -16,6 +16,8 @@ import { type CallContext, execute, type Runtime } from './runner.js';
 export interface Service extends Runtime {
   /** Run an operation of the catalog by name. */
   call(name: string, input: unknown, call: CallContext): Promise<unknown>;
+  /** One trivial round trip through the database pool (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
       if (!op) return Promise.reject(new SvcError('not_found', `no operation '${name}'`));
       return execute(runtime, op, input, call);
     },
+    ping: () => store.ping(),
     close: () => store.close(),
   };
 }

@@ -57,9 +57,13 @@ function refusal(dataDir: string, holder: Holder | undefined): SvcError {
   );
 }
 
+/** Lock files this process holds: a second open in the same process is refused too. */
+const heldHere = new Set<string>();
+
 export function acquireDirLock(dataDir: string): DirLock {
   mkdirSync(dirname(resolve(dataDir)), { recursive: true });
   const path = lockPathFor(dataDir);
+  if (heldHere.has(path)) throw refusal(dataDir, readHolder(path));
   const me: Holder = {
     pid: process.pid,
     host: hostname(),
@@ -71,12 +75,14 @@ export function acquireDirLock(dataDir: string): DirLock {
       const fd = openSync(path, 'wx');
       writeSync(fd, JSON.stringify(me));
       closeSync(fd);
+      heldHere.add(path);
       let released = false;
       return {
         path,
         release() {
           if (released) return;
           released = true;
+          heldHere.delete(path);
           const current = readHolder(path);
           if (current?.pid === me.pid && current.started_at === me.started_at) rmSync(path, { force: true });
         },

@@ -1,4 +1,4 @@
-export { type Actor } from '@svc/domain';
+export type { Actor } from '@svc/domain';
 export { findActor, findActorByEmail, insertActor, listActors, requireActor } from './actors.js';
 export { type AuditEntry, writeAudit } from './audit.js';
 export { type Backend, createPGlite, DEFAULT_DATA_DIR, openStore, redactUrl, type Store, type StoreConfig } from './connection.js';

@@ -102,7 +102,7 @@ describe.each(testBackends())('item core on $name', (backend) => {
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
-    expect((lost[0]?.reason as { code: string }).code).toBe('conflict');
+    expect((lost[0]!.reason as { code: string }).code).toBe('conflict');
     const versions = await svc.store.db.selectFrom('items').select(['version', 'is_head']).where('chain_id', '=', v1.id).execute();
     expect(versions).toHaveLength(2);
     expect(versions.filter((v) => v.is_head)).toHaveLength(1);

@@ -32,3 +32,10 @@ export async function openTestService(backend: TestBackend): Promise<TestService
     },
   };
 }
+
+/** A service whose PostgreSQL does not answer (nothing listens on the port): for readiness and fault tests. */
+export async function openUnreachableService(): Promise<Service> {
+  const { openStore } = await import('@svc/store');
+  const store = await openStore({ databaseUrl: 'postgres://postgres@127.0.0.1:1/svc_unreachable', poolSize: 1 });
+  return createService(store);
+}

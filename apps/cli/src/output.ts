@@ -1,0 +1,52 @@
+/** Results go to stdout (JSON with --json, readable text otherwise); messages and logs go to stderr. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processIo: Io = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+};
+
+function scalar(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (typeof value === 'string') return value.includes('\n') ? JSON.stringify(value) : value;
+  return JSON.stringify(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A readable, indented rendering of any result. */
+export function human(value: unknown, indent = ''): string {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `${indent}(none)`;
+    return value
+      .map((entry) => {
+        if (!isPlainObject(entry)) return `${indent}- ${scalar(entry)}`;
+        const inner = human(entry, `${indent}  `);
+        return `${indent}- ${inner.trimStart()}`;
+      })
+      .join('\n');
+  }
+  if (isPlainObject(value)) {
+    const lines: string[] = [];
+    for (const [key, v] of Object.entries(value)) {
+      if (Array.isArray(v) && v.length > 0 && v.some(isPlainObject)) {
+        lines.push(`${indent}${key}:`, human(v, `${indent}  `));
+      } else if (isPlainObject(v) && Object.keys(v).length > 0) {
+        lines.push(`${indent}${key}:`, human(v, `${indent}  `));
+      } else {
+        lines.push(`${indent}${key}: ${Array.isArray(v) ? (v.length === 0 ? '[]' : v.map(scalar).join(', ')) : scalar(v)}`);
+      }
+    }
+    return lines.join('\n');
+  }
+  return `${indent}${scalar(value)}`;
+}
+
+export function print(io: Io, value: unknown, json: boolean, text?: (value: never) => string): void {
+  io.out(json ? JSON.stringify(value, null, 2) : text ? text(value as never) : human(value));
+}

@@ -1,0 +1,252 @@
+import { readFileSync } from 'node:fs';
+import { serveStdio } from '@svc/mcp';
+import { startHttpServer } from '@svc/http';
+import {
+  codeVersion,
+  type Config,
+  createLogger,
+  loadConfig,
+  migrateDatabase,
+  openService,
+  type Service,
+  SvcError,
+  schemaStatus,
+  shortId,
+} from '@svc/service';
+import { Command, Option } from 'commander';
+import { type Io, print } from './output.js';
+
+interface CommonOptions {
+  json?: boolean;
+  actor?: string;
+  project?: string;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function parseExternalIds(pairs: string[] | undefined): Record<string, string> | undefined {
+  if (!pairs || pairs.length === 0) return undefined;
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new SvcError('invalid_input', `--external-id: '${pair}' is not KEY=VALUE`, { field: 'external_ids' });
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+function readJsonFile(path: string, flag: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new SvcError('invalid_input', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SvcError('invalid_input', `${flag}: ${path} is not valid JSON: ${(error as Error).message}`, { field: flag });
+  }
+}
+
+/**
+ * The `svc` command line. Every command runs operations of the service catalog, the same code the MCP and
+ * HTTP surfaces run; this file only parses arguments and prints.
+ */
+export function buildProgram(io: Io, env: Record<string, string | undefined> = process.env): Command {
+  const version = codeVersion();
+  const program = new Command('svc')
+    .description('svc: per-project decision memory for AI assistants and the people who work with them')
+    .version(`svc ${version.release} (schema ${version.schema})`, '-V, --version', 'print the release and schema version')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+
+  const config = (): Config => loadConfig(env);
+
+  /** Open the service, run `fn`, close. CLI commands log only warnings unless SVC_LOG_LEVEL says otherwise. */
+  async function withService<T>(fn: (service: Service) => Promise<T>): Promise<T> {
+    const cfg = config();
+    const logger = createLogger(env.SVC_LOG_LEVEL ? cfg.logLevel : 'warn');
+    const service = await openService(cfg, { logger });
+    try {
+      return await fn(service);
+    } finally {
+      await service.close();
+    }
+  }
+
+  /** Add a command that runs one catalog operation and prints its result. */
+  function op(
+    parent: Command,
+    spec: string,
+    description: string,
+    operation: string,
+    toInput: (args: string[], opts: Record<string, unknown>) => Record<string, unknown>,
+    configure?: (cmd: Command) => void,
+    text?: (result: never) => string,
+  ): Command {
+    const cmd = parent.command(spec).description(description).option('--json', 'print the result as JSON');
+    configure?.(cmd);
+    cmd.action(async (...raw: unknown[]) => {
+      const command = raw.at(-1) as Command;
+      const opts = command.opts<CommonOptions & Record<string, unknown>>();
+      const args = command.args;
+      const result = await withService((service) =>
+        service.call(operation, toInput(args, opts), { source: 'cli', actorId: opts.actor ?? undefined }),
+      );
+      print(io, result, opts.json === true, text);
+    });
+    return cmd;
+  }
+
+  const actorOption = (cmd: Command) => cmd.option('--actor <uuid>', 'attribute the write to this actor (default SVC_DEFAULT_ACTOR_ID)');
+  const projectScope = (cmd: Command) => cmd.option('--project <project>', 'resolve the id only inside this project');
+
+  // migrate
+  program
+    .command('migrate')
+    .description('apply pending database migrations (safe to run from many processes at once)')
+    .option('--status', 'show applied and pending migrations without changing anything')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts: { status?: boolean; json?: boolean }) => {
+      if (opts.status) {
+        const status = await schemaStatus(config());
+        print(io, status, opts.json === true, (s: typeof status) =>
+          [
+            `schema: ${s.current ?? 'none'} (${s.currentRelease ?? 'empty database'})`,
+            `code:   ${s.latest} (${s.latestRelease})`,
+            ...s.applied.map((a) => `  applied ${a.id} ${a.name} (${a.release})`),
+            ...s.pending.map((p) => `  pending ${p.id} ${p.name} (${p.release})`),
+            ...(s.unknown.length > 0 ? [`  the database is newer than this svc: ${s.unknown.join(', ')}`] : []),
+          ].join('\n'),
+        );
+        return;
+      }
+      const result = await migrateDatabase(config());
+      print(io, result, opts.json === true, (r: typeof result) =>
+        r.applied.length > 0
+          ? `applied ${r.applied.join(', ')}; schema ${r.current} (${r.release})`
+          : `schema ${r.current} (${r.release}) is up to date`,
+      );
+    });
+
+  program
+    .command('version')
+    .description('print the release and schema version')
+    .option('--json', 'print the result as JSON')
+    .action((opts: { json?: boolean }) => print(io, version, opts.json === true, (v: typeof version) => `svc ${v.release} (schema ${v.schema})`));
+
+  // serve
+  const serve = program.command('serve').description('run svc as a server');
+  serve
+    .command('mcp')
+    .description('serve MCP over stdio (for an assistant that starts svc itself)')
+    .option('--actor <uuid>', 'the actor for this session (default SVC_DEFAULT_ACTOR_ID)')
+    .option('--migrate', 'apply pending migrations first (PostgreSQL; the embedded database always migrates)')
+    .action(async (opts: { actor?: string; migrate?: boolean }) => {
+      const service = await openService(config(), { migrate: opts.migrate === true });
+      try {
+        await serveStdio(service, { actorId: opts.actor });
+      } finally {
+        await service.close();
+      }
+    });
+  serve
+    .command('http')
+    .description('serve HTTP (health, readiness, REST and MCP at /mcp)')
+    .option('--host <host>', 'interface to listen on (default SVC_HTTP_HOST or 127.0.0.1)')
+    .addOption(new Option('--port <port>', 'port (default SVC_HTTP_PORT or 8080)').argParser((v) => Number(v)))
+    .option('--migrate', 'apply pending migrations first (PostgreSQL; the embedded database always migrates)')
+    .action(async (opts: { host?: string; port?: number; migrate?: boolean }) => {
+      const cfg = config();
+      const service = await openService(cfg, { migrate: opts.migrate === true });
+      const server = await startHttpServer(service, { host: opts.host ?? cfg.httpHost, port: opts.port ?? cfg.httpPort });
+      service.logger.info({ url: server.url }, 'svc http listening');
+      io.err(`svc listening on ${server.url} (database: ${service.store.location})`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          service.logger.info('shutting down');
+          server.close().then(resolve, resolve);
+        };
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+      });
+    });
+
+  // project
+  const project = program.command('project').description('create and inspect projects');
+  op(project, 'create <slug>', 'create a project', 'project_create', ([slug], o) => ({ slug, name: o.name }), (c) => {
+    c.option('--name <name>', 'display name');
+    actorOption(c);
+  });
+  op(project, 'list', 'list projects', 'project_list', () => ({ limit: 200 }), undefined, (r: { projects: { id: string; slug: string; name: string }[] }) =>
+    r.projects.length === 0 ? '(no projects)' : r.projects.map((p) => `${shortId(p.id)}  ${p.slug}  ${p.name}`).join('\n'),
+  );
+  op(project, 'show <project>', 'show a project', 'project_show', ([p]) => ({ project_id: p }));
+
+  // system
+  const system = program.command('system').description('systems of a project');
+  op(system, 'add <project> <name>', 'add a system to a project', 'system_add', ([p, name]) => ({ project_id: p, name }), actorOption);
+
+  // actor
+  const actor = program.command('actor').description('register actors for attribution (no credentials)');
+  op(
+    actor,
+    'add',
+    'register an actor',
+    'actor_add',
+    (_, o) => ({ email: o.email, name: o.name, role: o.role, external_ids: parseExternalIds(o.externalId as string[] | undefined) }),
+    (c) => {
+      c.requiredOption('--email <email>', 'email address (unique; the primary human identifier)')
+        .option('--name <name>', 'display name')
+        .option('--role <role>', 'role')
+        .option('--external-id <key=value>', 'an id in another system (repeatable)', collect);
+      actorOption(c);
+    },
+  );
+  op(actor, 'list', 'list actors', 'actor_list', () => ({ limit: 200 }), undefined, (r: { actors: { id: string; email: string; name: string }[] }) =>
+    r.actors.length === 0 ? '(no actors)' : r.actors.map((a) => `${a.id}  ${a.email}  ${a.name}`).join('\n'),
+  );
+
+  // type
+  const type = program.command('type').description('item types');
+  op(
+    type,
+    'add <key>',
+    'register a custom item type',
+    'type_add',
+    ([key], o) => ({ key, schema: readJsonFile(String(o.schema), '--schema'), display_name: o.displayName, owner: o.owner }),
+    (c) => {
+      c.requiredOption('--schema <file.json>', 'JSON Schema for the context of items of this type')
+        .option('--display-name <name>', 'display name')
+        .option('--owner <owner>', 'owner');
+      actorOption(c);
+    },
+  );
+  op(type, 'list', 'list item types', 'type_list', () => ({}), undefined, (r: { types: { key: string; display_name: string; owner: string }[] }) =>
+    r.types.map((t) => `${t.key.padEnd(16)} ${t.display_name} (${t.owner})`).join('\n'),
+  );
+
+  // item
+  const item = program.command('item').description('inspect, delete and restore items');
+  op(item, 'show <id>', 'show the current version of an item', 'item_show', ([id], o) => ({ item_id: id, project_id: o.project }), projectScope);
+  op(item, 'delete <id>', 'soft-delete an item', 'item_delete', ([id], o) => ({ item_id: id, project_id: o.project }), (c) => {
+    projectScope(c);
+    actorOption(c);
+  });
+  op(item, 'restore <id>', 'restore a soft-deleted item', 'item_restore', ([id], o) => ({ item_id: id, project_id: o.project }), (c) => {
+    projectScope(c);
+    actorOption(c);
+  });
+  op(item, 'history <id>', 'versions and history of an item', 'item_history', ([id], o) => ({ item_id: id, project_id: o.project }), projectScope);
+
+  // link
+  const link = program.command('link').description('typed edges between items: depends, blocks, supersedes, conflicts');
+  op(link, 'add <project> <from> <type> <to>', 'add an edge', 'link_add', ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }), actorOption);
+  op(link, 'remove <project> <from> <type> <to>', 'remove an edge', 'link_remove', ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }), actorOption);
+
+  return program;
+}

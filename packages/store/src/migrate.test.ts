@@ -1,0 +1,113 @@
+import { SYSTEM_TYPE_SCHEMAS } from '@svc/domain';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from './connection.js';
+import { loadMigrations, migrate, migrationStatus } from './migrate.js';
+import { createEmptyPostgresDatabase, type TestStore, testBackends } from './testing/index.js';
+
+describe('migration files', () => {
+  it('mirror the version history: 0001 to 0006, each with its release', () => {
+    expect(loadMigrations().map((m) => [m.id, m.release])).toEqual([
+      ['0001', 'v0.5'],
+      ['0002', 'v0.5.1'],
+      ['0003', 'v0.5.2'],
+      ['0004', 'v0.5.3'],
+      ['0005', 'v0.6'],
+      ['0006', 'v0.7.0'],
+    ]);
+  });
+});
+
+describe.each(testBackends())('schema on $name', (backend) => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await backend.open();
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it('is current after migrating, and migrating again applies nothing', async () => {
+    const status = await migrationStatus(store.db);
+    expect(status.current).toBe('0006');
+    expect(status.currentRelease).toBe('v0.7.0');
+    expect(status.pending).toEqual([]);
+    expect(await migrate(store.db)).toEqual({ applied: [], current: '0006' });
+  });
+
+  it('seeds the seven system item types with the schemas the domain validates against', async () => {
+    const rows = await store.db.selectFrom('item_types').select(['key', 'schema', 'owner']).execute();
+    const seeded = Object.fromEntries(rows.map((r) => [r.key, r.schema]));
+    expect(Object.keys(seeded).sort()).toEqual(Object.keys(SYSTEM_TYPE_SCHEMAS).sort());
+    for (const [key, def] of Object.entries(SYSTEM_TYPE_SCHEMAS)) expect(seeded[key]).toEqual(def.schema);
+    expect(rows.every((r) => r.owner === 'system')).toBe(true);
+  });
+
+  it('keeps actors free of credential columns and email unique regardless of case', async () => {
+    const { rows } = await sql<{ column_name: string }>`
+      select column_name from information_schema.columns where table_name = 'actors' order by column_name`.execute(store.db);
+    expect(rows.map((r) => r.column_name)).toEqual(['email', 'external_ids', 'id', 'joined_at', 'name', 'role']);
+    await store.db.insertInto('actors').values({ email: 'Ann@Example.test', external_ids: '{}' }).execute();
+    await expect(store.db.insertInto('actors').values({ email: 'ann@example.test', external_ids: '{}' }).execute()).rejects.toThrow();
+  });
+
+  it('enforces in the database: link types, one head per chain, both link ends in one project, one task in progress', async () => {
+    await store.reset();
+    const [p1, p2] = await store.db
+      .insertInto('projects')
+      .values([
+        { slug: 'one', name: 'one', settings: '{}' },
+        { slug: 'two', name: 'two', settings: '{}' },
+      ])
+      .returning('id')
+      .execute();
+    const item = async (projectId: string, extra: Record<string, unknown> = {}) => {
+      const id = crypto.randomUUID();
+      await store.db
+        .insertInto('items')
+        .values({ id, chain_id: id, project_id: projectId, item_type: 'decision', title: 't', context: '{}', ...extra })
+        .execute();
+      return id;
+    };
+    const a = await item(p1!.id);
+    const b = await item(p1!.id);
+    const c = await item(p2!.id);
+    await expect(
+      store.db.insertInto('links').values({ project_id: p1!.id, from_chain_id: a, link_type: 'relates', to_chain_id: b }).execute(),
+    ).rejects.toThrow();
+    await expect(
+      store.db.insertInto('links').values({ project_id: p1!.id, from_chain_id: a, link_type: 'depends', to_chain_id: c }).execute(),
+    ).rejects.toThrow();
+    await store.db.insertInto('links').values({ project_id: p1!.id, from_chain_id: a, link_type: 'depends', to_chain_id: b }).execute();
+    // A second head in a chain.
+    await expect(
+      store.db
+        .insertInto('items')
+        .values({ id: crypto.randomUUID(), chain_id: a, supersedes_id: a, version: 2, project_id: p1!.id, item_type: 'decision', title: 't', context: '{}' })
+        .execute(),
+    ).rejects.toThrow();
+    // One in-progress task per work unit.
+    const unit = await store.db.insertInto('work_units').values({ project_id: p1!.id, title: 'u' }).returning('id').executeTakeFirstOrThrow();
+    await item(p1!.id, { item_type: 'task', status: 'in_progress', work_unit_id: unit.id });
+    await expect(item(p1!.id, { item_type: 'task', status: 'in_progress', work_unit_id: unit.id })).rejects.toThrow();
+    await expect(item(p1!.id, { item_type: 'task', status: 'proposed' })).rejects.toThrow();
+  });
+});
+
+describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('concurrent migration on PostgreSQL', () => {
+  it('applies the schema once when twenty migrators start at the same moment', async () => {
+    const empty = await createEmptyPostgresDatabase();
+    if (!empty) return;
+    try {
+      const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
+      const results = await Promise.all(stores.map((s) => migrate(s.db)));
+      const applied = results.flatMap((r) => r.applied);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006']);
+      const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
+      expect(rows).toHaveLength(6);
+      await Promise.all(stores.map((s) => s.close()));
+    } finally {
+      await empty.drop();
+    }
+  });
+});

@@ -33,3 +33,16 @@ export {
   type VersionFacts,
 } from './semantic-impact.js';
 export { type Actor, DEFAULT_RESEARCH_TTL_DAYS, type Item, type Project, type ProjectSettings, projectSettings } from './item.js';
+export {
+  type Clause,
+  expandableTerms,
+  MAX_CLAUSES,
+  MAX_QUERY_LENGTH,
+  normalizeTerm,
+  onlyNegations,
+  parseQuery,
+  planQuery,
+  type QueryAst,
+  type Term,
+  type TsPlan,
+} from './query.js';

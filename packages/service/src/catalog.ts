@@ -1,8 +1,17 @@
 import type { AnyOperation } from './operation.js';
 import { actorAdd, actorList } from './operations/actor.js';
+import {
+  glossaryGroupAdd,
+  glossaryQueue,
+  glossaryTermAccept,
+  glossaryTermAdd,
+  glossaryTermPropose,
+  glossaryTermReject,
+} from './operations/glossary.js';
 import { historyQuery } from './operations/history-query.js';
 import { itemDelete, itemRestore } from './operations/item-delete.js';
 import { itemHistory } from './operations/item-history.js';
+import { itemSearch } from './operations/item-search.js';
 import { itemShow } from './operations/item-show.js';
 import { typeAdd, typeList } from './operations/item-type.js';
 import { itemUpsert } from './operations/item-upsert.js';
@@ -13,6 +22,7 @@ import { systemAdd } from './operations/system-add.js';
 
 /** Every operation of the service. Surfaces register from this list; nothing else names operations. */
 export const catalog: readonly AnyOperation[] = [
+  itemSearch,
   itemUpsert,
   saveDecisions,
   historyQuery,
@@ -30,6 +40,12 @@ export const catalog: readonly AnyOperation[] = [
   typeList,
   linkAdd,
   linkRemove,
+  glossaryGroupAdd,
+  glossaryTermAdd,
+  glossaryTermPropose,
+  glossaryTermAccept,
+  glossaryTermReject,
+  glossaryQueue,
 ] as unknown as readonly AnyOperation[];
 
 const byName = new Map(catalog.map((op) => [op.name, op]));

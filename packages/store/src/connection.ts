@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { SvcError } from '@svc/domain';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -114,6 +115,7 @@ async function openPGlite(config: StoreConfig): Promise<Store> {
 export async function createPGlite(dataDir?: string): Promise<PGlite> {
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
+    extensions: { btree_gin },
     // int8 and numeric as strings, as node-postgres returns them.
     parsers: { 20: (v: string) => v, 1700: (v: string) => v },
   });

@@ -34,3 +34,16 @@ export { insertSystem, listSystems, resolveSystem, type System } from './systems
 export type { Database } from './schema.js';
 export type { Kysely, Transaction } from 'kysely';
 export { insertWorkUnit, lockWorkUnit, resolveWorkUnit, toWorkUnit, type WorkUnit } from './work-units.js';
+export { CANDIDATES, glossarySynonyms, type SearchFilters, type SearchHit, searchItems, tsquery } from './search.js';
+export {
+  acceptTerm,
+  findGroupByName,
+  findTerm,
+  type GlossaryGroup,
+  type GlossaryTerm,
+  insertGroup,
+  insertTerm,
+  rejectTerm,
+  resolveTerm,
+  reviewQueue,
+} from './glossary.js';

@@ -6,7 +6,7 @@ import { loadMigrations, migrate, migrationStatus } from './migrate.js';
 import { createEmptyPostgresDatabase, type TestStore, testBackends } from './testing/index.js';
 
 describe('migration files', () => {
-  it('mirror the version history: 0001 to 0006, each with its release', () => {
+  it('mirror the version history: 0001 to 0006, then new schema work, each with its release', () => {
     expect(loadMigrations().map((m) => [m.id, m.release])).toEqual([
       ['0001', 'v0.5'],
       ['0002', 'v0.5.1'],
@@ -14,6 +14,7 @@ describe('migration files', () => {
       ['0004', 'v0.5.3'],
       ['0005', 'v0.6'],
       ['0006', 'v0.7.0'],
+      ['0007', 'v0.8.0'],
     ]);
   });
 });
@@ -29,10 +30,10 @@ describe.each(testBackends())('schema on $name', (backend) => {
 
   it('is current after migrating, and migrating again applies nothing', async () => {
     const status = await migrationStatus(store.db);
-    expect(status.current).toBe('0006');
-    expect(status.currentRelease).toBe('v0.7.0');
+    expect(status.current).toBe('0007');
+    expect(status.currentRelease).toBe('v0.8.0');
     expect(status.pending).toEqual([]);
-    expect(await migrate(store.db)).toEqual({ applied: [], current: '0006' });
+    expect(await migrate(store.db)).toEqual({ applied: [], current: '0007' });
   });
 
   it('seeds the seven system item types with the schemas the domain validates against', async () => {
@@ -102,9 +103,9 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('concurrent migration on Pos
       const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
       const results = await Promise.all(stores.map((s) => migrate(s.db)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006']);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007']);
       const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
-      expect(rows).toHaveLength(6);
+      expect(rows).toHaveLength(7);
       await Promise.all(stores.map((s) => s.close()));
     } finally {
       await empty.drop();

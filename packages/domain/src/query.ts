@@ -1,0 +1,188 @@
+/**
+ * The search query dialect: bare words are required (AND); "a quoted phrase" matches adjacent words; OR
+ * between terms forms a disjunction group; a leading - negates a word or a phrase. Any input is legal: what
+ * does not fit the grammar is read as plain words, and what holds no word at all parses to nothing.
+ *
+ * The parser yields an AST; `planQuery` expands it with the glossary into a plan of words and phrases that
+ * the store turns into a tsquery built only from bound parameters (plainto_tsquery / phraseto_tsquery), so no
+ * input can produce a tsquery syntax error or reach SQL as code.
+ */
+export type Term = { kind: 'word'; text: string } | { kind: 'phrase'; text: string };
+
+export type Clause =
+  | { kind: 'required'; term: Term }
+  | { kind: 'any'; terms: Term[] }
+  | { kind: 'not'; term: Term };
+
+export interface QueryAst {
+  clauses: Clause[];
+}
+
+export type TsPlan =
+  | { op: 'word'; text: string }
+  | { op: 'phrase'; text: string }
+  | { op: 'and'; args: TsPlan[] }
+  | { op: 'or'; args: TsPlan[] }
+  | { op: 'not'; arg: TsPlan };
+
+type Token = { kind: 'term'; term: Term; negated: boolean } | { kind: 'or' };
+
+/** Longest query text considered; the rest is ignored (bounded work for any input). */
+export const MAX_QUERY_LENGTH = 1000;
+/** Most clauses considered. */
+export const MAX_CLAUSES = 32;
+
+// Characters that carry a word: letters, digits and marks in any script. Everything else separates words.
+const WORDY = /[\p{L}\p{N}\p{M}]/u;
+
+function hasWord(text: string): boolean {
+  return WORDY.test(text);
+}
+
+function clean(text: string): string {
+  // Drop lone surrogates and control characters (NUL included): they cannot be indexed and must not reach
+  // the database as parameters.
+  return text.replace(/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, ' ');
+}
+
+function tokenize(input: string): Token[] {
+  const text = clean(input.slice(0, MAX_QUERY_LENGTH));
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i] as string;
+    if (/\s/.test(ch)) {
+      i++;
+      continue;
+    }
+    let negated = false;
+    let start = i;
+    if (ch === '-' && i + 1 < text.length && !/\s/.test(text[i + 1] as string)) {
+      negated = true;
+      start = i + 1;
+    }
+    if (text[start] === '"') {
+      const close = text.indexOf('"', start + 1);
+      const end = close === -1 ? text.length : close;
+      const phrase = text.slice(start + 1, end).trim();
+      i = close === -1 ? text.length : close + 1;
+      if (hasWord(phrase)) {
+        const words = phrase.split(/\s+/);
+        const term: Term = words.length > 1 ? { kind: 'phrase', text: words.join(' ') } : { kind: 'word', text: phrase };
+        tokens.push({ kind: 'term', term, negated });
+      }
+      continue;
+    }
+    let end = start;
+    while (end < text.length && !/\s/.test(text[end] as string) && text[end] !== '"') end++;
+    const word = text.slice(start, end);
+    i = end === start ? start + 1 : end;
+    if (!negated && word === 'OR') {
+      tokens.push({ kind: 'or' });
+    } else if (hasWord(word)) {
+      tokens.push({ kind: 'term', term: { kind: 'word', text: word }, negated });
+    }
+  }
+  return tokens;
+}
+
+export function parseQuery(input: string): QueryAst {
+  const tokens = tokenize(input);
+  const clauses: Clause[] = [];
+  let group: Term[] | undefined; // the open OR group, whose last term may still be joined
+  let pendingOr = false;
+  for (const token of tokens) {
+    if (token.kind === 'or') {
+      // OR joins the previous positive term with the next one; at the start, after a negation or twice in a
+      // row it has nothing to join and is ignored.
+      const last = clauses.at(-1);
+      if (last && (last.kind === 'required' || last.kind === 'any')) pendingOr = true;
+      continue;
+    }
+    if (token.negated) {
+      clauses.push({ kind: 'not', term: token.term });
+      pendingOr = false;
+      group = undefined;
+      continue;
+    }
+    const last = clauses.at(-1);
+    if (pendingOr && last && (last.kind === 'required' || last.kind === 'any')) {
+      if (last.kind === 'required') {
+        group = [last.term, token.term];
+        clauses[clauses.length - 1] = { kind: 'any', terms: group };
+      } else {
+        last.terms.push(token.term);
+      }
+    } else {
+      clauses.push({ kind: 'required', term: token.term });
+      group = undefined;
+    }
+    pendingOr = false;
+  }
+  return { clauses: clauses.slice(0, MAX_CLAUSES) };
+}
+
+/** The key a glossary term is stored and looked up by: case and spacing folded. */
+export function normalizeTerm(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+function leaf(term: Term): TsPlan {
+  return term.kind === 'word' ? { op: 'word', text: term.text } : { op: 'phrase', text: term.text };
+}
+
+/** Terms the glossary may expand: bare words (required or in an OR group) and multi-word glossary phrases are not. */
+export function expandableTerms(ast: QueryAst): string[] {
+  const out = new Set<string>();
+  for (const clause of ast.clauses) {
+    if (clause.kind === 'required' && clause.term.kind === 'word') out.add(normalizeTerm(clause.term.text));
+    if (clause.kind === 'any') for (const t of clause.terms) if (t.kind === 'word') out.add(normalizeTerm(t.text));
+  }
+  return [...out];
+}
+
+/**
+ * Expand required words and OR-group words to the OR of their glossary group's accepted terms (multi-word
+ * terms as phrases). Phrases and negations stay literal. `synonyms` maps a normalized term to the accepted
+ * terms of its group(s), the term itself included.
+ */
+export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly string[]> = new Map()): TsPlan | undefined {
+  const expand = (term: Term): TsPlan => {
+    if (term.kind !== 'word') return leaf(term);
+    const group = synonyms.get(normalizeTerm(term.text));
+    if (!group || group.length === 0) return leaf(term);
+    const alternatives = new Map<string, TsPlan>([[normalizeTerm(term.text), leaf(term)]]);
+    for (const synonym of group) {
+      const key = normalizeTerm(synonym);
+      if (alternatives.has(key) || !hasWord(synonym)) continue;
+      alternatives.set(key, synonym.includes(' ') ? { op: 'phrase', text: synonym } : { op: 'word', text: synonym });
+    }
+    const args = [...alternatives.values()];
+    return args.length === 1 ? (args[0] as TsPlan) : { op: 'or', args };
+  };
+  const parts: TsPlan[] = [];
+  for (const clause of ast.clauses) {
+    switch (clause.kind) {
+      case 'required':
+        parts.push(expand(clause.term));
+        break;
+      case 'any': {
+        const args = clause.terms.map(expand);
+        parts.push(args.length === 1 ? (args[0] as TsPlan) : { op: 'or', args });
+        break;
+      }
+      case 'not':
+        parts.push({ op: 'not', arg: leaf(clause.term) });
+        break;
+    }
+  }
+  if (parts.length === 0) return undefined;
+  return parts.length === 1 ? parts[0] : { op: 'and', args: parts };
+}
+
+/** True when the plan can match nothing but through negation (a query of negations only). */
+export function onlyNegations(plan: TsPlan): boolean {
+  if (plan.op === 'not') return true;
+  if (plan.op === 'and') return plan.args.every(onlyNegations);
+  return false;
+}

@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openTestService, type TestService, testBackends } from '../testing/index.js';
+
+interface Hit {
+  id: string;
+  chain_id: string;
+  title: string;
+  rank: number;
+  snippet: string;
+}
+
+describe.each(testBackends())('svc_item_search on $name', (backend) => {
+  let svc: TestService;
+  let call: (name: string, input: unknown) => Promise<unknown>;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(async () => {
+    await svc.store.reset();
+    const seeded = await svc.seed('search');
+    call = svc.as(seeded.actorId);
+  });
+
+  const add = async (title: string, body = '', extra: Record<string, unknown> = {}) =>
+    (await call('svc_item_upsert', { project_id: 'search', title, body, ...extra })) as { id: string; chain_id: string };
+  const search = async (query: string, extra: Record<string, unknown> = {}) =>
+    ((await call('svc_item_search', { project_id: 'search', query, ...extra })) as { items: Hit[]; truncated: boolean }).items;
+  const titles = async (query: string, extra: Record<string, unknown> = {}) => (await search(query, extra)).map((h) => h.title).sort();
+
+  it('matches a quoted phrase only as adjacent words', async () => {
+    await add('Departures', 'the release train leaves on Monday');
+    await add('Ordering', 'we train the release managers');
+    expect(await titles('"release train"')).toEqual(['Departures']);
+  });
+
+  it('matches either side of OR, and requires every bare word', async () => {
+    await add('Caching', 'a cache in front of the API');
+    await add('Messaging', 'a queue between services');
+    await add('Neither', 'plain storage');
+    expect(await titles('cache OR queue')).toEqual(['Caching', 'Messaging']);
+    expect(await titles('cache queue')).toEqual([]);
+    expect(await titles('front cache')).toEqual(['Caching']);
+  });
+
+  it('excludes items that mention a negated word', async () => {
+    await add('Deploy on Tuesday', 'deploy windows are Tuesday mornings');
+    await add('No Friday deploys', 'never deploy on friday');
+    expect(await titles('deploy -friday')).toEqual(['Deploy on Tuesday']);
+  });
+
+  it('expands required and OR-group words through accepted glossary terms, but not phrases or negations', async () => {
+    await call('glossary_group_add', { project_id: 'search', name: 'orchestration' });
+    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'k8s' });
+    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await add('Cluster upgrade', 'the kubernetes cluster is upgraded quarterly');
+    await add('Shorthand', 'our k8s nodes run on arm');
+    await add('Unrelated', 'a database cluster');
+    expect(await titles('k8s')).toEqual(['Cluster upgrade', 'Shorthand']);
+    expect(await titles('k8s OR database')).toEqual(['Cluster upgrade', 'Shorthand', 'Unrelated']);
+    expect(await titles('"k8s cluster"')).toEqual([]);
+    expect(await titles('cluster -k8s')).toEqual(['Cluster upgrade', 'Unrelated']);
+  });
+
+  it('expands multi-word glossary terms as phrases and never expands proposed or rejected terms', async () => {
+    await call('glossary_group_add', { project_id: 'search', name: 'db' });
+    await call('glossary_term_add', { project_id: 'search', group: 'db', term: 'postgres' });
+    await call('glossary_term_add', { project_id: 'search', group: 'db', term: 'relational database' });
+    const proposed = (await call('glossary_term_propose', { project_id: 'search', group: 'db', term: 'pg' })) as { id: string };
+    const rejected = (await call('glossary_term_propose', { project_id: 'search', group: 'db', term: 'sql' })) as { id: string };
+    await call('glossary_term_reject', { project_id: 'search', term_id: rejected.id, reason: 'too broad' });
+    await add('Phrase', 'a relational database for billing');
+    await add('Scattered', 'a database that is not relational in design');
+    await add('Short', 'pg is fine');
+    await add('Broad', 'sql everywhere');
+    expect(await titles('postgres')).toEqual(['Phrase']);
+    const queue = (await call('glossary_queue', { project_id: 'search' })) as { terms: { id: string; term: string }[] };
+    expect(queue.terms.map((t) => t.term)).toEqual(['pg']);
+    await call('glossary_term_accept', { project_id: 'search', term_id: proposed.id.slice(0, 8) });
+    expect(await titles('postgres')).toEqual(['Phrase', 'Short']);
+    const again = await call('glossary_term_propose', { project_id: 'search', group: 'db', term: 'SQL' }).catch((e) => e);
+    expect((again as { code: string }).code).toBe('refused_transition');
+  });
+
+  it('ranks title matches above body matches and marks truncated answers', async () => {
+    await add('Unrelated heading', 'mentions latency once');
+    await add('Latency budget', 'numbers');
+    const hits = await search('latency');
+    expect(hits.map((h) => h.title)).toEqual(['Latency budget', 'Unrelated heading']);
+    expect(hits[0]!.rank).toBeGreaterThan(hits[1]!.rank);
+    expect(hits[1]!.snippet).toContain('**latency**');
+    const cut = (await call('svc_item_search', { project_id: 'search', query: 'latency', limit: 1 })) as { items: Hit[]; truncated: boolean };
+    expect(cut.items).toHaveLength(1);
+    expect(cut.truncated).toBe(true);
+  });
+
+  it('finds only current, undeleted heads; expired research only on request; captures never', async () => {
+    const v1 = await add('Quota v1', 'the quota is ten');
+    const v2 = (await call('svc_item_upsert', { project_id: 'search', item_id: v1.id, body: 'the quota is twelve' })) as { id: string };
+    const gone = await add('Deleted quota', 'quota removed');
+    await call('item_delete', { item_id: gone.id });
+    const research = await add('Quota research', 'quota study', { item_type: 'research', source_url: 'https://example.test/q' });
+    await svc.store.db
+      .updateTable('items')
+      .set({ updated_at: new Date(Date.now() - 91 * 86_400_000) })
+      .where('id', '=', research.id)
+      .execute();
+    await svc.store.db.insertInto('captures').values({ text: 'quota from a capture', signals: '{}' }).execute();
+
+    const hits = await search('quota');
+    expect(hits.map((h) => h.id)).toEqual([v2.id]);
+    expect((await search('quota', { include_expired: true })).map((h) => h.title).sort()).toEqual(['Quota research', 'Quota v1']);
+    expect(await titles('quota', { item_types: ['research'], include_expired: true })).toEqual(['Quota research']);
+  });
+
+  it('filters by system and refuses an unknown system naming the field', async () => {
+    await call('system_add', { project_id: 'search', name: 'billing' });
+    await add('Billing retries', 'retries', { system_id: 'billing' });
+    await add('Other retries', 'retries');
+    expect(await titles('retries', { system_ids: ['billing'] })).toEqual(['Billing retries']);
+    const error = (await call('svc_item_search', { project_id: 'search', query: 'x', system_ids: ['nope'] }).catch((e) => e)) as {
+      code: string;
+    };
+    expect(error.code).toBe('not_found');
+  });
+
+  it('returns [] for queries that parse to nothing or only to stop words', async () => {
+    await add('Something', 'the and of');
+    for (const q of ['', '   ', '-', 'OR', '""', '"', 'the', '!!!', '& | ! ( ) : * \' \\']) expect(await search(q)).toEqual([]);
+  });
+
+  it('answers 1,000 arbitrary queries with results or [], never an error', async () => {
+    await add('Alpha beta', "gamma delta's & | ! ( ) : * ' \\ 🚀 données");
+    const words = fc.constantFrom('alpha', 'beta', 'OR', '-', '"', 'gamma', '&', '|', '!', '(', ')', ':*', "'", '\\', '🚀', ' ', '--', '-"', '\u0000', '\ud800');
+    const queries = fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.array(words, { maxLength: 12 }).map((w) => w.join(' ')));
+    await fc.assert(
+      fc.asyncProperty(queries, async (query) => {
+        const hits = await search(query);
+        expect(Array.isArray(hits)).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  }, 120_000);
+});

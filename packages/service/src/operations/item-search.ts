@@ -1,0 +1,50 @@
+import { expandableTerms, parseQuery, planQuery } from '@svc/domain';
+import { glossarySynonyms, resolveProject, resolveSystem, searchItems } from '@svc/store';
+import { z } from 'zod';
+import { boundedLimit, limit, projectRef } from '../inputs.js';
+import { defineOperation } from '../operation.js';
+
+export const itemSearch = defineOperation({
+  name: 'svc_item_search',
+  surface: 'tool',
+  title: 'Search items',
+  description:
+    'Full-text search over the current items of a project, ranked with title matches above body matches. ' +
+    'Dialect: bare words are all required; "a quoted phrase" matches adjacent words; `a OR b` matches either; ' +
+    'a leading - excludes a word or phrase. Words expand to their glossary synonyms (phrases and exclusions do ' +
+    'not). Captures never appear until promoted; expired research only with include_expired. Returns ' +
+    '{items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated}; an empty list when nothing matches.',
+  input: z.object({
+    project_id: projectRef,
+    query: z.string().max(4000).describe('Search text in the dialect above'),
+    item_types: z.array(z.string().max(40)).max(20).optional().describe('Only these item types'),
+    system_ids: z.array(z.string().max(200)).max(50).optional().describe('Only these systems (ids, prefixes or names)'),
+    include_expired: z.boolean().optional().describe('Include research past its time to live (default false)'),
+    limit,
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const systemIds = [];
+    for (const [i, ref] of (input.system_ids ?? []).entries()) {
+      systemIds.push((await resolveSystem(ctx.tx, project.id, ref, `system_ids[${i}]`)).id);
+    }
+    const ast = parseQuery(input.query);
+    const synonyms = await glossarySynonyms(ctx.tx, project.id, expandableTerms(ast));
+    const plan = planQuery(ast, synonyms);
+    if (!plan) return { items: [], truncated: false };
+    const max = boundedLimit(input.limit);
+    const hits = await searchItems(
+      ctx.tx,
+      plan,
+      {
+        project_id: project.id,
+        item_types: input.item_types,
+        system_ids: systemIds,
+        research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
+      },
+      max,
+    );
+    return { items: hits.slice(0, max), truncated: hits.length > max };
+  },
+});

@@ -1,0 +1,149 @@
+import { type IdRef, normalizeTerm, notFound, SvcError } from '@svc/domain';
+import type { Kysely } from 'kysely';
+import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
+import type { Database } from './schema.js';
+
+export interface GlossaryGroup {
+  id: string;
+  project_id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface GlossaryTerm {
+  id: string;
+  project_id: string;
+  group_id: string;
+  group_name: string;
+  term: string;
+  status: 'accepted' | 'proposed';
+  created_by: string | null;
+  created_at: string;
+  decided_at: string | null;
+}
+
+export async function insertGroup(db: Kysely<Database>, projectId: string, name: string): Promise<GlossaryGroup> {
+  const row = await db.insertInto('glossary_groups').values({ project_id: projectId, name }).returningAll().executeTakeFirstOrThrow();
+  return { ...row, created_at: iso(row.created_at) };
+}
+
+export async function findGroupByName(db: Kysely<Database>, projectId: string, name: string): Promise<GlossaryGroup> {
+  const row = await db
+    .selectFrom('glossary_groups')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+  if (!row) throw notFound('glossary group', name);
+  return { ...row, created_at: iso(row.created_at) };
+}
+
+function termQuery(db: Kysely<Database>) {
+  return db
+    .selectFrom('glossary_terms as t')
+    .innerJoin('glossary_groups as g', 'g.id', 't.group_id')
+    .select([
+      't.id',
+      't.project_id',
+      't.group_id',
+      'g.name as group_name',
+      't.term',
+      't.status',
+      't.created_by',
+      't.created_at',
+      't.decided_at',
+    ]);
+}
+
+type TermRow = Awaited<ReturnType<ReturnType<typeof termQuery>['executeTakeFirstOrThrow']>>;
+
+function toTerm(row: TermRow): GlossaryTerm {
+  return { ...row, created_at: iso(row.created_at), decided_at: isoOrNull(row.decided_at) };
+}
+
+/**
+ * Add a term to a group. An accepted term added by an operator overrides an earlier rejection of it in that
+ * group; a proposal of a rejected term is refused (it was already decided).
+ */
+export async function insertTerm(
+  db: Kysely<Database>,
+  group: GlossaryGroup,
+  term: string,
+  status: 'accepted' | 'proposed',
+  createdBy: string | null,
+): Promise<GlossaryTerm> {
+  const normalized = normalizeTerm(term);
+  const rejected = await db
+    .selectFrom('glossary_rejections')
+    .select('id')
+    .where('group_id', '=', group.id)
+    .where('normalized', '=', normalized)
+    .executeTakeFirst();
+  if (rejected && status === 'proposed') {
+    throw new SvcError('refused_transition', `term '${term}' was rejected for group '${group.name}'; an operator may still add it with \`glossary term add\``, {
+      state: 'rejected',
+    });
+  }
+  if (rejected) await db.deleteFrom('glossary_rejections').where('group_id', '=', group.id).where('normalized', '=', normalized).execute();
+  const row = await db
+    .insertInto('glossary_terms')
+    .values({
+      project_id: group.project_id,
+      group_id: group.id,
+      term: term.trim().replace(/\s+/g, ' '),
+      normalized,
+      status,
+      created_by: createdBy,
+      decided_at: status === 'accepted' ? new Date() : null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return findTerm(db, group.project_id, row.id);
+}
+
+export async function findTerm(db: Kysely<Database>, projectId: string, id: string): Promise<GlossaryTerm> {
+  const row = await termQuery(db).where('t.project_id', '=', projectId).where('t.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('glossary term', id);
+  return toTerm(row);
+}
+
+export async function resolveTerm(db: Kysely<Database>, projectId: string, ref: IdRef): Promise<GlossaryTerm> {
+  const rows = await termQuery(db).where('t.project_id', '=', projectId).where(idMatches('t.id', ref)).limit(10).execute();
+  const first = rows[0];
+  if (!first) throw notFound('glossary term', ref.input);
+  if (rows.length > 1) throw ambiguous('glossary term', ref, rows.map((r) => ({ id: r.id, label: r.term })));
+  return toTerm(first);
+}
+
+export async function acceptTerm(db: Kysely<Database>, term: GlossaryTerm): Promise<GlossaryTerm> {
+  await db.updateTable('glossary_terms').set({ status: 'accepted', decided_at: new Date() }).where('id', '=', term.id).execute();
+  return findTerm(db, term.project_id, term.id);
+}
+
+/** Reject a proposed term: it leaves the group and is remembered, so it is never proposed or expanded again. */
+export async function rejectTerm(db: Kysely<Database>, term: GlossaryTerm, reason: string, rejectedBy: string | null): Promise<void> {
+  await db.deleteFrom('glossary_terms').where('id', '=', term.id).execute();
+  await db
+    .insertInto('glossary_rejections')
+    .values({
+      project_id: term.project_id,
+      group_id: term.group_id,
+      term: term.term,
+      normalized: normalizeTerm(term.term),
+      reason,
+      rejected_by: rejectedBy,
+    })
+    .execute();
+}
+
+/** The review queue: proposed terms, oldest first; `limit + 1` read so callers can tell if it was cut. */
+export async function reviewQueue(db: Kysely<Database>, projectId: string, limit: number): Promise<GlossaryTerm[]> {
+  const rows = await termQuery(db)
+    .where('t.project_id', '=', projectId)
+    .where('t.status', '=', 'proposed')
+    .orderBy('t.created_at')
+    .orderBy('t.id')
+    .limit(limit + 1)
+    .execute();
+  return rows.map(toTerm);
+}

@@ -1,0 +1,128 @@
+import type { TsPlan } from '@svc/domain';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { iso } from './refs.js';
+import type { Database } from './schema.js';
+
+/** Turn a query plan into a tsquery expression made only of functions over bound parameters. */
+export function tsquery(plan: TsPlan): RawBuilder<unknown> {
+  switch (plan.op) {
+    case 'word':
+      return sql`plainto_tsquery('english', ${plan.text}::text)`;
+    case 'phrase':
+      return sql`phraseto_tsquery('english', ${plan.text}::text)`;
+    case 'and':
+      return sql`(${sql.join(plan.args.map(tsquery), sql` && `)})`;
+    case 'or':
+      return sql`(${sql.join(plan.args.map(tsquery), sql` || `)})`;
+    case 'not':
+      return sql`(!! ${tsquery(plan.arg)})`;
+  }
+}
+
+export interface SearchFilters {
+  project_id: string;
+  item_types?: string[] | undefined;
+  system_ids?: string[] | undefined;
+  /** Hide research whose head is older than this many days (undefined: show expired research too). */
+  research_ttl_days?: number | undefined;
+}
+
+export interface SearchHit {
+  id: string;
+  chain_id: string;
+  item_type: string;
+  title: string;
+  snippet: string;
+  rank: number;
+  updated_at: string;
+}
+
+/**
+ * Ranking every match of a common word is what makes full-text search slow at scale, so the matches are
+ * first narrowed to a bounded candidate set through the project-scoped index, and only those are ranked.
+ * A query matching more than CANDIDATES items ranks the first CANDIDATES the index yields; see
+ * docs/decisions/0005-search-candidates.md.
+ */
+export const CANDIDATES = 1000;
+
+function filters(f: SearchFilters): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [
+    sql`i.project_id = ${f.project_id}::uuid`,
+    sql`i.is_head`,
+    sql`i.deleted_at is null`,
+  ];
+  if (f.item_types && f.item_types.length > 0) parts.push(sql`i.item_type in (${sql.join(f.item_types)})`);
+  if (f.system_ids && f.system_ids.length > 0) parts.push(sql`i.system_id in (${sql.join(f.system_ids.map((id) => sql`${id}::uuid`))})`);
+  if (f.research_ttl_days !== undefined) {
+    parts.push(sql`not (i.item_type = 'research' and i.updated_at < now() - make_interval(days => ${f.research_ttl_days}::int))`);
+  }
+  return sql.join(parts, sql` and `);
+}
+
+/** Ranked search: title weighs above body; `limit + 1` rows are read so the caller can tell if it was cut. */
+export async function searchItems(
+  db: Kysely<Database>,
+  plan: TsPlan,
+  f: SearchFilters,
+  limit: number,
+  candidates: number = CANDIDATES,
+): Promise<SearchHit[]> {
+  // The tsquery is an immutable expression over constants: inlined, the planner folds it and uses the index.
+  const q = tsquery(plan);
+  const { rows } = await sql<{
+    id: string;
+    chain_id: string;
+    item_type: string;
+    title: string;
+    snippet: string;
+    rank: number;
+    updated_at: Date;
+  }>`
+    with candidates as (
+      select i.id, i.search, i.updated_at from items i
+      where ${filters(f)} and i.search @@ ${q}
+      limit ${candidates}
+    ),
+    ranked as (
+      select c.id, ts_rank(c.search, ${q}) as rank, c.updated_at from candidates c
+      order by rank desc, c.updated_at desc, c.id
+      limit ${limit + 1}
+    )
+    select i.id, i.chain_id, i.item_type, i.title, r.rank::float8 as rank, i.updated_at,
+           ts_headline('english', left(i.body, 4000), ${q},
+                       'MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=1, StartSel=**, StopSel=**') as snippet
+    from ranked r join items i on i.id = r.id
+    order by r.rank desc, i.updated_at desc, i.id`.execute(db);
+  return rows.map((r) => ({ ...r, rank: Number(r.rank), updated_at: iso(r.updated_at) }));
+}
+
+/** Map normalized terms to the accepted terms of their glossary groups (rejected terms never expand). */
+export async function glossarySynonyms(db: Kysely<Database>, projectId: string, terms: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (terms.length === 0) return out;
+  const rows = await db
+    .selectFrom('glossary_terms as t')
+    .innerJoin('glossary_terms as s', (j) => j.onRef('s.group_id', '=', 't.group_id').on('s.status', '=', 'accepted'))
+    .select(['t.normalized as key', 's.term as synonym'])
+    .where('t.project_id', '=', projectId)
+    .where('t.status', '=', 'accepted')
+    .where('t.normalized', 'in', terms)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('glossary_rejections as r')
+            .select('r.id')
+            .whereRef('r.group_id', '=', 's.group_id')
+            .whereRef('r.normalized', '=', 's.normalized'),
+        ),
+      ),
+    )
+    .orderBy('s.term')
+    .execute();
+  for (const row of rows) {
+    const list = out.get(row.key) ?? [];
+    if (!list.includes(row.synonym)) list.push(row.synonym);
+    out.set(row.key, list);
+  }
+  return out;
+}

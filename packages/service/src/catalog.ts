@@ -1,5 +1,6 @@
 import type { AnyOperation } from './operation.js';
 import { actorAdd, actorList } from './operations/actor.js';
+import { brief } from './operations/brief.js';
 import {
   glossaryGroupAdd,
   glossaryQueue,
@@ -16,15 +17,18 @@ import { itemShow } from './operations/item-show.js';
 import { typeAdd, typeList } from './operations/item-type.js';
 import { itemUpsert } from './operations/item-upsert.js';
 import { linkAdd, linkRemove } from './operations/link.js';
+import { pageSync } from './operations/page-sync.js';
 import { projectCreate, projectList, projectShow } from './operations/project.js';
 import { saveDecisions } from './operations/save-decisions.js';
 import { systemAdd } from './operations/system-add.js';
 
 /** Every operation of the service. Surfaces register from this list; nothing else names operations. */
 export const catalog: readonly AnyOperation[] = [
+  brief,
   itemSearch,
   itemUpsert,
   saveDecisions,
+  pageSync,
   historyQuery,
   itemShow,
   itemDelete,

@@ -47,3 +47,12 @@ export {
   resolveTerm,
   reviewQueue,
 } from './glossary.js';
+export {
+  activeWorkUnits,
+  currentDecisions,
+  type DecisionEntry,
+  type RecentItem,
+  recentItems,
+  recordSyncJob,
+  type WorkUnitSummary,
+} from './brief.js';

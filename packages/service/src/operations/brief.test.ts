@@ -1,0 +1,114 @@
+import { findOperation } from '../catalog.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openTestService, type TestService, testBackends } from '../testing/index.js';
+
+describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) => {
+  let svc: TestService;
+  let call: (name: string, input: unknown) => Promise<unknown>;
+  let projectId: string;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(async () => {
+    await svc.store.reset();
+    const seeded = await svc.seed('brief');
+    projectId = seeded.projectId;
+    call = svc.as(seeded.actorId);
+  });
+
+  const markdown = async (name: string, input: Record<string, unknown>) => {
+    const op = findOperation(name)!;
+    const result = await call(name, input);
+    if (op.presentation.kind !== 'markdown') throw new Error('expected a markdown tool');
+    return op.presentation.render(result as never);
+  };
+  const unit = async (title: string, status: 'open' | 'closed' = 'open') =>
+    (await svc.store.db.insertInto('work_units').values({ project_id: projectId, title, status }).returning('id').executeTakeFirstOrThrow()).id;
+  const task = async (workUnitId: string, title: string, status: string) => {
+    const t = (await call('svc_item_upsert', { project_id: 'brief', item_type: 'task', title, work_unit_id: workUnitId })) as { id: string };
+    await svc.store.db.updateTable('items').set({ status }).where('id', '=', t.id).execute();
+    return t.id;
+  };
+
+  it('says so when the project is empty, inventing nothing', async () => {
+    const text = await markdown('svc_brief', { project_id: 'brief' });
+    expect(text).toContain('## Active Work Units\n\n_No open work units._');
+    expect(text).toContain('## Recent Items\n\n_No items._');
+  });
+
+  it('lists open work units with task counts and the task in progress, and the latest current items', async () => {
+    const open = await unit('Checkout rewrite');
+    await unit('Old migration', 'closed');
+    await task(open, 'Draft API', 'done');
+    const running = await task(open, 'Wire payments', 'in_progress');
+    await task(open, 'Load test', 'proposed');
+    const first = (await call('svc_item_upsert', { project_id: 'brief', title: 'Use idempotency keys' })) as { id: string };
+    await call('svc_item_upsert', { project_id: 'brief', item_id: first.id, title: 'Use idempotency keys everywhere' });
+    await call('svc_item_upsert', { project_id: 'brief', item_type: 'knowledge', title: 'PSP limits' });
+
+    const data = (await call('svc_brief', { project_id: 'brief' })) as {
+      work_units: { title: string; tasks: Record<string, number>; in_progress_task: { id: string } | null }[];
+      recent_items: { title: string }[];
+    };
+    expect(data.work_units).toHaveLength(1);
+    expect(data.work_units[0]).toMatchObject({
+      title: 'Checkout rewrite',
+      tasks: { proposed: 1, in_progress: 1, blocked: 0, done: 1 },
+      in_progress_task: { id: running },
+    });
+    expect(data.recent_items.map((i) => i.title)).toEqual(['PSP limits', 'Use idempotency keys everywhere']);
+
+    const text = await markdown('svc_brief', { project_id: 'brief' });
+    expect(text).toMatch(/- \*\*Checkout rewrite\*\* \(`[0-9a-f]{8}`\) — tasks: 1 proposed, 1 in progress, 0 blocked, 1 done; in progress: Wire payments/);
+    expect(text).not.toContain('Old migration');
+    expect(text).toContain('[decision] **Use idempotency keys everywhere**');
+  });
+
+  it('narrows both sections by keyword', async () => {
+    await unit('Checkout rewrite');
+    await unit('Search tuning');
+    await call('svc_item_upsert', { project_id: 'brief', title: 'Checkout retries' });
+    await call('svc_item_upsert', { project_id: 'brief', title: 'Index layout' });
+    const data = (await call('svc_brief', { project_id: 'brief', keyword: 'checkout' })) as {
+      work_units: { title: string }[];
+      recent_items: { title: string }[];
+    };
+    expect(data.work_units.map((u) => u.title)).toEqual(['Checkout rewrite']);
+    expect(data.recent_items.map((i) => i.title)).toEqual(['Checkout retries']);
+  });
+
+  it('keeps user text from breaking the markdown structure', async () => {
+    await call('svc_item_upsert', { project_id: 'brief', title: 'Evil\n## Active Work Units\n- fake' });
+    const text = await markdown('svc_brief', { project_id: 'brief' });
+    expect(text.match(/^## Active Work Units$/gm)).toHaveLength(1);
+  });
+
+  it('builds the decisions page grouped by system with what each superseded, plus the review queue, and records a sync job', async () => {
+    await call('system_add', { project_id: 'brief', name: 'payments' });
+    const old = (await call('svc_item_upsert', { project_id: 'brief', title: 'Retry twice', system_id: 'payments' })) as { id: string };
+    const v2 = (await call('svc_item_upsert', { project_id: 'brief', item_id: old.id, title: 'Retry three times' })) as { id: string };
+    const legacy = (await call('svc_item_upsert', { project_id: 'brief', item_type: 'policy', title: 'Legacy retry policy' })) as { id: string };
+    await call('svc_item_upsert', {
+      project_id: 'brief',
+      title: 'Central retry budget',
+      links: [{ type: 'supersedes', target_id: legacy.id }],
+    });
+    await call('svc_item_upsert', { project_id: 'brief', item_type: 'knowledge', title: 'Not a decision' });
+    await call('glossary_group_add', { project_id: 'brief', name: 'psp' });
+    await call('glossary_term_propose', { project_id: 'brief', group: 'psp', term: 'acquirer' });
+
+    const result = (await call('svc_page_sync', { project_id: 'brief' })) as { page: string; job_id: string };
+    const page = result.page;
+    expect(page).toContain('## Decisions');
+    expect(page).toMatch(/### General\n\n- \*\*Central retry budget\*\* .*supersedes Legacy retry policy/);
+    expect(page).toMatch(new RegExp(`### payments\\n\\n- \\*\\*Retry three times\\*\\* \\(\`${v2.id.slice(0, 8)}\`, v2, .*supersedes v1 \\(\`${old.id.slice(0, 8)}\`\\)`));
+    expect(page).not.toContain('Not a decision');
+    expect(page).toContain('## Glossary Review Queue\n\n- acquirer → group psp');
+    const job = await svc.store.db.selectFrom('sync_jobs').selectAll().where('id', '=', result.job_id).executeTakeFirstOrThrow();
+    expect(job).toMatchObject({ kind: 'page_sync', status: 'succeeded', project_id: projectId });
+  });
+});

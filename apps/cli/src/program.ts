@@ -248,5 +248,21 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
   op(link, 'add <project> <from> <type> <to>', 'add an edge', 'link_add', ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }), actorOption);
   op(link, 'remove <project> <from> <type> <to>', 'remove an edge', 'link_remove', ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }), actorOption);
 
+  // glossary
+  const glossary = program.command('glossary').description('glossary groups and terms that expand searches');
+  const group = glossary.command('group').description('glossary groups');
+  op(group, 'add <project> <name>', 'add a glossary group', 'glossary_group_add', ([p, name]) => ({ project_id: p, name }), actorOption);
+  const term = glossary.command('term').description('accepted glossary terms');
+  op(term, 'add <project> <group> <term>', 'add an accepted term to a group', 'glossary_term_add', ([p, g, t]) => ({ project_id: p, group: g, term: t }), actorOption);
+  op(glossary, 'propose <project> <group> <term>', 'propose a term (joins the review queue)', 'glossary_term_propose', ([p, g, t]) => ({ project_id: p, group: g, term: t }), actorOption);
+  op(glossary, 'accept <project> <term-id>', 'accept a proposed term', 'glossary_term_accept', ([p, id]) => ({ project_id: p, term_id: id }), actorOption);
+  op(glossary, 'reject <project> <term-id>', 'reject a proposed term', 'glossary_term_reject', ([p, id], o) => ({ project_id: p, term_id: id, reason: o.reason }), (c) => {
+    c.option('--reason <reason>', 'why it was rejected');
+    actorOption(c);
+  });
+  op(glossary, 'queue <project>', 'list proposed terms awaiting review', 'glossary_queue', ([p]) => ({ project_id: p, limit: 200 }), undefined, (r: { terms: { id: string; term: string; group_name: string }[] }) =>
+    r.terms.length === 0 ? '(no proposed terms)' : r.terms.map((t) => `${shortId(t.id)}  ${t.term}  (group ${t.group_name})`).join('\n'),
+  );
+
   return program;
 }

@@ -46,3 +46,18 @@ export {
   type Term,
   type TsPlan,
 } from './query.js';
+export {
+  type DraftDecision,
+  draftDecision,
+  QA_TRIGGERS,
+  type QaTrigger,
+  qaTransition,
+  TASK_TRIGGERS,
+  type TaskTrigger,
+  taskTransition,
+  WORK_UNIT_STATUSES,
+  WORK_UNIT_TRIGGERS,
+  type WorkUnitStatus,
+  type WorkUnitTrigger,
+  workUnitTransition,
+} from './states.js';

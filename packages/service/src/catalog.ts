@@ -19,8 +19,11 @@ import { itemUpsert } from './operations/item-upsert.js';
 import { linkAdd, linkRemove } from './operations/link.js';
 import { pageSync } from './operations/page-sync.js';
 import { projectCreate, projectList, projectShow } from './operations/project.js';
+import { qaAdd, qaFail, qaListPending, qaPass } from './operations/qa.js';
 import { saveDecisions } from './operations/save-decisions.js';
 import { systemAdd } from './operations/system-add.js';
+import { taskAdd, taskBlock, taskDone, taskEdit, taskList, taskStart } from './operations/task.js';
+import { workClose, workOpen, workReopen, workResume } from './operations/work.js';
 
 /** Every operation of the service. Surfaces register from this list; nothing else names operations. */
 export const catalog: readonly AnyOperation[] = [
@@ -30,6 +33,20 @@ export const catalog: readonly AnyOperation[] = [
   saveDecisions,
   pageSync,
   historyQuery,
+  workOpen,
+  workResume,
+  workClose,
+  taskAdd,
+  taskList,
+  taskStart,
+  taskDone,
+  taskBlock,
+  taskEdit,
+  qaAdd,
+  qaListPending,
+  qaPass,
+  qaFail,
+  workReopen,
   itemShow,
   itemDelete,
   itemRestore,

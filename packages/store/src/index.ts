@@ -33,7 +33,16 @@ export { findProjectBySlug, insertProject, listProjects, resolveProject, toProje
 export { insertSystem, listSystems, resolveSystem, type System } from './systems.js';
 export type { Database } from './schema.js';
 export type { Kysely, Transaction } from 'kysely';
-export { insertWorkUnit, lockWorkUnit, resolveWorkUnit, toWorkUnit, type WorkUnit } from './work-units.js';
+export {
+  findWorkUnitsByKeyword,
+  insertWorkUnit,
+  lockWorkUnit,
+  resolveWorkUnit,
+  setWorkUnitStatus,
+  touchWorkUnit,
+  toWorkUnit,
+  type WorkUnit,
+} from './work-units.js';
 export { CANDIDATES, glossarySynonyms, type SearchFilters, type SearchHit, searchItems, tsquery } from './search.js';
 export {
   acceptTerm,
@@ -56,3 +65,4 @@ export {
   recordSyncJob,
   type WorkUnitSummary,
 } from './brief.js';
+export { inProgressTasks, listQaChecks, listTasks, nextSortOrder, type QaFilter } from './tasks.js';

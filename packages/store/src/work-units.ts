@@ -53,3 +53,39 @@ export async function insertWorkUnit(
   const row = await db.insertInto('work_units').values(values).returningAll().executeTakeFirstOrThrow();
   return toWorkUnit(row);
 }
+
+export async function setWorkUnitStatus(db: Kysely<Database>, id: string, status: 'open' | 'closed'): Promise<WorkUnit> {
+  const row = await db
+    .updateTable('work_units')
+    .set({ status, updated_at: new Date(), closed_at: status === 'closed' ? new Date() : null })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toWorkUnit(row);
+}
+
+/** Mark a work unit active (brief orders by it). */
+export async function touchWorkUnit(db: Kysely<Database>, id: string): Promise<void> {
+  await db.updateTable('work_units').set({ updated_at: new Date() }).where('id', '=', id).execute();
+}
+
+/** Work units whose title contains the keyword (all when empty), open ones first, then the most recent. */
+export async function findWorkUnitsByKeyword(
+  db: Kysely<Database>,
+  projectId: string,
+  keyword: string,
+  limit: number,
+): Promise<WorkUnit[]> {
+  let query = db.selectFrom('work_units').selectAll().where('project_id', '=', projectId);
+  if (keyword !== '') {
+    const pattern = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where('title', 'ilike', pattern);
+  }
+  const rows = await query
+    .orderBy((eb) => eb.case().when('status', '=', 'open').then(0).else(1).end())
+    .orderBy('updated_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(toWorkUnit);
+}

@@ -1,0 +1,133 @@
+import { parseIdRef, type QaStatus, qaTransition, SvcError } from '@svc/domain';
+import { listQaChecks, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
+import { z } from 'zod';
+import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
+import { createItem, prepareItemValues } from '../items/write.js';
+import { defineOperation, type OperationContext } from '../operation.js';
+import { changeStatus, findWorkUnit, lockItemOfType, scope } from '../work/shared.js';
+
+const qaRef = idRef('QA check');
+const scopeField = projectRef.optional().describe('Resolve ids only inside this project (a short prefix never touches another project)');
+
+async function chainIds(
+  ctx: OperationContext,
+  projectId: string,
+  refs: string[],
+  field: string,
+  itemType?: 'task',
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const [i, raw] of refs.entries()) {
+    try {
+      const { head } = await resolveItem(ctx.tx, parseIdRef(raw, `${field}[${i}]`), {
+        projectId,
+        itemType,
+        kind: itemType ?? 'item',
+      });
+      if (!out.includes(head.chain_id)) out.push(head.chain_id);
+    } catch (error) {
+      if (error instanceof SvcError && error.code === 'not_found') {
+        throw new SvcError('invalid_input', `${field}[${i}]: no ${itemType ?? 'item'} '${raw}' in this project`, { field: `${field}[${i}]` });
+      }
+      throw error;
+    }
+  }
+  return out;
+}
+
+export const qaAdd = defineOperation({
+  name: 'svc_qa_add',
+  surface: 'tool',
+  title: 'Add a QA check',
+  description:
+    'Add a pending QA check: what must be verified, and the tasks and items it verifies (findable later from ' +
+    'either side). coverage: human_only (default), automated or mixed.',
+  input: z.object({
+    project_id: projectRef,
+    title,
+    body: body.optional(),
+    coverage: z.enum(['human_only', 'automated', 'mixed']).optional().describe('Who verifies (default human_only)'),
+    target_task_ids: z.array(z.string().max(100)).max(100).optional().describe('Tasks this check verifies (ids or prefixes)'),
+    target_item_ids: z.array(z.string().max(100)).max(100).optional().describe('Items this check verifies (ids or prefixes)'),
+    work_unit_id: z.string().max(100).optional().describe('Work unit the check belongs to (id or prefix)'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const values = await prepareItemValues(ctx, project, {
+      item_type: 'qa_check',
+      title: input.title,
+      body: input.body ?? '',
+      context: {
+        coverage: input.coverage ?? 'human_only',
+        target_task_ids: await chainIds(ctx, project.id, input.target_task_ids ?? [], 'target_task_ids', 'task'),
+        target_item_ids: await chainIds(ctx, project.id, input.target_item_ids ?? [], 'target_item_ids'),
+      },
+      work_unit_id: input.work_unit_id,
+    });
+    const check = await createItem(ctx, project, values);
+    if (check.work_unit_id) await touchWorkUnit(ctx.tx, check.work_unit_id);
+    ctx.audit({ project_id: project.id, target_kind: 'qa_check', target_id: check.id });
+    return check;
+  },
+});
+
+export const qaListPending = defineOperation({
+  name: 'svc_qa_list_pending',
+  surface: 'tool',
+  title: 'List pending QA checks',
+  description:
+    'List pending QA checks of a project, optionally only those verifying a task (task_id), an item (item_id) or ' +
+    'belonging to a work unit or verifying its tasks (work_unit_id). Returns {qa_checks, truncated}.',
+  input: z.object({
+    project_id: projectRef,
+    task_id: z.string().max(100).optional().describe('Only checks targeting this task'),
+    item_id: z.string().max(100).optional().describe('Only checks targeting this item'),
+    work_unit_id: z.string().max(100).optional().describe('Only checks of this work unit or its tasks'),
+    limit,
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const task = input.task_id
+      ? (await resolveItem(ctx.tx, parseIdRef(input.task_id, 'task_id'), { projectId: project.id, itemType: 'task', kind: 'task' })).head
+      : undefined;
+    const item = input.item_id
+      ? (await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId: project.id })).head
+      : undefined;
+    const unit = input.work_unit_id ? await findWorkUnit(ctx, input.work_unit_id, project) : undefined;
+    const max = boundedLimit(input.limit);
+    const checks = await listQaChecks(
+      ctx.tx,
+      { project_id: project.id, status: 'pending', task_chain_id: task?.chain_id, item_chain_id: item?.chain_id, work_unit_id: unit?.id },
+      max,
+    );
+    return { qa_checks: checks.slice(0, max), truncated: checks.length > max };
+  },
+});
+
+function decide(name: 'svc_qa_pass' | 'svc_qa_fail', trigger: 'pass' | 'fail') {
+  return defineOperation({
+    name,
+    surface: 'tool',
+    title: trigger === 'pass' ? 'Pass a QA check' : 'Fail a QA check',
+    description: `Mark a pending QA check as ${trigger === 'pass' ? 'passed' : 'failed'} (final), with an optional note.`,
+    input: z.object({
+      qa_id: qaRef,
+      note: z.string().max(100_000).optional().describe('What was verified or what went wrong'),
+      project_id: scopeField,
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    async run(ctx, input) {
+      const check = await lockItemOfType(ctx, input.qa_id, 'qa_check', await scope(ctx, input.project_id), 'qa_id');
+      const next = qaTransition(check.status as QaStatus, trigger);
+      const note = input.note?.trim() || undefined;
+      const decided = await changeStatus(ctx, check, next, note ? { ...check.context, note } : undefined);
+      ctx.audit({ project_id: check.project_id, target_kind: 'qa_check', target_id: check.id, details: { to: next } });
+      return decided;
+    },
+  });
+}
+
+export const qaPass = decide('svc_qa_pass', 'pass');
+export const qaFail = decide('svc_qa_fail', 'fail');

@@ -1,0 +1,208 @@
+import { draftDecision, type Item, parseIdRef, SvcError, type TaskStatus, taskTransition, workUnitTransition } from '@svc/domain';
+import { inProgressTasks, listTasks, lockHead, lockWorkUnit, nextSortOrder, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
+import { z } from 'zod';
+import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
+import { createItem, lockHeadForEdit, prepareItemValues, supersede } from '../items/write.js';
+import { ref } from '../markdown.js';
+import { defineOperation, type OperationContext } from '../operation.js';
+import { changeStatus, findWorkUnit, scope, txOf } from '../work/shared.js';
+
+const taskRef = idRef('Task');
+const scopeField = projectRef.optional().describe('Resolve ids only inside this project (a short prefix never touches another project)');
+const sortOrder = z.number().int().min(-1_000_000_000).max(1_000_000_000);
+
+export const taskAdd = defineOperation({
+  name: 'svc_task_add',
+  surface: 'tool',
+  title: 'Add a task',
+  description: 'Add a task to an open work unit, in state proposed, placed after the last task unless sort_order is given.',
+  input: z.object({
+    work_unit_id: idRef('Work unit'),
+    title,
+    body: body.optional(),
+    sort_order: sortOrder.optional().describe('Position in the work unit (default: after the last task)'),
+    project_id: scopeField,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input) {
+    const scoped = await scope(ctx, input.project_id);
+    const found = await findWorkUnit(ctx, input.work_unit_id, scoped);
+    const unit = await lockWorkUnit(txOf(ctx), found.id);
+    workUnitTransition(unit.status, 'add_task');
+    const project = scoped ?? (await resolveProject(ctx.tx, unit.project_id));
+    const values = await prepareItemValues(ctx, project, {
+      item_type: 'task',
+      title: input.title,
+      body: input.body ?? '',
+      context: { sort_order: input.sort_order ?? (await nextSortOrder(ctx.tx, unit.id)) },
+      work_unit_id: unit.id,
+      system_id: unit.system_id ?? undefined,
+    });
+    const task = await createItem(ctx, project, values);
+    await touchWorkUnit(ctx.tx, unit.id);
+    ctx.audit({ project_id: project.id, target_kind: 'task', target_id: task.id });
+    return task;
+  },
+});
+
+export const taskList = defineOperation({
+  name: 'svc_task_list',
+  surface: 'tool',
+  title: 'List tasks',
+  description: 'List the current tasks of a work unit ordered by sort_order, optionally only one status. Returns {tasks, truncated}.',
+  input: z.object({
+    work_unit_id: idRef('Work unit'),
+    status: z.enum(['proposed', 'in_progress', 'blocked', 'done']).optional().describe('Only tasks in this state'),
+    project_id: scopeField,
+    limit,
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const unit = await findWorkUnit(ctx, input.work_unit_id, await scope(ctx, input.project_id));
+    const max = boundedLimit(input.limit);
+    const tasks = await listTasks(ctx.tx, [unit.id], input.status, max);
+    return { tasks: tasks.slice(0, max), truncated: tasks.length > max };
+  },
+});
+
+/** Lock the task's work unit first (it serialises starts in one unit), then the task itself. */
+async function lockTaskAndUnit(ctx: OperationContext, taskId: string, projectRef: string | undefined) {
+  const project = await scope(ctx, projectRef);
+  const { head } = await resolveItem(ctx.tx, parseIdRef(taskId, 'task_id'), { projectId: project?.id, itemType: 'task', kind: 'task' });
+  const unit = await lockWorkUnit(txOf(ctx), head.work_unit_id as string);
+  const task = (await lockHead(txOf(ctx), head.chain_id)) ?? head;
+  return { task, unit };
+}
+
+export const taskStart = defineOperation({
+  name: 'svc_task_start',
+  surface: 'tool',
+  title: 'Start a task',
+  description:
+    'Start a proposed (or resume a blocked) task. Refused while another task of its work unit is in progress: ' +
+    'one task in progress per work unit.',
+  input: z.object({ task_id: taskRef, project_id: scopeField }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input) {
+    const { task, unit } = await lockTaskAndUnit(ctx, input.task_id, input.project_id);
+    const next = taskTransition(task.status as TaskStatus, 'start');
+    if (unit.status === 'closed') {
+      throw new SvcError('refused_transition', `work unit ${ref(unit.id)} is closed; reopen it with \`svc work reopen\` first`, {
+        state: 'closed',
+      });
+    }
+    const other = (await inProgressTasks(ctx.tx, unit.id)).find((t) => t.chain_id !== task.chain_id);
+    if (other) {
+      throw new SvcError(
+        'refused_transition',
+        `another task of this work unit is in progress: ${other.title} (${ref(other.id)}); finish or block it first`,
+        { state: 'in_progress', other_task_id: other.id },
+      );
+    }
+    const started = await changeStatus(ctx, task, next);
+    await touchWorkUnit(ctx.tx, unit.id);
+    ctx.audit({ project_id: task.project_id, target_kind: 'task', target_id: task.id, details: { from: task.status, to: next } });
+    return started;
+  },
+});
+
+export const taskDone = defineOperation({
+  name: 'svc_task_done',
+  surface: 'tool',
+  title: 'Finish a task',
+  description:
+    'Mark a task in progress as done, with an optional outcome summary. With propose_decision true the answer ' +
+    'also carries draft_decision: a decision derived from the task, NOT saved (save it with svc_item_upsert only ' +
+    'if the human wants it); null when the task has neither body nor summary. Returns {task, draft_decision}.',
+  input: z.object({
+    task_id: taskRef,
+    summary: z.string().max(100_000).optional().describe('Outcome of the task'),
+    propose_decision: z.boolean().optional().describe('Also return a draft decision (never stored); default false'),
+    project_id: scopeField,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input) {
+    const { task, unit } = await lockTaskAndUnit(ctx, input.task_id, input.project_id);
+    const next = taskTransition(task.status as TaskStatus, 'done');
+    const summary = input.summary?.trim() || undefined;
+    const done = await changeStatus(ctx, task, next, summary ? { ...task.context, summary } : undefined);
+    await touchWorkUnit(ctx.tx, unit.id);
+    ctx.audit({ project_id: task.project_id, target_kind: 'task', target_id: task.id, details: { from: task.status, to: next } });
+    return { task: done, draft_decision: input.propose_decision ? draftDecision(task, summary) : null };
+  },
+});
+
+export const taskBlock = defineOperation({
+  name: 'svc_task_block',
+  surface: 'tool',
+  title: 'Block a task',
+  description:
+    'Mark a task in progress as blocked, giving the reason. A decision item documenting the block is created and ' +
+    'linked to the task (decision blocks task). Resume later with svc_task_start. Returns {task, decision}.',
+  input: z.object({
+    task_id: taskRef,
+    reason: z.string().trim().min(1).max(100_000).describe('Why the task is blocked'),
+    project_id: scopeField,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input) {
+    const { task, unit } = await lockTaskAndUnit(ctx, input.task_id, input.project_id);
+    const next = taskTransition(task.status as TaskStatus, 'block');
+    const blocked = await changeStatus(ctx, task, next, { ...task.context, blocked_reason: input.reason });
+    const project = await resolveProject(ctx.tx, task.project_id);
+    const values = await prepareItemValues(ctx, project, {
+      item_type: 'decision',
+      title: `Blocked: ${task.title}`.slice(0, 1000),
+      body: input.reason,
+      context: { blocked_task_id: task.chain_id },
+      work_unit_id: unit.id,
+      system_id: task.system_id ?? undefined,
+    });
+    const decision = await createItem(ctx, project, values, [{ type: 'blocks', to_chain_id: task.chain_id }]);
+    await touchWorkUnit(ctx.tx, unit.id);
+    ctx.audit({ project_id: task.project_id, target_kind: 'task', target_id: task.id, details: { from: task.status, to: next, decision_id: decision.id } });
+    return { task: blocked, decision };
+  },
+});
+
+export const taskEdit = defineOperation({
+  name: 'svc_task_edit',
+  surface: 'tool',
+  title: 'Edit a task',
+  description:
+    'Edit a task\'s title, body or sort_order: a new version supersedes the current one and the status is kept ' +
+    '(done tasks can be edited). task_id must be the current version, else `conflict` names it. With no fields ' +
+    'it changes nothing and returns the current version.',
+  input: z.object({
+    task_id: taskRef,
+    title: title.optional(),
+    body: body.optional(),
+    sort_order: sortOrder.optional().describe('New position in the work unit'),
+    project_id: scopeField,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input): Promise<Item> {
+    const project = await scope(ctx, input.project_id);
+    const { matched_id, head } = await resolveItem(ctx.tx, parseIdRef(input.task_id, 'task_id'), {
+      projectId: project?.id,
+      itemType: 'task',
+      kind: 'task',
+    });
+    if (input.title === undefined && input.body === undefined && input.sort_order === undefined) return head;
+    const locked = await lockHeadForEdit(ctx, head.chain_id, matched_id);
+    taskTransition(locked.status as TaskStatus, 'edit');
+    const owner = project ?? (await resolveProject(ctx.tx, locked.project_id));
+    const values = await prepareItemValues(ctx, owner, {
+      item_type: 'task',
+      title: input.title ?? locked.title,
+      body: input.body ?? locked.body,
+      context: { ...locked.context, ...(input.sort_order !== undefined ? { sort_order: input.sort_order } : {}) },
+      work_unit_id: locked.work_unit_id ?? undefined,
+      system_id: locked.system_id ?? undefined,
+      status: locked.status,
+    });
+    const { item } = await supersede(ctx, owner, locked, values);
+    ctx.audit({ project_id: owner.id, target_kind: 'task', target_id: item.id, details: { supersedes_id: locked.id } });
+    return item;
+  },
+});

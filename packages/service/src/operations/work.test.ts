@@ -1,0 +1,299 @@
+import type { Item } from '@svc/domain';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openTestService, type TestService, testBackends } from '../testing/index.js';
+
+type Call = (name: string, input: unknown) => Promise<unknown>;
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { code: string; message: string; details: Record<string, unknown> };
+  }
+  throw new Error('expected the call to be refused');
+}
+
+describe.each(testBackends())('work units, tasks and QA checks on $name', (backend) => {
+  let svc: TestService;
+  let call: Call;
+  let seeded: { actorId: string; projectId: string };
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(async () => {
+    await svc.store.reset();
+    seeded = await svc.seed('work');
+    call = svc.as(seeded.actorId);
+  });
+
+  const open = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'work', title })) as { id: string }).id;
+  const addTask = async (unit: string, title = 'Task', extra: Record<string, unknown> = {}) =>
+    (await call('svc_task_add', { work_unit_id: unit, title, ...extra })) as Item;
+
+  const reach: Record<string, string[]> = {
+    proposed: [],
+    in_progress: ['svc_task_start'],
+    blocked: ['svc_task_start', 'svc_task_block'],
+    done: ['svc_task_start', 'svc_task_done'],
+  };
+  const triggers: Record<string, Record<string, unknown>> = {
+    svc_task_start: {},
+    svc_task_done: {},
+    svc_task_block: { reason: 'waiting for access' },
+    svc_task_edit: { title: 'Renamed' },
+  };
+  const expected: Record<string, Record<string, string>> = {
+    proposed: { svc_task_start: 'in_progress', svc_task_done: 'refused', svc_task_block: 'refused', svc_task_edit: 'proposed' },
+    in_progress: { svc_task_start: 'refused', svc_task_done: 'done', svc_task_block: 'blocked', svc_task_edit: 'in_progress' },
+    blocked: { svc_task_start: 'in_progress', svc_task_done: 'refused', svc_task_block: 'refused', svc_task_edit: 'blocked' },
+    done: { svc_task_start: 'refused', svc_task_done: 'refused', svc_task_block: 'refused', svc_task_edit: 'done' },
+  };
+  for (const [state, path] of Object.entries(reach)) {
+    for (const [trigger, args] of Object.entries(triggers)) {
+      const want = expected[state]?.[trigger];
+      it(`task ${state} + ${trigger} → ${want}`, async () => {
+        const task = await addTask(await open());
+        for (const step of path) await call(step, { task_id: task.id, ...triggers[step] });
+        const head = ((await call('item_show', { item_id: task.id })) as { item: Item }).item;
+        const result = call(trigger, { task_id: head.id, ...args });
+        if (want === 'refused') {
+          const error = await refusal(result);
+          expect(error.code).toBe('refused_transition');
+          expect(error.details.state).toBe(state);
+          expect(error.message).toContain(state);
+        } else {
+          await result;
+          const after = ((await call('item_show', { item_id: task.id })) as { item: Item }).item;
+          expect(after.status).toBe(want);
+        }
+      });
+    }
+  }
+
+  for (const [state, step] of [
+    ['pending', undefined],
+    ['passed', 'svc_qa_pass'],
+    ['failed', 'svc_qa_fail'],
+  ] as const) {
+    for (const trigger of ['svc_qa_pass', 'svc_qa_fail'] as const) {
+      const want = state === 'pending' ? (trigger === 'svc_qa_pass' ? 'passed' : 'failed') : 'refused';
+      it(`QA check ${state} + ${trigger} → ${want}`, async () => {
+        const check = (await call('svc_qa_add', { project_id: 'work', title: 'Verify' })) as Item;
+        expect(check.status).toBe('pending');
+        expect(check.context.coverage).toBe('human_only');
+        if (step) await call(step, { qa_id: check.id });
+        const result = call(trigger, { qa_id: check.id, note: 'checked' });
+        if (want === 'refused') {
+          const error = await refusal(result);
+          expect(error.code).toBe('refused_transition');
+          expect(error.details.state).toBe(state);
+        } else {
+          expect(((await result) as Item).status).toBe(want);
+        }
+      });
+    }
+  }
+
+  it('refuses a second in-progress task in one work unit', async () => {
+    const unit = await open();
+    const a = await addTask(unit, 'A');
+    const b = await addTask(unit, 'B');
+    await call('svc_task_start', { task_id: a.id });
+    const error = await refusal(call('svc_task_start', { task_id: b.id }));
+    expect(error.code).toBe('refused_transition');
+    expect(error.message).toContain('A');
+    await call('svc_task_block', { task_id: a.id, reason: 'waiting' });
+    await call('svc_task_start', { task_id: b.id });
+  });
+
+  it('lets exactly one of twenty concurrent starts in one work unit succeed', async () => {
+    const unit = await open();
+    const tasks = await Promise.all(Array.from({ length: 20 }, (_, i) => addTask(unit, `T${i}`)));
+    const results = await Promise.allSettled(tasks.map((t) => call('svc_task_start', { task_id: t.id })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(refused.every((r) => (r.reason as { code: string }).code === 'refused_transition')).toBe(true);
+    const running = await svc.store.db
+      .selectFrom('items')
+      .select('id')
+      .where('work_unit_id', '=', unit)
+      .where('status', '=', 'in_progress')
+      .where('is_head', '=', true)
+      .execute();
+    expect(running).toHaveLength(1);
+  });
+
+  it('blocking creates a decision documenting the reason, linked to the task', async () => {
+    const task = await addTask(await open());
+    await call('svc_task_start', { task_id: task.id });
+    const { task: blocked, decision } = (await call('svc_task_block', { task_id: task.id, reason: 'no staging access' })) as {
+      task: Item;
+      decision: Item;
+    };
+    expect(blocked.status).toBe('blocked');
+    expect(blocked.context.blocked_reason).toBe('no staging access');
+    expect(decision).toMatchObject({ item_type: 'decision', body: 'no staging access' });
+    const links = ((await call('item_show', { item_id: decision.id })) as { links: { link_type: string; to_chain_id: string }[] }).links;
+    expect(links).toEqual([expect.objectContaining({ link_type: 'blocks', to_chain_id: task.chain_id })]);
+  });
+
+  it('done stores the summary and returns a draft decision only on request, never stored', async () => {
+    const unit = await open();
+    const bare = await addTask(unit, 'Bare');
+    await call('svc_task_start', { task_id: bare.id });
+    const none = (await call('svc_task_done', { task_id: bare.id, propose_decision: true })) as { draft_decision: unknown };
+    expect(none.draft_decision).toBeNull();
+
+    const rich = await addTask(unit, 'Pick a queue', { body: 'Compare SQS and NATS' });
+    await call('svc_task_start', { task_id: rich.id });
+    const before = await svc.store.db.selectFrom('items').select('id').execute();
+    const done = (await call('svc_task_done', { task_id: rich.id, summary: 'NATS', propose_decision: true })) as {
+      task: Item;
+      draft_decision: { item_type: string; body: string } | null;
+    };
+    expect(done.task.status).toBe('done');
+    expect(done.task.context.summary).toBe('NATS');
+    expect(done.draft_decision).toMatchObject({ item_type: 'decision', body: expect.stringContaining('NATS') });
+    const after = await svc.store.db.selectFrom('items').select('id').execute();
+    expect(after).toHaveLength(before.length);
+    const plain = await addTask(unit, 'Plain', { body: 'x' });
+    await call('svc_task_start', { task_id: plain.id });
+    expect(((await call('svc_task_done', { task_id: plain.id })) as { draft_decision: unknown }).draft_decision).toBeNull();
+  });
+
+  it('edit supersedes with the status kept; no fields returns the head; a stale version is a conflict', async () => {
+    const task = await addTask(await open());
+    await call('svc_task_start', { task_id: task.id });
+    await call('svc_task_done', { task_id: task.id });
+    const edited = (await call('svc_task_edit', { task_id: task.id, title: 'Renamed', sort_order: 7 })) as Item;
+    expect(edited).toMatchObject({ status: 'done', title: 'Renamed', version: 2, chain_id: task.id });
+    expect(edited.context.sort_order).toBe(7);
+    const same = (await call('svc_task_edit', { task_id: task.id })) as Item;
+    expect(same.id).toBe(edited.id);
+    const stale = await refusal(call('svc_task_edit', { task_id: task.id, title: 'Lost' }));
+    expect(stale.code).toBe('conflict');
+    expect(stale.details.current_head_id).toBe(edited.id);
+  });
+
+  it('lists head tasks by sort_order with a status filter', async () => {
+    const unit = await open();
+    const c = await addTask(unit, 'C', { sort_order: 30 });
+    await addTask(unit, 'A', { sort_order: 10 });
+    await addTask(unit, 'B', { sort_order: 20 });
+    const d = await addTask(unit, 'D');
+    expect(d.context.sort_order).toBe(31);
+    await call('svc_task_edit', { task_id: c.id, title: 'C2' });
+    await call('svc_task_start', { task_id: d.id });
+    const all = (await call('svc_task_list', { work_unit_id: unit })) as { tasks: Item[] };
+    expect(all.tasks.map((t) => t.title)).toEqual(['A', 'B', 'C2', 'D']);
+    const running = (await call('svc_task_list', { work_unit_id: unit, status: 'in_progress' })) as { tasks: Item[] };
+    expect(running.tasks.map((t) => t.title)).toEqual(['D']);
+    expect(((await call('svc_task_list', { work_unit_id: unit, status: '' })) as { tasks: Item[] }).tasks).toHaveLength(4);
+  });
+
+  it('close is refused while a task is in progress unless forced; closed units take no tasks until reopened', async () => {
+    const unit = await open();
+    const task = await addTask(unit);
+    await call('svc_task_start', { task_id: task.id });
+    const error = await refusal(call('svc_work_close', { work_unit_id: unit }));
+    expect(error.code).toBe('refused_transition');
+    const closed = (await call('svc_work_close', { work_unit_id: unit, force: true })) as { status: string };
+    expect(closed.status).toBe('closed');
+    expect((await refusal(call('svc_work_close', { work_unit_id: unit }))).details.state).toBe('closed');
+    expect((await refusal(addTask(unit))).code).toBe('refused_transition');
+    await call('work_reopen', { work_unit_id: unit });
+    await addTask(unit, 'After reopen');
+  });
+
+  it('resume answers exactly work_units, tasks and qa_checks for units matching the keyword', async () => {
+    const unit = await open('Checkout rewrite');
+    await open('Search tuning');
+    const task = await addTask(unit, 'Draft API');
+    await call('svc_qa_add', { project_id: 'work', title: 'API reviewed', target_task_ids: [task.id] });
+    const resumed = (await call('svc_work_resume', { project_id: 'work', keyword: 'checkout' })) as Record<string, { title: string }[]>;
+    expect(Object.keys(resumed).sort()).toEqual(['qa_checks', 'tasks', 'work_units']);
+    expect(resumed.work_units!.map((u) => u.title)).toEqual(['Checkout rewrite']);
+    expect(resumed.tasks!.map((t) => t.title)).toEqual(['Draft API']);
+    expect(resumed.qa_checks!.map((q) => q.title)).toEqual(['API reviewed']);
+  });
+
+  it('finds pending checks by task, by item and by work unit; a passed check cannot pass again', async () => {
+    const unit = await open();
+    const task = await addTask(unit, 'Build');
+    const other = await addTask(await open('Other'), 'Elsewhere');
+    const decision = (await call('svc_item_upsert', { project_id: 'work', title: 'Use TLS' })) as Item;
+    const byTask = (await call('svc_qa_add', { project_id: 'work', title: 'Build verified', target_task_ids: [task.id.slice(0, 8)] })) as Item;
+    const byItem = (await call('svc_qa_add', { project_id: 'work', title: 'TLS verified', target_item_ids: [decision.id] })) as Item;
+    const inUnit = (await call('svc_qa_add', { project_id: 'work', title: 'Unit demo', work_unit_id: unit, coverage: 'mixed' })) as Item;
+    await call('svc_qa_add', { project_id: 'work', title: 'Other verified', target_task_ids: [other.id] });
+    const titles = async (filter: Record<string, unknown>) =>
+      ((await call('svc_qa_list_pending', { project_id: 'work', ...filter })) as { qa_checks: Item[] }).qa_checks.map((c) => c.title).sort();
+    expect(await titles({ task_id: task.id })).toEqual(['Build verified']);
+    expect(await titles({ item_id: decision.id })).toEqual(['TLS verified']);
+    expect(await titles({ work_unit_id: unit })).toEqual(['Build verified', 'Unit demo']);
+    expect(await titles({})).toHaveLength(4);
+    await call('svc_qa_pass', { qa_id: byTask.id });
+    expect(await titles({ task_id: task.id })).toEqual([]);
+    expect((await refusal(call('svc_qa_pass', { qa_id: byTask.id }))).code).toBe('refused_transition');
+    expect(inUnit.context.coverage).toBe('mixed');
+    expect(byItem.context.target_item_ids).toEqual([decision.chain_id]);
+    const bad = await refusal(call('svc_qa_add', { project_id: 'work', title: 'x', target_task_ids: [decision.id] }));
+    expect(bad.message).toMatch(/^target_task_ids\[0\]/);
+  });
+
+  it('a mutator given project_id never touches a task of another project that shares the prefix', async () => {
+    const other = await svc.seed('elsewhere');
+    const insertTask = async (id: string, projectId: string) => {
+      const unit = await svc.store.db.insertInto('work_units').values({ project_id: projectId, title: 'u' }).returning('id').executeTakeFirstOrThrow();
+      await svc.store.db
+        .insertInto('items')
+        .values({ id, chain_id: id, project_id: projectId, item_type: 'task', title: 't', status: 'proposed', work_unit_id: unit.id, context: '{"sort_order":0}' })
+        .execute();
+    };
+    await insertTask('cafe0001-0000-4000-8000-000000000001', seeded.projectId);
+    await insertTask('cafe0002-0000-4000-8000-000000000002', other.projectId);
+    expect((await refusal(call('svc_task_start', { task_id: 'cafe' }))).code).toBe('ambiguous_id');
+    const started = (await call('svc_task_start', { task_id: 'cafe', project_id: 'elsewhere' })) as Item;
+    expect(started.id).toBe('cafe0002-0000-4000-8000-000000000002');
+    const mine = ((await call('item_show', { item_id: 'cafe0001' })) as { item: Item }).item;
+    expect(mine.status).toBe('proposed');
+    expect((await refusal(call('svc_task_done', { task_id: 'cafe0002', project_id: 'work' }))).code).toBe('not_found');
+  });
+});
+
+describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('one in-progress task under races on PostgreSQL', () => {
+  const [postgres] = testBackends().filter((b) => b.name === 'postgres');
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await openTestService(postgres!);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('50 rounds of 20 concurrent starts over separate connections: exactly one wins each round', async () => {
+    const { actorId } = await svc.seed('race');
+    const call = svc.as(actorId);
+    for (let round = 0; round < 50; round++) {
+      const unit = ((await call('svc_work_open', { project_id: 'race', title: `Round ${round}` })) as { id: string }).id;
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) ids.push(((await call('svc_task_add', { work_unit_id: unit, title: `T${i}` })) as Item).id);
+      const results = await Promise.allSettled(ids.map((id) => call('svc_task_start', { task_id: id })));
+      const won = results.filter((r) => r.status === 'fulfilled').length;
+      const refused = results.filter((r) => r.status === 'rejected' && (r.reason as { code: string }).code === 'refused_transition').length;
+      expect([won, refused]).toEqual([1, 19]);
+      const running = await svc.store.db
+        .selectFrom('items')
+        .select('id')
+        .where('work_unit_id', '=', unit)
+        .where('status', '=', 'in_progress')
+        .where('is_head', '=', true)
+        .execute();
+      expect(running).toHaveLength(1);
+    }
+  }, 180_000);
+});

@@ -1,0 +1,125 @@
+import { SvcError, workUnitTransition } from '@svc/domain';
+import {
+  findWorkUnitsByKeyword,
+  inProgressTasks,
+  insertWorkUnit,
+  listQaChecks,
+  listTasks,
+  lockWorkUnit,
+  resolveProject,
+  resolveSystem,
+  setWorkUnitStatus,
+} from '@svc/store';
+import { z } from 'zod';
+import { idRef, projectRef } from '../inputs.js';
+import { ref } from '../markdown.js';
+import { defineOperation } from '../operation.js';
+import { findWorkUnit, scope, txOf } from '../work/shared.js';
+
+const RESUME_UNITS = 5;
+const RESUME_TASKS = 200;
+const RESUME_CHECKS = 200;
+
+export const workOpen = defineOperation({
+  name: 'svc_work_open',
+  surface: 'tool',
+  title: 'Open a work unit',
+  description: 'Open a work unit (a piece of work that groups tasks and QA checks). Returns the work unit with its id.',
+  input: z.object({
+    project_id: projectRef,
+    title: z.string().trim().min(1).max(500).describe('What the work is'),
+    description: z.string().max(100_000).optional().describe('Longer description'),
+    system_id: z.string().max(200).optional().describe('System of the project (id, prefix or name)'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const system = input.system_id ? await resolveSystem(ctx.tx, project.id, input.system_id) : null;
+    const unit = await insertWorkUnit(ctx.tx, {
+      project_id: project.id,
+      system_id: system?.id ?? null,
+      title: input.title,
+      description: input.description ?? '',
+      created_by: ctx.actor?.id ?? null,
+    });
+    ctx.audit({ project_id: project.id, target_kind: 'work_unit', target_id: unit.id });
+    return unit;
+  },
+});
+
+export const workResume = defineOperation({
+  name: 'svc_work_resume',
+  surface: 'tool',
+  title: 'Resume work',
+  description:
+    'Pick work back up: the work units whose title contains the keyword (open ones first; the latest when the ' +
+    'keyword is empty) with all their current tasks (by sort_order) and QA checks. Returns exactly ' +
+    '{work_units, tasks, qa_checks}.',
+  input: z.object({
+    project_id: projectRef,
+    keyword: z.string().max(200).optional().describe('Part of the work unit title'),
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const units = await findWorkUnitsByKeyword(ctx.tx, project.id, input.keyword?.trim() ?? '', RESUME_UNITS);
+    const ids = units.map((u) => u.id);
+    const tasks = await listTasks(ctx.tx, ids, undefined, RESUME_TASKS);
+    const checks = [];
+    for (const id of ids) checks.push(...(await listQaChecks(ctx.tx, { project_id: project.id, work_unit_id: id }, RESUME_CHECKS)));
+    const unique = [...new Map(checks.map((c) => [c.chain_id, c])).values()];
+    return { work_units: units, tasks: tasks.slice(0, RESUME_TASKS), qa_checks: unique.slice(0, RESUME_CHECKS) };
+  },
+});
+
+const closeInput = z.object({
+  work_unit_id: idRef('Work unit'),
+  force: z.boolean().optional().describe('Close even while a task is in progress (default false)'),
+  project_id: projectRef.optional().describe('Resolve the id only inside this project'),
+});
+
+export const workClose = defineOperation({
+  name: 'svc_work_close',
+  surface: 'tool',
+  title: 'Close a work unit',
+  description:
+    'Close a work unit. Refused while one of its tasks is in progress, unless force is true (the task stays as ' +
+    'it is). Returns the closed work unit.',
+  input: closeInput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input) {
+    const project = await scope(ctx, input.project_id);
+    const found = await findWorkUnit(ctx, input.work_unit_id, project);
+    const unit = await lockWorkUnit(txOf(ctx), found.id);
+    const next = workUnitTransition(unit.status, 'close');
+    const running = await inProgressTasks(ctx.tx, unit.id);
+    const first = running[0];
+    if (first && input.force !== true) {
+      throw new SvcError(
+        'refused_transition',
+        `work unit ${ref(unit.id)} has a task in progress: ${first.title} (${ref(first.id)}); finish or block it, or pass force: true`,
+        { state: 'in_progress_task', task_id: first.id },
+      );
+    }
+    const closed = await setWorkUnitStatus(ctx.tx, unit.id, next);
+    ctx.audit({ project_id: unit.project_id, target_kind: 'work_unit', target_id: unit.id, details: { forced: running.length > 0 } });
+    return closed;
+  },
+});
+
+export const workReopen = defineOperation({
+  name: 'work_reopen',
+  surface: 'operator',
+  title: 'Reopen a work unit',
+  description: 'Reopen a closed work unit.',
+  input: z.object({ work_unit_id: idRef('Work unit'), project_id: projectRef.optional() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(ctx, input) {
+    const project = await scope(ctx, input.project_id);
+    const found = await findWorkUnit(ctx, input.work_unit_id, project);
+    const unit = await lockWorkUnit(txOf(ctx), found.id);
+    const reopened = await setWorkUnitStatus(ctx.tx, unit.id, workUnitTransition(unit.status, 'reopen'));
+    ctx.audit({ project_id: unit.project_id, target_kind: 'work_unit', target_id: unit.id });
+    return reopened;
+  },
+});

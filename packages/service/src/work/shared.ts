@@ -1,0 +1,62 @@
+import { type Item, parseIdRef, type Project } from '@svc/domain';
+import {
+  type Database,
+  lockHead,
+  recordHistory,
+  resolveItem,
+  resolveProject,
+  resolveWorkUnit,
+  type Transaction,
+  updateHeadState,
+  type WorkUnit,
+} from '@svc/store';
+import type { OperationContext } from '../operation.js';
+
+export function txOf(ctx: OperationContext): Transaction<Database> {
+  return ctx.tx as Transaction<Database>;
+}
+
+/** Resolve the optional project scope of a mutator (prefixes then resolve only inside it). */
+export async function scope(ctx: OperationContext, projectRef: string | undefined): Promise<Project | undefined> {
+  return projectRef ? resolveProject(ctx.tx, projectRef) : undefined;
+}
+
+export async function findWorkUnit(ctx: OperationContext, ref: string, project: Project | undefined, field = 'work_unit_id'): Promise<WorkUnit> {
+  return resolveWorkUnit(ctx.tx, parseIdRef(ref, field), project?.id);
+}
+
+/** Resolve a task or QA check reference to its head and lock it for the rest of the transaction. */
+export async function lockItemOfType(
+  ctx: OperationContext,
+  ref: string,
+  itemType: 'task' | 'qa_check',
+  project: Project | undefined,
+  field: string,
+): Promise<Item> {
+  const kind = itemType === 'task' ? 'task' : 'QA check';
+  const { head } = await resolveItem(ctx.tx, parseIdRef(ref, field), { projectId: project?.id, itemType, kind });
+  const locked = await lockHead(txOf(ctx), head.chain_id);
+  return locked ?? head;
+}
+
+/** Move a head to a new status in place (status carries no content to lose) and record it in history. */
+export async function changeStatus(
+  ctx: OperationContext,
+  head: Item,
+  status: string,
+  context?: Record<string, unknown>,
+): Promise<Item> {
+  const next = await updateHeadState(txOf(ctx), head.id, { status, ...(context ? { context } : {}) });
+  await recordHistory(ctx.tx, {
+    project_id: head.project_id,
+    chain_id: head.chain_id,
+    item_id: head.id,
+    version: head.version,
+    change_kind: 'status_changed',
+    semantic_impacts: ['status_change'],
+    details: { from: head.status, to: status },
+    actor_id: ctx.actor?.id ?? null,
+    source: ctx.source,
+  });
+  return next;
+}

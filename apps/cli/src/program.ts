@@ -248,6 +248,13 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
   op(link, 'add <project> <from> <type> <to>', 'add an edge', 'link_add', ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }), actorOption);
   op(link, 'remove <project> <from> <type> <to>', 'remove an edge', 'link_remove', ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }), actorOption);
 
+  // work
+  const work = program.command('work').description('work units');
+  op(work, 'reopen <id>', 'reopen a closed work unit', 'work_reopen', ([id], o) => ({ work_unit_id: id, project_id: o.project }), (c) => {
+    projectScope(c);
+    actorOption(c);
+  });
+
   // glossary
   const glossary = program.command('glossary').description('glossary groups and terms that expand searches');
   const group = glossary.command('group').description('glossary groups');

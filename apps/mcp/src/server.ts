@@ -73,6 +73,12 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Ser
       if (op.presentation.kind === 'markdown') {
         return { content: [{ type: 'text', text: op.presentation.render(result) }] };
       }
+      if (op.presentation.kind === 'ack') {
+        return {
+          content: [{ type: 'text', text: op.presentation.render(result) }],
+          structuredContent: result as Record<string, unknown>,
+        };
+      }
       return {
         content: [{ type: 'text', text: JSON.stringify(result) }],
         structuredContent: result as Record<string, unknown>,

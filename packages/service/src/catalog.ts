@@ -2,6 +2,16 @@ import type { AnyOperation } from './operation.js';
 import { actorAdd, actorList } from './operations/actor.js';
 import { brief } from './operations/brief.js';
 import {
+  captureAdd,
+  captureAnnotate,
+  captureDiscard,
+  captureList,
+  capturePromote,
+  captureRedact,
+  captureSearch,
+  captureSetState,
+} from './operations/capture.js';
+import {
   glossaryGroupAdd,
   glossaryQueue,
   glossaryTermAccept,
@@ -10,6 +20,7 @@ import {
   glossaryTermReject,
 } from './operations/glossary.js';
 import { historyQuery } from './operations/history-query.js';
+import { ideaAdd, ideaList, ideaRedact, ideaSearch } from './operations/idea.js';
 import { itemDelete, itemRestore } from './operations/item-delete.js';
 import { itemHistory } from './operations/item-history.js';
 import { itemSearch } from './operations/item-search.js';
@@ -46,6 +57,18 @@ export const catalog: readonly AnyOperation[] = [
   qaListPending,
   qaPass,
   qaFail,
+  captureAdd,
+  captureList,
+  captureSearch,
+  captureAnnotate,
+  captureSetState,
+  captureDiscard,
+  captureRedact,
+  capturePromote,
+  ideaAdd,
+  ideaList,
+  ideaSearch,
+  ideaRedact,
   workReopen,
   itemShow,
   itemDelete,

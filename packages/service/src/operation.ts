@@ -40,8 +40,14 @@ export interface OperationContext {
   audit(target: AuditTarget): void;
 }
 
-/** How a result is presented on surfaces that show text (MCP): JSON, or markdown rendered from the data. */
-export type Presentation<O> = { kind: 'json' } | { kind: 'markdown'; render(result: O): string };
+/**
+ * How a result is presented on surfaces that show text (MCP): JSON; markdown rendered from the data; or a
+ * short acknowledgement line, with the data alongside as structured content.
+ */
+export type Presentation<O> =
+  | { kind: 'json' }
+  | { kind: 'markdown'; render(result: O): string }
+  | { kind: 'ack'; render(result: O): string };
 
 export interface Operation<I extends z.ZodObject = z.ZodObject, O = unknown> {
   readonly name: string;

@@ -66,3 +66,16 @@ export {
   type WorkUnitSummary,
 } from './brief.js';
 export { inProgressTasks, listQaChecks, listTasks, nextSortOrder, type QaFilter } from './tasks.js';
+export {
+  type Capture,
+  type CaptureFilter,
+  findCapture,
+  insertCapture,
+  listCaptures,
+  lockCapture,
+  REDACTED,
+  recordPromotion,
+  redactCapture,
+  updateCapture,
+} from './captures.js';
+export { type Idea, type IdeaFilter, insertIdea, listIdeas, lockIdea, redactIdea } from './ideas.js';

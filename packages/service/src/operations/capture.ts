@@ -1,0 +1,262 @@
+import { parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
+import {
+  type Capture,
+  insertCapture,
+  listCaptures,
+  lockCapture,
+  recordPromotion,
+  redactCapture,
+  resolveProject,
+  updateCapture,
+} from '@svc/store';
+import { z } from 'zod';
+import { body, boundedLimit, idRef, limit, MAX_TEXT, projectRef, title } from '../inputs.js';
+import { createItem, prepareItemValues } from '../items/write.js';
+import { defineOperation, type OperationContext } from '../operation.js';
+
+const captureRef = idRef('Capture');
+const actorId = z.string().max(100).optional().describe('Actor UUID to attribute this to (default: the caller)');
+const STATES = ['inbox', 'review', 'promoted', 'discarded', 'redacted'] as const;
+
+interface Ack {
+  id: string;
+  state: Capture['review_state'];
+  item_id?: string;
+}
+
+const ack = (result: Ack) =>
+  `capture ${shortId(result.id)} ${result.state}${result.item_id ? ` item ${shortId(result.item_id)}` : ''}`;
+
+async function lock(ctx: OperationContext, ref: string): Promise<Capture> {
+  return lockCapture(ctx.tx, parseIdRef(ref, 'capture_id'));
+}
+
+function refuseTerminal(capture: Capture, action: string): void {
+  if (capture.review_state === 'redacted') {
+    throw new SvcError('refused_transition', `capture ${shortId(capture.id)} is redacted; a redacted capture cannot be ${action}`, {
+      state: 'redacted',
+    });
+  }
+  if (capture.review_state === 'promoted') {
+    throw new SvcError(
+      'refused_transition',
+      `capture ${shortId(capture.id)} was already promoted to item ${shortId(capture.promoted_item_id ?? '')}; it cannot be ${action}`,
+      { state: 'promoted', item_id: capture.promoted_item_id },
+    );
+  }
+}
+
+export const captureAdd = defineOperation({
+  name: 'svc_capture_add',
+  surface: 'tool',
+  title: 'Capture raw text',
+  description:
+    'Save raw text to the capture inbox, exactly as given: nothing is summarised, classified or promoted. It ' +
+    'stays out of item search until someone promotes it with svc_capture_promote. Answers `capture <id> inbox`.',
+  input: z.object({ text: z.string().min(1).max(MAX_TEXT).describe('The raw text to keep'), actor_id: actorId }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  presentation: { kind: 'ack', render: ack },
+  actorField: 'actor_id',
+  async run(ctx, input): Promise<Ack> {
+    const capture = await insertCapture(ctx.tx, input.text, ctx.actor?.id ?? null);
+    ctx.audit({ target_kind: 'capture', target_id: capture.id });
+    return { id: capture.id, state: capture.review_state };
+  },
+});
+
+const listFilters = {
+  review_state: z.enum(STATES).optional().describe('Only captures in this state'),
+  include_discarded: z.boolean().optional().describe('Also show discarded captures (default false)'),
+  include_redacted: z.boolean().optional().describe('Also show redacted captures, masked (default false)'),
+  limit,
+};
+
+export const captureList = defineOperation({
+  name: 'svc_capture_list',
+  surface: 'tool',
+  title: 'List captures',
+  description:
+    'List captures, newest first. Discarded and redacted captures are hidden unless asked for; redacted ones ' +
+    'only ever show [redacted]. Returns {captures, truncated}.',
+  input: z.object(listFilters),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const max = boundedLimit(input.limit);
+    const rows = await listCaptures(
+      ctx.tx,
+      { review_state: input.review_state, include_discarded: input.include_discarded ?? false, include_redacted: input.include_redacted ?? false },
+      max,
+    );
+    return { captures: rows.slice(0, max), truncated: rows.length > max };
+  },
+});
+
+export const captureSearch = defineOperation({
+  name: 'svc_capture_search',
+  surface: 'tool',
+  title: 'Search captures',
+  description:
+    'Search capture text and summary with the item-search dialect (words, "phrases", OR, -exclusions); an empty ' +
+    'query only filters. Discarded and redacted captures are hidden unless asked for; redacted text is gone and ' +
+    'cannot match. Returns {captures, truncated}.',
+  input: z.object({ query: z.string().max(4000).optional().describe('Search text; empty lists by filters only'), ...listFilters }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const max = boundedLimit(input.limit);
+    const query = input.query?.trim() ?? '';
+    const plan = query === '' ? undefined : planQuery(parseQuery(query));
+    if (query !== '' && !plan) return { captures: [], truncated: false };
+    const rows = await listCaptures(
+      ctx.tx,
+      {
+        review_state: input.review_state,
+        include_discarded: input.include_discarded ?? false,
+        include_redacted: input.include_redacted ?? false,
+        plan,
+      },
+      max,
+    );
+    return { captures: rows.slice(0, max), truncated: rows.length > max };
+  },
+});
+
+export const captureAnnotate = defineOperation({
+  name: 'svc_capture_annotate',
+  surface: 'tool',
+  title: 'Annotate a capture',
+  description:
+    'Store caller-supplied hints on a capture: a summary, a sensitivity hint and signals (a JSON object, kept as ' +
+    'given, as a hint not as truth). The service infers none of these. Returns the capture.',
+  input: z.object({
+    capture_id: captureRef,
+    summary: z.string().max(100_000).optional().describe('A summary you wrote'),
+    sensitivity_hint: z.string().max(200).optional().describe('e.g. public, internal, secret'),
+    signals: z.record(z.string(), z.unknown()).optional().describe('A JSON object of hints; anything else is rejected'),
+    actor_id: actorId,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  actorField: 'actor_id',
+  async run(ctx, input) {
+    const capture = await lock(ctx, input.capture_id);
+    if (capture.review_state === 'redacted') refuseTerminal(capture, 'annotated');
+    const updated = await updateCapture(ctx.tx, capture.id, {
+      summary: input.summary,
+      sensitivity_hint: input.sensitivity_hint,
+      signals: input.signals,
+    });
+    ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { fields: Object.keys(input).filter((k) => k !== 'capture_id' && k !== 'actor_id') } });
+    return updated;
+  },
+});
+
+export const captureSetState = defineOperation({
+  name: 'svc_capture_set_state',
+  surface: 'tool',
+  title: 'Move a capture between review states',
+  description:
+    'Move a capture to inbox, review or discarded. `redacted` is not set this way (use svc_capture_redact), nor ' +
+    '`promoted` (use svc_capture_promote). Answers `capture <id> <state>`.',
+  input: z.object({
+    capture_id: captureRef,
+    review_state: z.string().max(40).describe('inbox, review or discarded'),
+    actor_id: actorId,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  presentation: { kind: 'ack', render: ack },
+  actorField: 'actor_id',
+  async run(ctx, input): Promise<Ack> {
+    const target = input.review_state;
+    if (target === 'redacted') {
+      throw new SvcError('invalid_input', 'review_state: redacted is not set this way; use svc_capture_redact, which also removes the text', { field: 'review_state' });
+    }
+    if (target === 'promoted') {
+      throw new SvcError('invalid_input', 'review_state: promoted is not set this way; use svc_capture_promote, which creates the item', { field: 'review_state' });
+    }
+    if (target !== 'inbox' && target !== 'review' && target !== 'discarded') {
+      throw new SvcError('invalid_input', `review_state: '${target}' is not a state; use inbox, review or discarded`, { field: 'review_state' });
+    }
+    const capture = await lock(ctx, input.capture_id);
+    refuseTerminal(capture, `moved to ${target}`);
+    const updated = await updateCapture(ctx.tx, capture.id, { review_state: target });
+    ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: target } });
+    return { id: updated.id, state: updated.review_state };
+  },
+});
+
+export const captureDiscard = defineOperation({
+  name: 'svc_capture_discard',
+  surface: 'tool',
+  title: 'Discard a capture',
+  description: 'Mark a capture discarded: hidden from the default list and search (the text is kept; redact to remove it).',
+  input: z.object({ capture_id: captureRef, actor_id: actorId }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  presentation: { kind: 'ack', render: ack },
+  actorField: 'actor_id',
+  async run(ctx, input): Promise<Ack> {
+    const capture = await lock(ctx, input.capture_id);
+    refuseTerminal(capture, 'discarded');
+    const updated = await updateCapture(ctx.tx, capture.id, { review_state: 'discarded' });
+    ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: 'discarded' } });
+    return { id: updated.id, state: updated.review_state };
+  },
+});
+
+export const captureRedact = defineOperation({
+  name: 'svc_capture_redact',
+  surface: 'tool',
+  title: 'Redact a capture',
+  description:
+    'Remove a capture\'s content for good: text and summary become [redacted], hints and signals are cleared, and ' +
+    'the original words can no longer be found by any search. The row stays, marked redacted. Cannot be undone.',
+  input: z.object({ capture_id: captureRef, actor_id: actorId }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  presentation: { kind: 'ack', render: ack },
+  actorField: 'actor_id',
+  async run(ctx, input): Promise<Ack> {
+    const capture = await lock(ctx, input.capture_id);
+    if (capture.review_state === 'redacted') {
+      throw new SvcError('refused_transition', `capture ${shortId(capture.id)} is already redacted`, { state: 'redacted' });
+    }
+    const updated = await redactCapture(ctx.tx, capture.id, ctx.actor?.id ?? null);
+    ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: 'redacted' } });
+    return { id: updated.id, state: updated.review_state };
+  },
+});
+
+export const capturePromote = defineOperation({
+  name: 'svc_capture_promote',
+  surface: 'tool',
+  title: 'Promote a capture to an item',
+  description:
+    'Turn a capture into a normal item of a project (through the same creation path as svc_item_upsert) and ' +
+    'record the link between them. body "" uses the capture text. Only when the human decides it belongs in the ' +
+    'project memory. Answers `capture <id> promoted item <id>`.',
+  input: z.object({
+    capture_id: captureRef,
+    project_id: projectRef,
+    item_type: z.string().max(40).optional().describe("Item type key (default 'knowledge')"),
+    title,
+    body: body.optional().describe('Item body; empty or omitted uses the capture text'),
+    actor_id: actorId,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  presentation: { kind: 'ack', render: ack },
+  actorField: 'actor_id',
+  async run(ctx, input): Promise<Ack> {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const capture = await lock(ctx, input.capture_id);
+    refuseTerminal(capture, 'promoted');
+    const values = await prepareItemValues(ctx, project, {
+      item_type: input.item_type ?? 'knowledge',
+      title: input.title,
+      body: input.body ?? capture.text,
+      context: {},
+    });
+    const item = await createItem(ctx, project, values);
+    await recordPromotion(ctx.tx, { capture_id: capture.id, item_id: item.id, project_id: project.id, promoted_by: ctx.actor?.id ?? null });
+    await updateCapture(ctx.tx, capture.id, { review_state: 'promoted' });
+    ctx.audit({ project_id: project.id, target_kind: 'capture', target_id: capture.id, details: { item_id: item.id } });
+    return { id: capture.id, state: 'promoted', item_id: item.id };
+  },
+});
+

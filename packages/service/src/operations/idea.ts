@@ -1,0 +1,103 @@
+import { parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
+import { insertIdea, listIdeas, lockIdea, redactIdea, resolveProject } from '@svc/store';
+import { z } from 'zod';
+import { boundedLimit, idRef, limit, MAX_TEXT, projectRef } from '../inputs.js';
+import { defineOperation } from '../operation.js';
+import { findWorkUnit, scope } from '../work/shared.js';
+
+const scopeField = projectRef.optional().describe('Resolve ids only inside this project');
+
+export const ideaAdd = defineOperation({
+  name: 'svc_idea_add',
+  surface: 'tool',
+  title: 'Add an idea (legacy)',
+  description:
+    'Append an ideation note to a work unit (legacy; for raw intake prefer svc_capture_add). Returns the idea.',
+  input: z.object({
+    work_unit_id: idRef('Work unit'),
+    text: z.string().min(1).max(MAX_TEXT).describe('The idea'),
+    actor_id: z.string().max(100).optional().describe('Author actor UUID (default: the caller)'),
+    project_id: scopeField,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  actorField: 'actor_id',
+  async run(ctx, input) {
+    const unit = await findWorkUnit(ctx, input.work_unit_id, await scope(ctx, input.project_id));
+    const idea = await insertIdea(ctx.tx, { project_id: unit.project_id, work_unit_id: unit.id, text: input.text, author_id: ctx.actor?.id ?? null });
+    ctx.audit({ project_id: unit.project_id, target_kind: 'idea', target_id: idea.id });
+    return idea;
+  },
+});
+
+export const ideaList = defineOperation({
+  name: 'svc_idea_list',
+  surface: 'tool',
+  title: 'List ideas (legacy)',
+  description: 'List the ideas of a work unit, newest first; redacted ones stay listed with their text masked. Returns {ideas, truncated}.',
+  input: z.object({ work_unit_id: idRef('Work unit'), limit, project_id: scopeField }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const unit = await findWorkUnit(ctx, input.work_unit_id, await scope(ctx, input.project_id));
+    const max = boundedLimit(input.limit);
+    const ideas = await listIdeas(ctx.tx, { project_id: unit.project_id, work_unit_id: unit.id }, max);
+    return { ideas: ideas.slice(0, max), truncated: ideas.length > max };
+  },
+});
+
+export const ideaSearch = defineOperation({
+  name: 'svc_idea_search',
+  surface: 'tool',
+  title: 'Search ideas (legacy)',
+  description:
+    'Search the ideas of a project (item-search dialect; empty query filters only), optionally narrowed by work ' +
+    'unit, author and time [since, until). Newest first. Returns {ideas, truncated}.',
+  input: z.object({
+    project_id: projectRef,
+    query: z.string().max(4000).optional().describe('Search text; empty lists by filters only'),
+    work_unit_id: z.string().max(100).optional().describe('Only this work unit'),
+    author_id: z.uuid().optional().describe('Only ideas by this actor'),
+    since: z.iso.datetime({ offset: true }).optional().describe('Only ideas at or after this ISO 8601 time'),
+    until: z.iso.datetime({ offset: true }).optional().describe('Only ideas before this ISO 8601 time'),
+    limit,
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const unit = input.work_unit_id ? await findWorkUnit(ctx, input.work_unit_id, project) : undefined;
+    const query = input.query?.trim() ?? '';
+    const plan = query === '' ? undefined : planQuery(parseQuery(query));
+    if (query !== '' && !plan) return { ideas: [], truncated: false };
+    const max = boundedLimit(input.limit);
+    const ideas = await listIdeas(
+      ctx.tx,
+      {
+        project_id: project.id,
+        work_unit_id: unit?.id,
+        author_id: input.author_id?.toLowerCase(),
+        since: input.since ? new Date(input.since) : undefined,
+        until: input.until ? new Date(input.until) : undefined,
+        plan,
+      },
+      max,
+    );
+    return { ideas: ideas.slice(0, max), truncated: ideas.length > max };
+  },
+});
+
+export const ideaRedact = defineOperation({
+  name: 'svc_idea_redact',
+  surface: 'tool',
+  title: 'Redact an idea (legacy)',
+  description: 'Mask an idea\'s text as [redacted], keeping the row (who and when stay). Cannot be undone. Answers `idea <id> redacted`.',
+  input: z.object({ idea_id: idRef('Idea'), project_id: scopeField }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  presentation: { kind: 'ack', render: (r: { id: string; state: string }) => `idea ${shortId(r.id)} ${r.state}` },
+  async run(ctx, input) {
+    const project = await scope(ctx, input.project_id);
+    const idea = await lockIdea(ctx.tx, parseIdRef(input.idea_id, 'idea_id'), project?.id);
+    if (idea.redacted) throw new SvcError('refused_transition', `idea ${shortId(idea.id)} is already redacted`, { state: 'redacted' });
+    const redacted = await redactIdea(ctx.tx, idea.id, ctx.actor?.id ?? null);
+    ctx.audit({ project_id: idea.project_id, target_kind: 'idea', target_id: idea.id });
+    return { id: redacted.id, state: 'redacted' };
+  },
+});

@@ -1,0 +1,162 @@
+import { type IdRef, notFound, type TsPlan } from '@svc/domain';
+import { type Kysely, sql } from 'kysely';
+import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
+import type { CapturesTable, Database } from './schema.js';
+import { tsquery } from './search.js';
+
+
+export interface Capture {
+  id: string;
+  text: string;
+  summary: string | null;
+  sensitivity_hint: string | null;
+  signals: Record<string, unknown>;
+  review_state: 'inbox' | 'review' | 'promoted' | 'discarded' | 'redacted';
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  redacted_at: string | null;
+  redacted_by: string | null;
+  promoted_item_id: string | null;
+}
+
+export const REDACTED = '[redacted]';
+
+function captureQuery(db: Kysely<Database>) {
+  return db
+    .selectFrom('captures as c')
+    .leftJoin('capture_promotions as p', 'p.capture_id', 'c.id')
+    .select([
+      'c.id',
+      'c.text',
+      'c.summary',
+      'c.sensitivity_hint',
+      'c.signals',
+      'c.review_state',
+      'c.created_by',
+      'c.created_at',
+      'c.updated_at',
+      'c.redacted_at',
+      'c.redacted_by',
+      'p.item_id as promoted_item_id',
+    ]);
+}
+
+type Row = Awaited<ReturnType<ReturnType<typeof captureQuery>['executeTakeFirstOrThrow']>>;
+
+function toCapture(row: Row): Capture {
+  return {
+    ...row,
+    review_state: row.review_state as Capture['review_state'],
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    redacted_at: isoOrNull(row.redacted_at),
+  };
+}
+
+export async function insertCapture(db: Kysely<Database>, text: string, createdBy: string | null): Promise<Capture> {
+  const row = await db.insertInto('captures').values({ text, signals: '{}', created_by: createdBy }).returning('id').executeTakeFirstOrThrow();
+  return findCapture(db, row.id);
+}
+
+export async function findCapture(db: Kysely<Database>, id: string): Promise<Capture> {
+  const row = await captureQuery(db).where('c.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('capture', id);
+  return toCapture(row);
+}
+
+/** Resolve a capture reference and lock its row for the rest of the transaction. */
+export async function lockCapture(db: Kysely<Database>, ref: IdRef): Promise<Capture> {
+  const rows = await db.selectFrom('captures').select('id').where(idMatches('id', ref)).limit(10).execute();
+  const first = rows[0];
+  if (!first) throw notFound('capture', ref.input);
+  if (rows.length > 1) throw ambiguous('capture', ref, rows.map((r) => ({ id: r.id, label: 'capture' })));
+  await db.selectFrom('captures').select('id').where('id', '=', first.id).forUpdate().execute();
+  return findCapture(db, first.id);
+}
+
+export async function updateCapture(
+  db: Kysely<Database>,
+  id: string,
+  patch: Partial<{
+    summary: string | null;
+    sensitivity_hint: string | null;
+    signals: Record<string, unknown>;
+    review_state: Capture['review_state'];
+  }>,
+): Promise<Capture> {
+  await db
+    .updateTable('captures')
+    .set({
+      ...(patch.summary !== undefined ? { summary: patch.summary } : {}),
+      ...(patch.sensitivity_hint !== undefined ? { sensitivity_hint: patch.sensitivity_hint } : {}),
+      ...(patch.signals !== undefined ? { signals: JSON.stringify(patch.signals) } : {}),
+      ...(patch.review_state !== undefined ? { review_state: patch.review_state } : {}),
+      updated_at: new Date(),
+    })
+    .where('id', '=', id)
+    .execute();
+  return findCapture(db, id);
+}
+
+/**
+ * Redact: the text and summary become the literal [redacted], hints and signals are cleared; the search vector
+ * is generated from the masked text, so the original words are no longer searchable anywhere.
+ */
+export async function redactCapture(db: Kysely<Database>, id: string, actorId: string | null): Promise<Capture> {
+  await db
+    .updateTable('captures')
+    .set({
+      text: REDACTED,
+      summary: REDACTED,
+      sensitivity_hint: null,
+      signals: '{}',
+      review_state: 'redacted',
+      redacted_at: new Date(),
+      redacted_by: actorId,
+      updated_at: new Date(),
+    })
+    .where('id', '=', id)
+    .execute();
+  return findCapture(db, id);
+}
+
+export async function recordPromotion(
+  db: Kysely<Database>,
+  p: { capture_id: string; item_id: string; project_id: string; promoted_by: string | null },
+): Promise<void> {
+  await db.insertInto('capture_promotions').values(p).execute();
+}
+
+export interface CaptureFilter {
+  review_state?: string | undefined;
+  include_discarded: boolean;
+  include_redacted: boolean;
+  plan?: TsPlan | undefined;
+}
+
+/** Captures newest first (or by rank for a query); `limit + 1` read so callers can tell if it was cut. */
+export async function listCaptures(db: Kysely<Database>, f: CaptureFilter, limit: number): Promise<(Capture & { rank?: number })[]> {
+  let query = captureQuery(db);
+  if (f.review_state !== undefined) {
+    query = query.where('c.review_state', '=', f.review_state as Capture['review_state']);
+  } else {
+    const hidden: Capture['review_state'][] = [];
+    if (!f.include_discarded) hidden.push('discarded');
+    if (!f.include_redacted) hidden.push('redacted');
+    if (hidden.length > 0) query = query.where('c.review_state', 'not in', hidden);
+  }
+  if (f.plan) {
+    const q = tsquery(f.plan);
+    const rows = await query
+      .select(sql<number>`ts_rank(c.search, ${q})::float8`.as('rank'))
+      .where(sql<boolean>`c.search @@ ${q}`)
+      .orderBy('rank', 'desc')
+      .orderBy('c.created_at', 'desc')
+      .limit(limit + 1)
+      .execute();
+    return rows.map((r) => ({ ...toCapture(r), rank: Number(r.rank) }));
+  }
+  const rows = await query.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(limit + 1).execute();
+  return rows.map(toCapture);
+}

@@ -37,13 +37,16 @@ function parseExternalIds(pairs: string[] | undefined): Record<string, string> |
   return out;
 }
 
-function readJsonFile(path: string, flag: string): unknown {
-  let text: string;
+function readTextFile(path: string, flag: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     throw new SvcError('invalid_input', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
   }
+}
+
+function readJsonFile(path: string, flag: string): unknown {
+  const text = readTextFile(path, flag);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -186,6 +189,9 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     r.projects.length === 0 ? '(no projects)' : r.projects.map((p) => `${shortId(p.id)}  ${p.slug}  ${p.name}`).join('\n'),
   );
   op(project, 'show <project>', 'show a project', 'project_show', ([p]) => ({ project_id: p }));
+  const configCommand = project.command('config').description('the TOML project configuration ([research] ttl_days, [checks] disabled_rules)');
+  op(configCommand, 'import <project> <file>', 'apply a TOML configuration file', 'project_config_import', ([p, file]) => ({ project_id: p, config: readTextFile(String(file), '<file>') }), actorOption);
+  op(configCommand, 'export <project>', 'print the configuration as TOML', 'project_config_export', ([p]) => ({ project_id: p }), undefined, (r: { config: string }) => r.config);
 
   // system
   const system = program.command('system').description('systems of a project');

@@ -61,3 +61,15 @@ export {
   type WorkUnitTrigger,
   workUnitTransition,
 } from './states.js';
+export {
+  atLeast,
+  findCycles,
+  findRule,
+  LINK_PRIORITY,
+  MAX_IMPACT_DEPTH,
+  RULES,
+  type RuleId,
+  type RuleInfo,
+  SEVERITIES,
+  type Severity,
+} from './rules.js';

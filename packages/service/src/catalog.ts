@@ -1,6 +1,7 @@
 import type { AnyOperation } from './operation.js';
 import { actorAdd, actorList } from './operations/actor.js';
 import { brief } from './operations/brief.js';
+import { check } from './operations/check.js';
 import {
   captureAdd,
   captureAnnotate,
@@ -21,6 +22,7 @@ import {
 } from './operations/glossary.js';
 import { historyQuery } from './operations/history-query.js';
 import { ideaAdd, ideaList, ideaRedact, ideaSearch } from './operations/idea.js';
+import { impact } from './operations/impact.js';
 import { itemDelete, itemRestore } from './operations/item-delete.js';
 import { itemHistory } from './operations/item-history.js';
 import { itemSearch } from './operations/item-search.js';
@@ -30,6 +32,7 @@ import { itemUpsert } from './operations/item-upsert.js';
 import { linkAdd, linkRemove } from './operations/link.js';
 import { pageSync } from './operations/page-sync.js';
 import { projectCreate, projectList, projectShow } from './operations/project.js';
+import { projectConfigExport, projectConfigImport } from './operations/project-config.js';
 import { qaAdd, qaFail, qaListPending, qaPass } from './operations/qa.js';
 import { saveDecisions } from './operations/save-decisions.js';
 import { systemAdd } from './operations/system-add.js';
@@ -69,6 +72,8 @@ export const catalog: readonly AnyOperation[] = [
   ideaList,
   ideaSearch,
   ideaRedact,
+  impact,
+  check,
   workReopen,
   itemShow,
   itemDelete,
@@ -77,6 +82,8 @@ export const catalog: readonly AnyOperation[] = [
   projectCreate,
   projectList,
   projectShow,
+  projectConfigImport,
+  projectConfigExport,
   systemAdd,
   actorAdd,
   actorList,

@@ -79,3 +79,5 @@ export {
   updateCapture,
 } from './captures.js';
 export { type Idea, type IdeaFilter, insertIdea, listIdeas, lockIdea, redactIdea } from './ideas.js';
+export { type FindingItem, MAX_FINDINGS_PER_RULE, RULE_QUERIES, type RawFinding } from './checks.js';
+export { type ImpactEntry, impact } from './impact.js';

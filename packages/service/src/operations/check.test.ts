@@ -1,0 +1,277 @@
+import type { Item } from '@svc/domain';
+import { RULES } from '@svc/domain';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { findOperation } from '../catalog.js';
+import { openTestService, type TestService, testBackends } from '../testing/index.js';
+
+interface CheckResult {
+  counts: Record<string, number>;
+  hidden_below_threshold: number;
+  ran: string[];
+  disabled: string[];
+  results: { rule: string; total: number; findings: { items: { id: string; title: string }[]; note: string }[] }[];
+}
+
+const DAY = 86_400_000;
+
+describe.each(testBackends())('svc_check on $name', (backend) => {
+  let svc: TestService;
+  let call: (name: string, input: unknown) => Promise<unknown>;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+  beforeEach(async () => {
+    await svc.store.reset();
+    const seeded = await svc.seed('chk');
+    call = svc.as(seeded.actorId);
+  });
+
+  const run = async (rule: string) => {
+    const result = (await call('svc_check', { project_id: 'chk', rule })) as CheckResult;
+    return result.results.find((r) => r.rule === rule)?.findings ?? [];
+  };
+  const item = async (title: string, extra: Record<string, unknown> = {}) =>
+    (await call('svc_item_upsert', { project_id: 'chk', title, body: 'why', ...extra })) as Item;
+  const age = (table: 'items' | 'work_units', id: string, days: number) =>
+    svc.store.db.updateTable(table).set({ updated_at: new Date(Date.now() - days * DAY) }).where('id', '=', id).execute();
+  const unit = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'chk', title })) as { id: string }).id;
+  const task = async (workUnit: string, title = 'Task') => (await call('svc_task_add', { work_unit_id: workUnit, title })) as Item;
+
+  const cases: Record<string, { fire: () => Promise<void>; quiet: () => Promise<void> }> = {
+    'conflicting-decisions': {
+      fire: async () => {
+        const a = await item('Use REST');
+        await item('Use gRPC', { links: [{ type: 'conflicts', target_id: a.id }] });
+      },
+      quiet: async () => {
+        const a = await item('Use REST');
+        const b = await item('Use gRPC', { links: [{ type: 'conflicts', target_id: a.id }] });
+        await call('item_delete', { item_id: b.id });
+      },
+    },
+    'dependency-cycle': {
+      fire: async () => {
+        const a = await item('A');
+        const b = await item('B', { links: [{ type: 'depends', target_id: a.id }] });
+        await call('link_add', { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
+      },
+      quiet: async () => {
+        const a = await item('A');
+        const b = await item('B', { links: [{ type: 'depends', target_id: a.id }] });
+        await call('link_add', { project_id: 'chk', from_id: a.id, type: 'supersedes', to_id: b.id });
+      },
+    },
+    'chain-integrity': {
+      fire: async () => {
+        const a = await item('Headless');
+        await svc.store.db.updateTable('items').set({ is_head: false }).where('id', '=', a.id).execute();
+      },
+      quiet: async () => {
+        const a = await item('Fine');
+        await item('Fine v2', { item_id: a.id });
+      },
+    },
+    'qa-failed-on-done-task': {
+      fire: async () => {
+        const t = await task(await unit());
+        await call('svc_task_start', { task_id: t.id });
+        await call('svc_task_done', { task_id: t.id });
+        const q = (await call('svc_qa_add', { project_id: 'chk', title: 'Verify', target_task_ids: [t.id] })) as Item;
+        await call('svc_qa_fail', { qa_id: q.id });
+      },
+      quiet: async () => {
+        const t = await task(await unit());
+        await call('svc_task_start', { task_id: t.id });
+        const q = (await call('svc_qa_add', { project_id: 'chk', title: 'Verify', target_task_ids: [t.id] })) as Item;
+        await call('svc_qa_fail', { qa_id: q.id });
+      },
+    },
+    'dangling-link': {
+      fire: async () => {
+        const a = await item('A');
+        await item('B', { links: [{ type: 'depends', target_id: a.id }] });
+        await call('item_delete', { item_id: a.id });
+      },
+      quiet: async () => {
+        const a = await item('A');
+        await item('B', { links: [{ type: 'depends', target_id: a.id }] });
+      },
+    },
+    'research-expired': {
+      fire: async () => {
+        const r = await item('Old study', { item_type: 'research', source_url: 'https://example.test' });
+        await age('items', r.id, 91);
+      },
+      quiet: async () => {
+        const r = await item('Fresh study', { item_type: 'research', source_url: 'https://example.test' });
+        await age('items', r.id, 30);
+      },
+    },
+    'closed-unit-unfinished-tasks': {
+      fire: async () => {
+        const u = await unit();
+        await task(u);
+        await call('svc_work_close', { work_unit_id: u });
+      },
+      quiet: async () => {
+        const u = await unit();
+        const t = await task(u);
+        await call('svc_task_start', { task_id: t.id });
+        await call('svc_task_done', { task_id: t.id });
+        await call('svc_work_close', { work_unit_id: u });
+      },
+    },
+    'stale-in-progress': {
+      fire: async () => {
+        const t = await task(await unit());
+        await call('svc_task_start', { task_id: t.id });
+        await age('items', t.id, 15);
+      },
+      quiet: async () => {
+        const t = await task(await unit());
+        await call('svc_task_start', { task_id: t.id });
+        await age('items', t.id, 13);
+      },
+    },
+    'qa-passed-on-superseded-target': {
+      fire: async () => {
+        const d = await item('Rate limit 100');
+        const q = (await call('svc_qa_add', { project_id: 'chk', title: 'Verified', target_item_ids: [d.id] })) as Item;
+        await call('svc_qa_pass', { qa_id: q.id });
+        await new Promise((r) => setTimeout(r, 5));
+        await item('Rate limit 200', { item_id: d.id });
+      },
+      quiet: async () => {
+        const d = await item('Rate limit 100');
+        const v2 = await item('Rate limit 200', { item_id: d.id });
+        await new Promise((r) => setTimeout(r, 5));
+        const q = (await call('svc_qa_add', { project_id: 'chk', title: 'Verified', target_item_ids: [v2.id] })) as Item;
+        await call('svc_qa_pass', { qa_id: q.id });
+      },
+    },
+    'glossary-term-in-two-groups': {
+      fire: async () => {
+        await call('glossary_group_add', { project_id: 'chk', name: 'g1' });
+        await call('glossary_group_add', { project_id: 'chk', name: 'g2' });
+        await call('glossary_term_add', { project_id: 'chk', group: 'g1', term: 'pod' });
+        await call('glossary_term_add', { project_id: 'chk', group: 'g2', term: 'Pod' });
+      },
+      quiet: async () => {
+        await call('glossary_group_add', { project_id: 'chk', name: 'g1' });
+        await call('glossary_group_add', { project_id: 'chk', name: 'g2' });
+        await call('glossary_term_add', { project_id: 'chk', group: 'g1', term: 'pod' });
+        await call('glossary_term_propose', { project_id: 'chk', group: 'g2', term: 'pod' });
+      },
+    },
+    'research-expiring': {
+      fire: async () => {
+        const r = await item('Study', { item_type: 'research', source_url: 'https://example.test' });
+        await age('items', r.id, 85);
+      },
+      quiet: async () => {
+        const r = await item('Study', { item_type: 'research', source_url: 'https://example.test' });
+        await age('items', r.id, 60);
+      },
+    },
+    'done-task-without-qa': {
+      fire: async () => {
+        const t = await task(await unit());
+        await call('svc_task_start', { task_id: t.id });
+        await call('svc_task_done', { task_id: t.id });
+      },
+      quiet: async () => {
+        const t = await task(await unit());
+        await call('svc_task_start', { task_id: t.id });
+        await call('svc_task_done', { task_id: t.id });
+        await call('svc_qa_add', { project_id: 'chk', title: 'Verify', target_task_ids: [t.id] });
+      },
+    },
+    'empty-decision': {
+      fire: async () => {
+        await item('No reasons', { body: '  ' });
+      },
+      quiet: async () => {
+        await item('With reasons', { body: 'because' });
+        await item('Knowledge without body', { item_type: 'knowledge', body: '' });
+      },
+    },
+    'stale-work-unit': {
+      fire: async () => {
+        await age('work_units', await unit('Forgotten'), 31);
+      },
+      quiet: async () => {
+        await age('work_units', await unit('Recent'), 29);
+        const closed = await unit('Closed');
+        await call('svc_work_close', { work_unit_id: closed });
+        await age('work_units', closed, 40);
+      },
+    },
+  };
+
+  it('covers every rule of the pack', () => {
+    expect(Object.keys(cases).sort()).toEqual(RULES.map((r) => r.id).sort());
+  });
+
+  for (const [rule, { fire, quiet }] of Object.entries(cases)) {
+    it(`${rule} fires on its case`, async () => {
+      await fire();
+      const findings = await run(rule);
+      expect(findings.length).toBeGreaterThan(0);
+      expect(findings[0]!.items.length + findings[0]!.note.length).toBeGreaterThan(0);
+    });
+    it(`${rule} stays quiet otherwise`, async () => {
+      await quiet();
+      expect(await run(rule)).toEqual([]);
+    });
+  }
+
+  it('treats severity as a display threshold only, and names rule, severity and items in markdown', async () => {
+    await cases['conflicting-decisions']!.fire();
+    await cases['empty-decision']!.fire();
+    const all = (await call('svc_check', { project_id: 'chk' })) as CheckResult;
+    const errorsOnly = (await call('svc_check', { project_id: 'chk', severity: 'error' })) as CheckResult;
+    expect(errorsOnly.counts).toEqual(all.counts);
+    expect(errorsOnly.results.map((r) => r.rule)).not.toContain('empty-decision');
+    expect(errorsOnly.hidden_below_threshold).toBeGreaterThan(0);
+    const op = findOperation('svc_check')!;
+    if (op.presentation.kind !== 'markdown') throw new Error('markdown expected');
+    const text = op.presentation.render(all as never);
+    expect(text).toMatch(/## error `conflicting-decisions`/);
+    expect(text).toMatch(/Use gRPC \(`[0-9a-f]{8}`\) ↔ Use REST \(`[0-9a-f]{8}`\)/);
+    expect(text).toMatch(/## info `empty-decision`/);
+  });
+
+  it('skips rules disabled in the project configuration, and refuses an unknown rule listing the rules', async () => {
+    await cases['empty-decision']!.fire();
+    await call('project_config_import', { project_id: 'chk', config: '[checks]\ndisabled_rules = ["empty-decision"]\n' });
+    const result = (await call('svc_check', { project_id: 'chk' })) as CheckResult;
+    expect(result.ran).not.toContain('empty-decision');
+    expect(result.disabled).toEqual(['empty-decision']);
+    expect(result.counts.info).toBe(0);
+    const error = (await call('svc_check', { project_id: 'chk', rule: 'no-such-rule' }).catch((e) => e)) as { code: string; message: string };
+    expect(error.code).toBe('invalid_input');
+    expect(error.message).toContain('conflicting-decisions');
+    const bad = (await call('project_config_import', { project_id: 'chk', config: '[checks]\ndisabled_rules = ["nope"]' }).catch((e) => e)) as {
+      message: string;
+    };
+    expect(bad.message).toMatch(/^checks\.disabled_rules\[0\]: unknown rule/);
+    const typo = (await call('project_config_import', { project_id: 'chk', config: '[research]\nttl_dayz = 3' }).catch((e) => e)) as {
+      message: string;
+    };
+    expect(typo.message).toContain('ttl_dayz');
+  });
+
+  it('uses the project research.ttl_days from its configuration', async () => {
+    const r = await item('Study', { item_type: 'research', source_url: 'https://example.test' });
+    await age('items', r.id, 10);
+    expect(await run('research-expired')).toEqual([]);
+    await call('project_config_import', { project_id: 'chk', config: '[research]\nttl_days = 7\n' });
+    expect(await run('research-expired')).toHaveLength(1);
+    const hits = (await call('svc_item_search', { project_id: 'chk', query: 'study' })) as { items: unknown[] };
+    expect(hits.items).toEqual([]);
+  });
+});

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findOperation } from '../catalog.js';
+import { openTestService, type TestService, testBackends } from '../testing/index.js';
+
+const TYPES = ['depends', 'blocks', 'supersedes', 'conflicts'] as const;
+type Edge = { from: number; to: number; type: (typeof TYPES)[number] };
+
+interface Reached {
+  chain_id: string;
+  depth: number;
+  link_type: string;
+  via_chain_id: string;
+}
+
+/** Breadth-first search written independently of the service: the specification of svc_impact. */
+function referenceImpact(ids: string[], deleted: Set<number>, edges: Edge[], start: number, depth: number): Reached[] {
+  const best = new Map<number, Reached>();
+  let frontier = [start];
+  const seen = new Set([start]);
+  for (let d = 1; d <= Math.min(depth, 5) && frontier.length > 0; d++) {
+    const next = new Map<number, Reached>();
+    for (const from of frontier) {
+      for (const e of edges) {
+        if (e.from !== from || deleted.has(e.to) || seen.has(e.to)) continue;
+        const candidate = { chain_id: ids[e.to] as string, depth: d, link_type: e.type, via_chain_id: ids[from] as string };
+        const current = next.get(e.to);
+        const better =
+          !current ||
+          TYPES.indexOf(e.type) < TYPES.indexOf(current.link_type as Edge['type']) ||
+          (e.type === current.link_type && candidate.via_chain_id < current.via_chain_id);
+        if (better) next.set(e.to, candidate);
+      }
+    }
+    for (const [node, reached] of next) {
+      seen.add(node);
+      best.set(node, reached);
+    }
+    frontier = [...next.keys()];
+  }
+  return [...best.values()].sort((a, b) => a.chain_id.localeCompare(b.chain_id));
+}
+
+describe.each(testBackends())('svc_impact on $name', (backend) => {
+  let svc: TestService;
+  let call: (name: string, input: unknown) => Promise<unknown>;
+  let otherProject: string;
+  let otherItem: string;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+    await svc.store.reset();
+    const seeded = await svc.seed('impact');
+    call = svc.as(seeded.actorId);
+    otherProject = (await svc.seed('impact-other')).projectId;
+    otherItem = randomUUID();
+    await svc.store.db
+      .insertInto('items')
+      .values({ id: otherItem, chain_id: otherItem, project_id: otherProject, item_type: 'decision', title: 'elsewhere', context: '{}' })
+      .execute();
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('equals a reference breadth-first search on 500 random graphs at every depth 1 to 7', async () => {
+    let graph = 0;
+    const graphs = fc.record({
+      size: fc.integer({ min: 1, max: 9 }),
+      edges: fc.array(
+        fc.record({ from: fc.nat(8), to: fc.nat(8), type: fc.constantFrom(...TYPES) }),
+        { maxLength: 24 },
+      ),
+      deleted: fc.array(fc.nat(8), { maxLength: 3 }),
+      crossProject: fc.array(fc.nat(8), { maxLength: 2 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(graphs, async ({ size, edges: raw, deleted: rawDeleted, crossProject }) => {
+        const project = (await svc.call('project_create', { slug: `g${graph++}` }, { source: 'cli' })) as { id: string; slug: string };
+        const ids = Array.from({ length: size }, () => randomUUID());
+        await svc.store.db
+          .insertInto('items')
+          .values(ids.map((id, i) => ({ id, chain_id: id, project_id: project.id, item_type: 'decision', title: `n${i}`, context: '{}' })))
+          .execute();
+        const edges = raw
+          .map((e) => ({ ...e, from: e.from % size, to: e.to % size }))
+          .filter((e, i, all) => e.from !== e.to && all.findIndex((o) => o.from === e.from && o.to === e.to && o.type === e.type) === i);
+        if (edges.length > 0) {
+          await svc.store.db
+            .insertInto('links')
+            .values(edges.map((e) => ({ project_id: project.id, from_chain_id: ids[e.from]!, link_type: e.type, to_chain_id: ids[e.to]! })))
+            .execute();
+        }
+        // An edge into another project is refused by the database, so it can never be traversed.
+        for (const n of crossProject) {
+          await expect(
+            svc.store.db
+              .insertInto('links')
+              .values({ project_id: project.id, from_chain_id: ids[n % size]!, link_type: 'depends', to_chain_id: otherItem })
+              .execute(),
+          ).rejects.toThrow();
+        }
+        const start = 0;
+        const deleted = new Set(rawDeleted.map((d) => d % size).filter((d) => d !== start));
+        for (const d of deleted) await svc.store.db.updateTable('items').set({ deleted_at: new Date() }).where('id', '=', ids[d]!).execute();
+
+        for (let depth = 1; depth <= 7; depth++) {
+          const result = (await call('svc_impact', { project_id: project.slug, item_id: ids[start], depth })) as {
+            depth: number;
+            reachable: Reached[];
+          };
+          expect(result.depth).toBe(Math.min(depth, 5));
+          const got = result.reachable
+            .map(({ chain_id, depth: d, link_type, via_chain_id }) => ({ chain_id, depth: d, link_type, via_chain_id }))
+            .sort((a, b) => a.chain_id.localeCompare(b.chain_id));
+          expect(got).toEqual(referenceImpact(ids, deleted, edges, start, depth));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  }, 600_000);
+
+  it('renders markdown citing the reachable items, and says so when none are', async () => {
+    const a = (await call('svc_item_upsert', { project_id: 'impact', title: 'Root decision' })) as { id: string };
+    const b = (await call('svc_item_upsert', { project_id: 'impact', title: 'Depends on root', links: [] })) as { id: string };
+    await call('link_add', { project_id: 'impact', from_id: a.id, type: 'depends', to_id: b.id });
+    const op = findOperation('svc_impact')!;
+    if (op.presentation.kind !== 'markdown') throw new Error('markdown expected');
+    const text = op.presentation.render((await call('svc_impact', { project_id: 'impact', item_id: a.id.slice(0, 8) })) as never);
+    expect(text).toContain('## Depth 1');
+    expect(text).toContain(`- depends → **Depends on root** (\`${b.id.slice(0, 8)}\`, decision)`);
+    const lonely = op.presentation.render((await call('svc_impact', { project_id: 'impact', item_id: b.id })) as never);
+    expect(lonely).toContain('_No items are reachable');
+  });
+});

@@ -1,0 +1,71 @@
+import { findRule, RULES, SvcError } from '@svc/domain';
+import { resolveProject, updateProjectSettings } from '@svc/store';
+import { parse, stringify, TomlError } from 'smol-toml';
+import { z } from 'zod';
+import { fromZod } from '../errors.js';
+import { projectRef } from '../inputs.js';
+import { defineOperation } from '../operation.js';
+
+/** The project configuration file: exactly these sections and keys; anything else is an error naming it. */
+const configSchema = z
+  .object({
+    research: z
+      .object({ ttl_days: z.number().int('must be a whole number of days').min(1).max(36_500).optional() })
+      .strict()
+      .optional(),
+    checks: z
+      .object({
+        disabled_rules: z
+          .array(z.string().refine((id) => findRule(id) !== undefined, { message: `unknown rule; rules: ${RULES.map((r) => r.id).join(', ')}` }))
+          .optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export function parseProjectConfig(text: string): z.output<typeof configSchema> {
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (error) {
+    const where = error instanceof TomlError ? ` (line ${error.line}, column ${error.column})` : '';
+    throw new SvcError('invalid_input', `config: not valid TOML${where}: ${(error as Error).message.split('\n')[0]}`, { field: 'config' });
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) throw fromZod(parsed.error);
+  return parsed.data;
+}
+
+export const projectConfigImport = defineOperation({
+  name: 'project_config_import',
+  surface: 'operator',
+  title: 'Import project configuration',
+  description: 'Apply a TOML project configuration ([research] ttl_days, [checks] disabled_rules); keys it omits keep their values.',
+  input: z.object({ project_id: projectRef, config: z.string().max(100_000).describe('The TOML text') }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const config = parseProjectConfig(input.config);
+    const settings = {
+      research: { ...project.settings.research, ...config.research },
+      checks: { ...project.settings.checks, ...config.checks },
+    };
+    const updated = await updateProjectSettings(ctx.tx, project.id, settings);
+    ctx.audit({ project_id: project.id, target_kind: 'project', target_id: project.id, details: { settings } });
+    return updated;
+  },
+});
+
+export const projectConfigExport = defineOperation({
+  name: 'project_config_export',
+  surface: 'operator',
+  title: 'Export project configuration',
+  description: 'The project configuration as TOML.',
+  input: z.object({ project_id: projectRef }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    return { project_id: project.id, config: stringify(project.settings) };
+  },
+});

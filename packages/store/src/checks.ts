@@ -1,0 +1,228 @@
+import { findCycles, type RuleId } from '@svc/domain';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Database } from './schema.js';
+
+export interface FindingItem {
+  id: string;
+  title: string;
+  kind: string;
+}
+
+export interface RawFinding {
+  items: FindingItem[];
+  note: string;
+}
+
+/** Most findings one rule reports; the total is still counted. */
+export const MAX_FINDINGS_PER_RULE = 50;
+
+type RuleQuery = (db: Kysely<Database>, projectId: string, settings: { research_ttl_days: number }) => Promise<{ findings: RawFinding[]; total: number }>;
+
+interface Row {
+  items: FindingItem[];
+  note: string;
+  total: number;
+}
+
+/** Run a query whose rows are (items jsonb, note text); it is wrapped to count and bound its findings. */
+async function bounded(db: Kysely<Database>, query: RawBuilder<unknown>): Promise<{ findings: RawFinding[]; total: number }> {
+  const { rows } = await sql<Row>`
+    select f.items, f.note, (count(*) over ())::int as total
+    from (${query}) f
+    limit ${MAX_FINDINGS_PER_RULE}`.execute(db);
+  return { findings: rows.map((r) => ({ items: r.items, note: r.note })), total: rows[0]?.total ?? 0 };
+}
+
+const item = (alias: string) =>
+  sql.raw(`jsonb_build_object('id', ${alias}.id, 'title', ${alias}.title, 'kind', ${alias}.item_type)`);
+
+const current = (alias: string) => sql.raw(`${alias}.is_head and ${alias}.deleted_at is null`);
+
+export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
+  'conflicting-decisions': (db, p) =>
+    bounded(
+      db,
+      sql`select jsonb_build_array(${item('a')}, ${item('b')}) as items, 'conflicts' as note
+          from links l
+          join items a on a.chain_id = l.from_chain_id and ${current('a')}
+          join items b on b.chain_id = l.to_chain_id and ${current('b')}
+          where l.project_id = ${p}::uuid and l.link_type = 'conflicts'
+          order by a.title, b.title`,
+    ),
+
+  'dependency-cycle': async (db, p) => {
+    const edges = await db
+      .selectFrom('links as l')
+      .innerJoin('items as a', (j) => j.onRef('a.chain_id', '=', 'l.from_chain_id').on('a.is_head', '=', true).on('a.deleted_at', 'is', null))
+      .innerJoin('items as b', (j) => j.onRef('b.chain_id', '=', 'l.to_chain_id').on('b.is_head', '=', true).on('b.deleted_at', 'is', null))
+      .select(['l.from_chain_id', 'l.to_chain_id'])
+      .where('l.project_id', '=', p)
+      .where('l.link_type', 'in', ['depends', 'blocks'])
+      .execute();
+    const cycles = findCycles(edges.map((e) => [e.from_chain_id, e.to_chain_id] as const));
+    const shown = cycles.slice(0, MAX_FINDINGS_PER_RULE);
+    const chains = [...new Set(shown.flat())];
+    const heads =
+      chains.length === 0
+        ? []
+        : await db
+            .selectFrom('items')
+            .select(['id', 'chain_id', 'title', 'item_type'])
+            .where('chain_id', 'in', chains)
+            .where('is_head', '=', true)
+            .execute();
+    const byChain = new Map(heads.map((h) => [h.chain_id, { id: h.id, title: h.title, kind: h.item_type }]));
+    return {
+      findings: shown.map((cycle) => ({
+        items: cycle.map((c) => byChain.get(c)).filter((x): x is FindingItem => x !== undefined),
+        note: `cycle of ${cycle.length}`,
+      })),
+      total: cycles.length,
+    };
+  },
+
+  'chain-integrity': (db, p) =>
+    bounded(
+      db,
+      sql`select coalesce(jsonb_agg(${item('i')}) filter (where i.is_head), jsonb_build_array(${item('first')})) as items,
+                 count(*) filter (where i.is_head) || ' current versions' as note
+          from items i join items first on first.id = i.chain_id
+          where i.project_id = ${p}::uuid
+          group by i.chain_id, first.id, first.title, first.item_type
+          having count(*) filter (where i.is_head) <> 1`,
+    ),
+
+  'qa-failed-on-done-task': (db, p) =>
+    bounded(
+      db,
+      sql`select jsonb_build_array(${item('q')}, ${item('t')}) as items, 'failed check on a done task' as note
+          from items q
+          join lateral jsonb_array_elements_text(q.context->'target_task_ids') target(chain) on true
+          join items t on t.chain_id = target.chain::uuid and ${current('t')} and t.status = 'done'
+          where q.project_id = ${p}::uuid and q.item_type = 'qa_check' and ${current('q')} and q.status = 'failed'
+          order by q.title`,
+    ),
+
+  'dangling-link': (db, p) =>
+    bounded(
+      db,
+      sql`select jsonb_build_array(${item('a')}, ${item('b')}) as items,
+                 l.link_type || case when a.deleted_at is not null then ' from a deleted item' else ' to a deleted item' end as note
+          from links l
+          join items a on a.chain_id = l.from_chain_id and a.is_head
+          join items b on b.chain_id = l.to_chain_id and b.is_head
+          where l.project_id = ${p}::uuid and (a.deleted_at is not null or b.deleted_at is not null)
+          order by a.title, b.title`,
+    ),
+
+  'research-expired': (db, p, s) =>
+    bounded(
+      db,
+      sql`select jsonb_build_array(${item('i')}) as items,
+                 'expired ' || to_char(i.updated_at + make_interval(days => ${s.research_ttl_days}::int), 'YYYY-MM-DD') as note
+          from items i
+          where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')}
+            and i.updated_at < now() - make_interval(days => ${s.research_ttl_days}::int)
+          order by i.updated_at`,
+    ),
+
+  'closed-unit-unfinished-tasks': (db, p) =>
+    bounded(
+      db,
+      sql`select jsonb_agg(${item('t')} order by t.title) as items,
+                 'work unit ' || w.title || ' is closed with ' || count(*) || ' unfinished task(s)' as note
+          from work_units w
+          join items t on t.work_unit_id = w.id and t.item_type = 'task' and ${current('t')} and t.status <> 'done'
+          where w.project_id = ${p}::uuid and w.status = 'closed'
+          group by w.id, w.title
+          order by w.title`,
+    ),
+
+  'stale-in-progress': (db, p) =>
+    bounded(
+      db,
+      sql`select jsonb_build_array(${item('t')}) as items, 'in progress since ' || to_char(t.updated_at, 'YYYY-MM-DD') as note
+          from items t
+          where t.project_id = ${p}::uuid and t.item_type = 'task' and ${current('t')} and t.status = 'in_progress'
+            and t.updated_at < now() - interval '14 days'
+          order by t.updated_at`,
+    ),
+
+  'qa-passed-on-superseded-target': (db, p) =>
+    bounded(
+      db,
+      sql`select jsonb_build_array(${item('q')}, ${item('t')}) as items, 'target changed after the check passed' as note
+          from items q
+          join lateral (
+            select max(h.changed_at) as passed_at from items_history h
+            where h.chain_id = q.chain_id and h.change_kind = 'status_changed' and h.details->>'to' = 'passed'
+          ) pass on pass.passed_at is not null
+          join lateral (
+            select jsonb_array_elements_text(coalesce(q.context->'target_task_ids', '[]') || coalesce(q.context->'target_item_ids', '[]')) as chain
+          ) target on true
+          join items t on t.chain_id = target.chain::uuid and ${current('t')}
+          where q.project_id = ${p}::uuid and q.item_type = 'qa_check' and ${current('q')} and q.status = 'passed'
+            and exists (
+              select 1 from items_history h
+              where h.chain_id = t.chain_id and h.change_kind = 'superseded' and h.changed_at > pass.passed_at
+            )
+          order by q.title, t.title`,
+    ),
+
+  'glossary-term-in-two-groups': (db, p) =>
+    bounded(
+      db,
+      sql`select jsonb_agg(jsonb_build_object('id', t.id, 'title', t.term || ' (' || g.name || ')', 'kind', 'glossary_term') order by g.name) as items,
+                 'term ' || min(t.term) || ' is in groups ' || string_agg(g.name, ', ' order by g.name) as note
+          from glossary_terms t join glossary_groups g on g.id = t.group_id
+          where t.project_id = ${p}::uuid and t.status = 'accepted'
+          group by t.normalized
+          having count(distinct t.group_id) > 1
+          order by t.normalized`,
+    ),
+
+  'research-expiring': (db, p, s) =>
+    bounded(
+      db,
+      sql`select jsonb_build_array(${item('i')}) as items,
+                 'expires ' || to_char(i.updated_at + make_interval(days => ${s.research_ttl_days}::int), 'YYYY-MM-DD') as note
+          from items i
+          where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')}
+            and i.updated_at >= now() - make_interval(days => ${s.research_ttl_days}::int)
+            and i.updated_at < now() - make_interval(days => ${s.research_ttl_days}::int) + interval '7 days'
+          order by i.updated_at`,
+    ),
+
+  'done-task-without-qa': (db, p) =>
+    bounded(
+      db,
+      sql`select jsonb_build_array(${item('t')}) as items, 'done without a QA check' as note
+          from items t
+          where t.project_id = ${p}::uuid and t.item_type = 'task' and ${current('t')} and t.status = 'done'
+            and not exists (
+              select 1 from items q
+              where q.project_id = t.project_id and q.item_type = 'qa_check' and ${current('q')}
+                and q.context->'target_task_ids' ? t.chain_id::text
+            )
+          order by t.updated_at desc`,
+    ),
+
+  'empty-decision': (db, p) =>
+    bounded(
+      db,
+      sql`select jsonb_build_array(${item('i')}) as items, 'no body' as note
+          from items i
+          where i.project_id = ${p}::uuid and i.item_type = 'decision' and ${current('i')} and btrim(i.body) = ''
+          order by i.updated_at desc`,
+    ),
+
+  'stale-work-unit': (db, p) =>
+    bounded(
+      db,
+      sql`select jsonb_build_array(jsonb_build_object('id', w.id, 'title', w.title, 'kind', 'work_unit')) as items,
+                 'idle since ' || to_char(w.updated_at, 'YYYY-MM-DD') as note
+          from work_units w
+          where w.project_id = ${p}::uuid and w.status = 'open' and w.updated_at < now() - interval '30 days'
+          order by w.updated_at`,
+    ),
+};

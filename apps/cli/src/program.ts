@@ -166,7 +166,11 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     .action(async (opts: { host?: string; port?: number; migrate?: boolean }) => {
       const cfg = config();
       const service = await openService(cfg, { migrate: opts.migrate === true });
-      const server = await startHttpServer(service, { host: opts.host ?? cfg.httpHost, port: opts.port ?? cfg.httpPort });
+      const server = await startHttpServer(service, {
+        host: opts.host ?? cfg.httpHost,
+        port: opts.port ?? cfg.httpPort,
+        allowedHosts: cfg.allowedHosts,
+      });
       service.logger.info({ url: server.url }, 'svc http listening');
       io.err(`svc listening on ${server.url} (database: ${service.store.location})`);
       await new Promise<void>((resolve) => {

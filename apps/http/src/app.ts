@@ -1,8 +1,11 @@
+import { createMcpHttpHandler } from '@svc/mcp';
 import { type ErrorCode, isSvcError, type Service } from '@svc/service';
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 export interface HttpOptions {
+  /** Host/Origin values /mcp accepts (SVC_ALLOWED_HOSTS); default: this machine's names. */
+  allowedHosts?: string[] | undefined;
   /** How long /ready waits for the database before answering 503. */
   readyTimeoutMs?: number;
 }
@@ -86,6 +89,9 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
       severity: c.req.query('severity'),
     }),
   );
+
+  const mcp = createMcpHttpHandler(service, { allowedHosts: options.allowedHosts });
+  app.all('/mcp', (c) => mcp(c.req.raw));
 
   app.notFound((c) =>
     c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}`, details: {} } }, 404),

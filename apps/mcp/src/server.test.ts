@@ -58,3 +58,54 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     expect(ok.isError).toBeFalsy();
   });
 });
+
+describe('MCP error sanitising', () => {
+  it('answers a database outage as unavailable without the connection string, and keeps serving', async () => {
+    const { openUnreachableService } = await import('@svc/service/testing');
+    const svc = await openUnreachableService();
+    const server = createMcpServer(svc, { actorId: '00000000-0000-4000-8000-000000000000' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      for (const name of ['svc_brief', 'svc_capture_add']) {
+        const result = await client.callTool({ name, arguments: name === 'svc_brief' ? { project_id: 'x' } : { text: 'y' } });
+        expect(result.isError).toBe(true);
+        const text = JSON.stringify(result);
+        expect((result.structuredContent as { error: { code: string } }).error.code).toBe('unavailable');
+        expect(text).not.toMatch(/postgres:\/\/|127\.0\.0\.1:1|ECONNREFUSED|at .*\.(ts|js):\d+/);
+      }
+      await expect(client.listTools()).resolves.toBeDefined();
+    } finally {
+      await client.close();
+      await svc.close();
+    }
+  });
+
+  it('answers an unexpected failure as internal_error with a request id and no internals', async () => {
+    const [backend] = testBackends();
+    const svc = await openTestService(backend!);
+    const seeded = await svc.seed('broken');
+    // Break the database underneath the service: the next query fails in a way no code path expects.
+    const { sql } = await import('kysely');
+    await sql`alter table projects rename column slug to slug_gone`.execute(svc.store.db);
+    const server = createMcpServer(svc, { actorId: seeded.actorId });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      const result = await client.callTool({ name: 'svc_brief', arguments: { project_id: 'broken' } });
+      expect(result.isError).toBe(true);
+      const error = (result.structuredContent as { error: { code: string; message: string; details: { request_id: string } } }).error;
+      expect(error.code).toBe('internal_error');
+      expect(error.message).toContain(error.details.request_id);
+      expect(JSON.stringify(result)).not.toMatch(/slug|column|select|projects/i);
+    } finally {
+      await sql`alter table projects rename column slug_gone to slug`.execute(svc.store.db);
+      await client.close();
+      await svc.close();
+    }
+  });
+});

@@ -14,10 +14,22 @@ export interface McpOptions {
   source?: Source;
 }
 
+/** Drop what zod emits that tells a model nothing (every tool description is paid for in every conversation). */
+function compact(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compact);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    if (key === '$schema') continue;
+    if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
+    if (key === 'additionalProperties' && JSON.stringify(value) === '{}') continue;
+    out[key] = compact(value);
+  }
+  return out;
+}
+
 function inputSchema(op: AnyOperation): Tool['inputSchema'] {
-  const schema = z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete schema.$schema;
-  return schema as Tool['inputSchema'];
+  return compact(z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' })) as Tool['inputSchema'];
 }
 
 /** Tool definitions from the catalog: only `tool` operations; operator ones stay in the CLI. */
@@ -28,7 +40,6 @@ export function listTools(): Tool[] {
     description: op.description,
     inputSchema: inputSchema(op),
     annotations: {
-      title: op.title,
       readOnlyHint: op.annotations.readOnlyHint,
       destructiveHint: op.annotations.destructiveHint ?? false,
       idempotentHint: op.annotations.idempotentHint ?? false,

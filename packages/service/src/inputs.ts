@@ -6,14 +6,15 @@ export const DEFAULT_LIMIT = 20;
 /** Text fields up to 1 MiB. */
 export const MAX_TEXT = 1024 * 1024;
 
-export const projectRef = z.string().min(1).max(200).describe('Project: its UUID, a unique id prefix, or its slug');
-export const itemRef = z.string().min(1).max(100).describe('Item id: a full UUID or a unique prefix (at least 4 hex digits)');
+export const projectRef = z.string().min(1).max(200).describe('Project slug, UUID or id prefix');
+export const itemRef = z.string().min(1).max(100).describe('Item id (UUID or unique prefix)');
 export const idRef = (what: string) =>
-  z.string().min(1).max(100).describe(`${what} id: a full UUID or a unique prefix (at least 4 hex digits)`);
+  z.string().min(1).max(100).describe(`${what} id (UUID or unique prefix)`);
 export const limit = z
   .number()
   .int()
   .min(1)
+  .max(100_000)
   .optional()
   .describe(`Maximum results (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`);
 export const text = (what: string, max = MAX_TEXT) => z.string().max(max).describe(what);
@@ -43,3 +44,16 @@ export const semanticImpacts = z
 export function boundedLimit(value: number | undefined): number {
   return Math.min(value ?? DEFAULT_LIMIT, MAX_LIMIT);
 }
+
+/** An ISO 8601 time; checked by parsing, so the tool schema stays short (no giant regex). */
+export const isoTime = (what: string) =>
+  z
+    .string()
+    .max(40)
+    .refine((v) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), {
+      message: 'must be an ISO 8601 time, e.g. 2026-01-31T12:00:00Z',
+    })
+    .describe(what);
+
+/** An actor UUID; checked as a UUID when used, so the schema stays short. */
+export const actorRef = (what: string) => z.string().max(100).describe(what);

@@ -1,7 +1,7 @@
 import { invalidInput, isSemanticImpact, parseIdRef, SEMANTIC_IMPACTS } from '@svc/domain';
 import { queryHistory, resolveItem, resolveProject } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, itemRef, limit, projectRef } from '../inputs.js';
+import { boundedLimit, isoTime, itemRef, limit, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 export const historyQuery = defineOperation({
@@ -15,7 +15,7 @@ export const historyQuery = defineOperation({
   input: z.object({
     project_id: projectRef,
     item_id: itemRef.optional().describe('Only this item (any version id or prefix)'),
-    since: z.iso.datetime({ offset: true }).optional().describe('Only changes at or after this ISO 8601 time'),
+    since: isoTime('Only changes at or after this ISO 8601 time').optional(),
     semantic_impacts: z
       .array(z.string().max(40))
       .max(7)

@@ -1,11 +1,11 @@
-import { parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
+import { isUuid, parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
 import { insertIdea, listIdeas, lockIdea, redactIdea, resolveProject } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, idRef, limit, MAX_TEXT, projectRef } from '../inputs.js';
+import { actorRef, boundedLimit, idRef, isoTime, limit, MAX_TEXT, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit, scope } from '../work/shared.js';
 
-const scopeField = projectRef.optional().describe('Resolve ids only inside this project');
+const scopeField = projectRef.optional().describe('Scope id prefixes to this project');
 
 export const ideaAdd = defineOperation({
   name: 'svc_idea_add',
@@ -55,15 +55,18 @@ export const ideaSearch = defineOperation({
     project_id: projectRef,
     query: z.string().max(4000).optional().describe('Search text; empty lists by filters only'),
     work_unit_id: z.string().max(100).optional().describe('Only this work unit'),
-    author_id: z.uuid().optional().describe('Only ideas by this actor'),
-    since: z.iso.datetime({ offset: true }).optional().describe('Only ideas at or after this ISO 8601 time'),
-    until: z.iso.datetime({ offset: true }).optional().describe('Only ideas before this ISO 8601 time'),
+    author_id: actorRef('Only ideas by this actor (UUID)').optional(),
+    since: isoTime('Only ideas at or after this ISO 8601 time').optional(),
+    until: isoTime('Only ideas before this ISO 8601 time').optional(),
     limit,
   }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const unit = input.work_unit_id ? await findWorkUnit(ctx, input.work_unit_id, project) : undefined;
+    if (input.author_id !== undefined && !isUuid(input.author_id)) {
+      throw new SvcError('invalid_input', `author_id: '${input.author_id}' is not an actor UUID`, { field: 'author_id' });
+    }
     const query = input.query?.trim() ?? '';
     const plan = query === '' ? undefined : planQuery(parseQuery(query));
     if (query !== '' && !plan) return { ideas: [], truncated: false };

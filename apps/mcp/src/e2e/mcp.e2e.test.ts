@@ -1,0 +1,113 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSession } from './session.js';
+
+const run = promisify(execFile);
+const MAIN = fileURLToPath(new URL('../../../cli/src/main.ts', import.meta.url));
+const NODE_ARGS = ['--conditions=@svc/source', '--import', 'tsx', MAIN];
+const TOOL_COUNT = 33;
+
+/** A fresh embedded database with a project and an actor, prepared through the real CLI. */
+async function prepare(): Promise<{ env: Record<string, string>; actor: string }> {
+  const env = { ...(process.env as Record<string, string>), SVC_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'svc-mcp-')), 'data'), SVC_LOG_LEVEL: 'warn' };
+  delete env.SVC_DATABASE_URL;
+  delete env.SVC_DEFAULT_ACTOR_ID;
+  await run(process.execPath, [...NODE_ARGS, 'project', 'create', 'demo'], { env });
+  const { stdout } = await run(process.execPath, [...NODE_ARGS, 'actor', 'add', '--email', 'assistant@example.test', '--json'], { env });
+  return { env, actor: (JSON.parse(stdout) as { id: string }).id };
+}
+
+async function expectAllTools(client: Client) {
+  const { tools } = await client.listTools();
+  expect(tools).toHaveLength(TOOL_COUNT);
+  for (const tool of tools) {
+    expect(tool.inputSchema.type).toBe('object');
+    expect(tool.description?.length).toBeGreaterThan(40);
+  }
+  return tools;
+}
+
+describe('MCP over stdio: `svc serve mcp` as a child process', () => {
+  let client: Client;
+  beforeAll(async () => {
+    const { env, actor } = await prepare();
+    client = new Client({ name: 'e2e-stdio', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [...NODE_ARGS, 'serve', 'mcp', '--actor', actor], env, stderr: 'pipe' }));
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('lists all 33 tools with input schemas, within the context budget', async () => {
+    const tools = await expectAllTools(client);
+    expect(JSON.stringify({ tools }).length).toBeLessThan(32_000);
+  });
+
+  it('serves a scripted session: every tool on a happy path and a refused one, and keeps serving', async () => {
+    const { ok, refused } = await runSession(client, 'demo');
+    expect(ok.size).toBe(TOOL_COUNT);
+    expect(refused.size).toBe(TOOL_COUNT);
+    await expect(client.ping()).resolves.toBeDefined();
+  }, 120_000);
+});
+
+describe('MCP over Streamable HTTP: a listening `svc serve http`', () => {
+  let client: Client;
+  let server: ReturnType<typeof spawn>;
+  let base: string;
+
+  beforeAll(async () => {
+    const { env } = await prepare();
+    const { stdout } = await run(process.execPath, [...NODE_ARGS, 'actor', 'list', '--json'], { env });
+    const actor = (JSON.parse(stdout) as { actors: { id: string }[] }).actors[0]!.id;
+    server = spawn(process.execPath, [...NODE_ARGS, 'serve', 'http', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    base = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      server.stderr?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        const match = /listening on (http:\/\/\S+)/.exec(seen);
+        if (match) resolve(match[1] as string);
+      });
+      server.once('exit', (code) => reject(new Error(`server exited ${code}: ${seen}`)));
+    });
+    client = new Client({ name: 'e2e-http', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { 'X-Actor': actor } } }));
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+    server?.kill('SIGTERM');
+  });
+
+  it('lists all 33 tools', async () => {
+    await expectAllTools(client);
+  });
+
+  it('serves the same scripted session', async () => {
+    const { ok, refused } = await runSession(client, 'demo');
+    expect(ok.size).toBe(TOOL_COUNT);
+    expect(refused.size).toBe(TOOL_COUNT);
+  }, 120_000);
+
+  it('refuses a write without an actor as actor_required, and a foreign Host with 403', async () => {
+    const anonymous = new Client({ name: 'anonymous', version: '1.0.0' });
+    await anonymous.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    const result = await anonymous.callTool({ name: 'svc_capture_add', arguments: { text: 'who am I' } });
+    expect(result.isError).toBe(true);
+    expect((result.structuredContent as { error: { code: string } }).error.code).toBe('actor_required');
+    await anonymous.close();
+    const rebinding = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'http://evil.example' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(rebinding.status).toBe(403);
+  });
+});

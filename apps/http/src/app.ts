@@ -1,13 +1,40 @@
+import { randomUUID } from 'node:crypto';
 import { createMcpHttpHandler } from '@svc/mcp';
-import { type ErrorCode, isSvcError, type Service } from '@svc/service';
+import { type AnyOperation, type ErrorCode, findOperation, isSvcError, type Service, SvcError } from '@svc/service';
 import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { buildOpenApi } from './openapi.js';
+import { pathParams, ROUTES } from './routes.js';
 
 export interface HttpOptions {
   /** Host/Origin values /mcp accepts (SVC_ALLOWED_HOSTS); default: this machine's names. */
   allowedHosts?: string[] | undefined;
   /** How long /ready waits for the database before answering 503. */
   readyTimeoutMs?: number;
+  /** Largest request body, bytes (default 2 MiB). */
+  maxBodyBytes?: number;
+}
+
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  invalid_input: 400,
+  not_found: 404,
+  ambiguous_id: 400,
+  conflict: 409,
+  refused_transition: 409,
+  actor_required: 400,
+  unknown_actor: 400,
+  payload_too_large: 413,
+  unavailable: 503,
+  internal_error: 500,
+};
+
+type Env = { Variables: { requestId: string } };
+
+function errorBody(c: Context<Env>, error: SvcError) {
+  return c.json({ error: error.toJSON() }, STATUS[error.code]);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -26,40 +53,73 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
-  invalid_input: 400,
-  not_found: 404,
-  ambiguous_id: 400,
-  conflict: 409,
-  refused_transition: 409,
-  actor_required: 400,
-  unknown_actor: 400,
-  payload_too_large: 413,
-  unavailable: 503,
-  internal_error: 500,
-};
-
-/** Run a catalog operation for a request and answer its result as JSON, or the error body of DESIGN.md. */
-async function answer(c: Context, service: Service, name: string, input: Record<string, unknown>) {
-  try {
-    const result = await service.call(name, input, { source: 'http', actorId: c.req.header('x-actor') ?? undefined });
-    return c.json(result as object);
-  } catch (error) {
-    if (isSvcError(error)) return c.json({ error: error.toJSON() }, STATUS[error.code]);
-    service.logger.error({ err: error }, 'unexpected failure outside the runner');
-    return c.json({ error: { code: 'internal_error', message: 'internal error', details: {} } }, 500);
+/** The kind of a zod field, unwrapped from optional/default, to turn query strings into the right type. */
+function fieldKind(op: AnyOperation, key: string): string | undefined {
+  let schema = (op.input.shape as Record<string, { def: { type: string; innerType?: unknown } }>)[key];
+  while (schema && (schema.def.type === 'optional' || schema.def.type === 'default' || schema.def.type === 'nullable')) {
+    schema = schema.def.innerType as typeof schema;
   }
+  return schema?.def.type;
 }
 
-function numberParam(value: string | undefined): number | string | undefined {
-  if (value === undefined || value === '') return undefined;
-  return /^-?\d+$/.test(value) ? Number(value) : value;
+function fromQuery(op: AnyOperation, c: Context<Env>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [key, values] of Object.entries(c.req.queries())) {
+    const kind = fieldKind(op, key);
+    const last = values.at(-1) ?? '';
+    if (kind === 'array') input[key] = values.length === 1 ? (last === '' ? [] : last.split(',')) : values;
+    else if (kind === 'number') input[key] = last === '' ? '' : /^-?\d+(\.\d+)?$/.test(last) ? Number(last) : last;
+    else if (kind === 'boolean') input[key] = last === 'true' ? true : last === 'false' ? false : last;
+    else input[key] = last;
+  }
+  return input;
 }
 
-/** The HTTP surface: health and readiness probes, impact and checks (REST over the catalog comes with the HTTP issue). */
-export function createHttpApp(service: Service, options: HttpOptions = {}): Hono {
-  const app = new Hono();
+async function fromBody(c: Context<Env>): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new SvcError('invalid_input', 'body: not valid JSON', { field: 'body' });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new SvcError('invalid_input', 'body: must be a JSON object', { field: 'body' });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * The HTTP surface: probes, REST over every tool operation, /openapi.json and MCP at /mcp. Writes resolve the
+ * actor from X-Actor, else SVC_DEFAULT_ACTOR_ID, else 400 (the runner decides; reads need no actor).
+ */
+export function createHttpApp(service: Service, options: HttpOptions = {}): Hono<Env> {
+  const app = new Hono<Env>();
   const readyTimeoutMs = options.readyTimeoutMs ?? 2_000;
+  const log = service.logger;
+
+  app.use('*', async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    c.set('requestId', requestId);
+    const started = performance.now();
+    await next();
+    c.header('X-Request-Id', requestId);
+    log.info(
+      { requestId, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      'request',
+    );
+  });
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: options.maxBodyBytes ?? MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json({ error: { code: 'payload_too_large', message: `the request body is larger than ${options.maxBodyBytes ?? MAX_BODY_BYTES} bytes`, details: {} } }, 413),
+    }),
+  );
 
   // The process is up; touches nothing else.
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -69,36 +129,43 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
       await withTimeout(service.ping(), readyTimeoutMs);
       return c.json({ status: 'ready' });
     } catch (error) {
-      service.logger.warn({ err: error }, 'readiness check failed');
-      return c.json({ status: 'unavailable', error: { code: 'unavailable', message: 'the database does not answer' } }, 503);
+      log.warn({ err: error, requestId: c.get('requestId') }, 'readiness check failed');
+      return c.json({ status: 'unavailable', error: { code: 'unavailable', message: 'the database does not answer', details: {} } }, 503);
     }
   });
 
-  app.get('/items/:item_id/impact', (c) =>
-    answer(c, service, 'svc_impact', {
-      item_id: c.req.param('item_id'),
-      project_id: c.req.query('project_id'),
-      depth: numberParam(c.req.query('depth')),
-    }),
-  );
+  const openapi = buildOpenApi();
+  app.get('/openapi.json', (c) => c.json(openapi));
 
-  app.get('/checks', (c) =>
-    answer(c, service, 'svc_check', {
-      project_id: c.req.query('project_id'),
-      rule: c.req.query('rule'),
-      severity: c.req.query('severity'),
-    }),
-  );
+  for (const route of ROUTES) {
+    const op = findOperation(route.operation);
+    if (!op) throw new Error(`route ${route.path} names unknown operation ${route.operation}`);
+    const params = pathParams(route.path);
+    app.on(route.method.toUpperCase(), route.path, async (c) => {
+      try {
+        const input = route.method === 'get' ? fromQuery(op, c) : await fromBody(c);
+        for (const name of params) input[name] = c.req.param(name);
+        const result = await service.call(op.name, input, {
+          source: 'http',
+          actorId: c.req.header('x-actor') ?? undefined,
+          requestId: c.get('requestId'),
+        });
+        return c.json(result as object);
+      } catch (error) {
+        if (isSvcError(error)) return errorBody(c, error);
+        log.error({ err: error, requestId: c.get('requestId') }, 'unexpected failure outside the runner');
+        return errorBody(c, new SvcError('internal_error', `internal error (request id ${c.get('requestId')})`, { request_id: c.get('requestId') }));
+      }
+    });
+  }
 
   const mcp = createMcpHttpHandler(service, { allowedHosts: options.allowedHosts });
   app.all('/mcp', (c) => mcp(c.req.raw));
 
-  app.notFound((c) =>
-    c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}`, details: {} } }, 404),
-  );
+  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see /openapi.json`, details: {} } }, 404));
   app.onError((error, c) => {
-    service.logger.error({ err: error }, 'unhandled HTTP error');
-    return c.json({ error: { code: 'internal_error', message: 'internal error', details: {} } }, 500);
+    log.error({ err: error, requestId: c.get('requestId') }, 'unhandled HTTP error');
+    return c.json({ error: { code: 'internal_error', message: `internal error (request id ${c.get('requestId')})`, details: {} } }, 500);
   });
   return app;
 }

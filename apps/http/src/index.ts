@@ -1,2 +1,4 @@
-export { createHttpApp, type HttpOptions } from './app.js';
+export { createHttpApp, type HttpOptions, MAX_BODY_BYTES, STATUS } from './app.js';
+export { buildOpenApi } from './openapi.js';
+export { type Route, ROUTES } from './routes.js';
 export { type RunningHttpServer, startHttpServer } from './server.js';

@@ -91,16 +91,26 @@ export async function resolveItem(db: Kysely<Database>, ref: IdRef, options: Res
   return { matched_id, head: toItem(head as ItemRow) };
 }
 
-/** Lock a chain's head row for the rest of the transaction and return it (null when none). */
+/**
+ * Lock a chain's head row for the rest of the transaction and return it (undefined when the chain has none).
+ * Under READ COMMITTED, a lock that waited for a concurrent supersede finds the old row no longer the head
+ * and returns nothing; the new head was not in that statement's snapshot. So look again: each attempt is a
+ * new statement that sees the committed head.
+ */
 export async function lockHead(tx: Transaction<Database>, chainId: string): Promise<Item | undefined> {
-  const row = await tx
-    .selectFrom('items')
-    .selectAll()
-    .where('chain_id', '=', chainId)
-    .where('is_head', '=', true)
-    .forUpdate()
-    .executeTakeFirst();
-  return row ? toItem(row) : undefined;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const row = await tx
+      .selectFrom('items')
+      .selectAll()
+      .where('chain_id', '=', chainId)
+      .where('is_head', '=', true)
+      .forUpdate()
+      .executeTakeFirst();
+    if (row) return toItem(row);
+    const exists = await tx.selectFrom('items').select('id').where('chain_id', '=', chainId).where('is_head', '=', true).executeTakeFirst();
+    if (!exists) return undefined;
+  }
+  return undefined;
 }
 
 export interface ItemValues {

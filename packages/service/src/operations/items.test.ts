@@ -92,20 +92,22 @@ describe.each(testBackends())('item core on $name', (backend) => {
     expect(shown.item.body).toBe('Cache for 10 minutes.');
   });
 
-  it('lets exactly one of two concurrent edits of one head win; nothing is lost', async () => {
-    const v1 = await upsert({ title: 'Retry policy', body: 'Retry 3 times.' });
-    const results = await Promise.allSettled([
-      upsert({ item_id: v1.id, body: 'Retry 4 times.' }),
-      upsert({ item_id: v1.id, body: 'Retry 5 times.' }),
-    ]);
-    const won = results.filter((r) => r.status === 'fulfilled');
-    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    expect(won).toHaveLength(1);
-    expect(lost).toHaveLength(1);
-    expect((lost[0]!.reason as { code: string }).code).toBe('conflict');
-    const versions = await svc.store.db.selectFrom('items').select(['version', 'is_head']).where('chain_id', '=', v1.id).execute();
-    expect(versions).toHaveLength(2);
-    expect(versions.filter((v) => v.is_head)).toHaveLength(1);
+  it('lets exactly one of two concurrent edits of one head win, the other a conflict, over 20 rounds', async () => {
+    for (let round = 0; round < 20; round++) {
+      const v1 = await upsert({ title: `Retry policy ${round}`, body: 'Retry 3 times.' });
+      const results = await Promise.allSettled([
+        upsert({ item_id: v1.id, body: 'Retry 4 times.' }),
+        upsert({ item_id: v1.id, body: 'Retry 5 times.' }),
+      ]);
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      expect((lost[0]!.reason as { code: string }).code).toBe('conflict');
+      const versions = await svc.store.db.selectFrom('items').select(['version', 'is_head']).where('chain_id', '=', v1.id).execute();
+      expect(versions).toHaveLength(2);
+      expect(versions.filter((v) => v.is_head)).toHaveLength(1);
+    }
   });
 
   it('returns the current head and writes nothing for an edit that changes nothing', async () => {

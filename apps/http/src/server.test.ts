@@ -1,0 +1,95 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { createService, type Service } from '@svc/service';
+import { openTestService, type TestService, testBackends } from '@svc/service/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from './routes.js';
+import { type RunningHttpServer, startHttpServer } from './server.js';
+
+describe.each(testBackends())('HTTP service against a listening server on $name', (backend) => {
+  let svc: TestService;
+  let server: RunningHttpServer;
+  let withDefault: RunningHttpServer;
+  let seeded: { actorId: string; projectId: string };
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+    await svc.store.reset();
+    seeded = await svc.seed('rest');
+    // close() of a server closes its service: give each server a service of its own over the shared store.
+    const own = (defaultActorId?: string): Service => ({ ...createService(svc.store, { defaultActorId }), close: async () => {} });
+    server = await startHttpServer(own(), { host: '127.0.0.1', port: 0 });
+    withDefault = await startHttpServer(own(seeded.actorId), { host: '127.0.0.1', port: 0, maxBodyBytes: 64 * 1024 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await withDefault?.close();
+    await svc.close();
+  });
+
+  const post = (base: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  it('refuses a write without X-Actor or SVC_DEFAULT_ACTOR_ID with 400 and a clear error', async () => {
+    const response = await post(server.url, '/projects/rest/items', { title: 'No actor' });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('actor_required');
+    expect(body.error.message).toContain('X-Actor');
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('accepts a write with X-Actor, or with the default actor, and attributes it in audit_log', async () => {
+    const viaHeader = await post(server.url, '/projects/rest/items', { title: 'Header actor' }, { 'X-Actor': seeded.actorId });
+    expect(viaHeader.status).toBe(200);
+    const item = (await viaHeader.json()) as { id: string };
+    const viaDefault = await post(withDefault.url, '/captures', { text: 'default actor' });
+    expect(viaDefault.status).toBe(200);
+    const capture = (await viaDefault.json()) as { id: string };
+    const rows = await svc.store.db
+      .selectFrom('audit_log')
+      .select(['target_id', 'actor_id', 'source'])
+      .where('target_id', 'in', [item.id, capture.id])
+      .execute();
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row).toMatchObject({ actor_id: seeded.actorId, source: 'http' });
+    const read = await fetch(`${server.url}/items/${item.id.slice(0, 8)}`);
+    expect(((await read.json()) as { item: { title: string } }).item.title).toBe('Header actor');
+  });
+
+  it('answers malformed JSON with 400, an oversize body with 413, an unknown route with 404 and the JSON error body', async () => {
+    const malformed = await post(server.url, '/captures', '{"text": ', { 'X-Actor': seeded.actorId });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { error: { message: string } }).error.message).toMatch(/^body: not valid JSON/);
+    const big = await post(withDefault.url, '/captures', { text: 'x'.repeat(100 * 1024) });
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+    const missing = await fetch(`${server.url}/nowhere`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: { code: 'not_found', message: expect.stringContaining('/nowhere'), details: {} } });
+  });
+
+  it('maps query strings to typed inputs and errors to statuses', async () => {
+    const headers = { 'X-Actor': seeded.actorId };
+    const unit = (await (await post(server.url, '/projects/rest/work-units', { title: 'Unit' }, headers)).json()) as { id: string };
+    const task = (await (await post(server.url, `/work-units/${unit.id}/tasks`, { title: 'T' }, headers)).json()) as { id: string };
+    expect((await post(server.url, `/tasks/${task.id}/start`, {}, headers)).status).toBe(200);
+    const again = await post(server.url, `/tasks/${task.id}/start`, {}, headers);
+    expect(again.status).toBe(409);
+    const listed = (await (await fetch(`${server.url}/work-units/${unit.id}/tasks?status=in_progress&limit=5`)).json()) as { tasks: unknown[] };
+    expect(listed.tasks).toHaveLength(1);
+    const search = await fetch(`${server.url}/projects/rest/items/search?query=header&item_types=decision,policy&limit=3`);
+    expect(((await search.json()) as { items: unknown[] }).items).toHaveLength(1);
+    expect((await fetch(`${server.url}/projects/rest/items/search?query=x&limit=abc`)).status).toBe(400);
+  });
+
+  it('publishes a valid OpenAPI 3.1 document listing every route', async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    const result = await new Validator().validate(doc as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    for (const route of ROUTES) {
+      expect(doc.paths[route.path.replace(/:([a-z_]+)/g, '{$1}')]?.[route.method]).toBeDefined();
+    }
+    expect(doc.paths['/health']).toBeDefined();
+  });
+});

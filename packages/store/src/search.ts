@@ -38,12 +38,20 @@ export interface SearchHit {
 }
 
 /**
- * Ranking every match of a common word is what makes full-text search slow at scale, so the matches are
- * first narrowed to a bounded candidate set through the project-scoped index, and only those are ranked.
- * A query matching more than CANDIDATES items ranks the first CANDIDATES the index yields; see
- * docs/decisions/0005-search-candidates.md.
+ * Ranking every match of a common word is what makes full-text search slow at scale (every match is read and
+ * ranked), so only a bounded candidate set is ranked:
+ *
+ * 1. the matches among the SEARCH_WINDOW most recent current items of the project, newest first, up to
+ *    CANDIDATES: a walk down the recency index that checks the query on each item, so it costs at most
+ *    SEARCH_WINDOW rows whatever the query and stops early when matches are plentiful;
+ * 2. only when that window holds fewer than CANDIDATES matches, the older matches through the project-scoped
+ *    GIN index (items_project_search), in the order the index yields them, up to CANDIDATES.
+ *
+ * A query matching at most CANDIDATES items is ranked exactly. See docs/decisions/0005-search-candidates.md.
  */
-export const CANDIDATES = 1000;
+export const CANDIDATES = 500;
+/** How many of the most recent items the first step reads at most. */
+export const SEARCH_WINDOW = 2_000;
 
 function filters(f: SearchFilters): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [
@@ -65,9 +73,11 @@ export async function searchItems(
   plan: TsPlan,
   f: SearchFilters,
   limit: number,
-  candidates: number = CANDIDATES,
+  bounds: { candidates?: number; window?: number } = {},
 ): Promise<SearchHit[]> {
-  // The tsquery is an immutable expression over constants: inlined, the planner folds it and uses the index.
+  const candidates = bounds.candidates ?? CANDIDATES;
+  const window = bounds.window ?? SEARCH_WINDOW;
+  // The tsquery is an immutable expression over constants: inlined, the planner folds it.
   const q = tsquery(plan);
   const { rows } = await sql<{
     id: string;
@@ -78,13 +88,33 @@ export async function searchItems(
     rank: number;
     updated_at: Date;
   }>`
-    with candidates as (
+    with recent as (
       select i.id, i.search, i.updated_at from items i
-      where ${filters(f)} and i.search @@ ${q}
+      where ${filters(f)}
+      order by i.updated_at desc, i.id desc
+      limit ${window}
+    ),
+    fresh as materialized (
+      select r.id, r.search, r.updated_at from recent r
+      where r.search @@ ${q}
+      order by r.updated_at desc, r.id desc
       limit ${candidates}
     ),
+    older as (
+      -- The query goes in as a sub-select: the planner then cannot judge from its words (wrongly, for phrases
+      -- and negations) that walking the whole project would find enough matches sooner than the index. The
+      -- gate on fresh runs first; when the window sufficed, neither the index nor the boundary is read.
+      select i.id, i.search, i.updated_at from items i
+      where ${filters(f)} and i.search @@ (select ${q})
+        and (select count(*) from fresh) < ${candidates}
+        and (i.updated_at, i.id) < (
+          select i.updated_at, i.id from items i where ${filters(f)}
+          order by i.updated_at desc, i.id desc offset ${window - 1} limit 1)
+      limit ${candidates} - (select count(*) from fresh)
+    ),
     ranked as (
-      select c.id, ts_rank(c.search, ${q}) as rank, c.updated_at from candidates c
+      select c.id, ts_rank(c.search, ${q}) as rank, c.updated_at
+      from (select * from fresh union all select * from older) c
       order by rank desc, c.updated_at desc, c.id
       limit ${limit + 1}
     )

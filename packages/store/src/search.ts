@@ -49,9 +49,9 @@ export interface SearchHit {
  *
  * A query matching at most CANDIDATES items is ranked exactly. See docs/decisions/0005-search-candidates.md.
  */
-export const CANDIDATES = 500;
+export const CANDIDATES = 250;
 /** How many of the most recent items the first step reads at most. */
-export const SEARCH_WINDOW = 2_000;
+export const SEARCH_WINDOW = 4_000;
 
 function filters(f: SearchFilters): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [
@@ -101,15 +101,14 @@ export async function searchItems(
       limit ${candidates}
     ),
     older as (
-      -- The query goes in as a sub-select: the planner then cannot judge from its words (wrongly, for phrases
-      -- and negations) that walking the whole project would find enough matches sooner than the index. The
-      -- gate on fresh runs first; when the window sufficed, neither the index nor the boundary is read.
+      -- The window held fewer than CANDIDATES matches (the gate, evaluated first, skips the index otherwise), so
+      -- fresh holds every match of the window: the rest come from the GIN index. The query goes in as a
+      -- sub-select, so the planner cannot conclude from its words (wrongly, for phrases and negations) that
+      -- walking the whole project would find enough matches sooner than the index.
       select i.id, i.search, i.updated_at from items i
       where ${filters(f)} and i.search @@ (select ${q})
         and (select count(*) from fresh) < ${candidates}
-        and (i.updated_at, i.id) < (
-          select i.updated_at, i.id from items i where ${filters(f)}
-          order by i.updated_at desc, i.id desc offset ${window - 1} limit 1)
+        and i.id not in (select id from fresh)
       limit ${candidates} - (select count(*) from fresh)
     ),
     ranked as (

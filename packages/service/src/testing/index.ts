@@ -2,7 +2,13 @@ import { type TestBackend, type TestStore, testBackends } from '@svc/store/testi
 import { createService, type Service } from '../service.js';
 
 export { type TestBackend, type TestStore, testBackends };
-export { createEmptyPostgresDatabase } from '@svc/store/testing';
+export {
+  canStartPrivateCluster,
+  createEmptyPostgresDatabase,
+  freePort,
+  type PrivateCluster,
+  startPrivateCluster,
+} from '@svc/store/testing';
 
 export interface TestService extends Service {
   readonly store: TestStore;

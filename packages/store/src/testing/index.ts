@@ -170,3 +170,4 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
     drop: () => adminQuery(url, `drop database if exists ${database} with (force)`),
   };
 }
+export { canStartPrivateCluster, freePort, type PrivateCluster, startPrivateCluster } from './private-cluster.js';

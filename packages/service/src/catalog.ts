@@ -36,6 +36,7 @@ import { projectConfigExport, projectConfigImport } from './operations/project-c
 import { qaAdd, qaFail, qaListPending, qaPass } from './operations/qa.js';
 import { saveDecisions } from './operations/save-decisions.js';
 import { systemAdd } from './operations/system-add.js';
+import { projectExport, projectImport } from './operations/transfer.js';
 import { taskAdd, taskBlock, taskDone, taskEdit, taskList, taskStart } from './operations/task.js';
 import { workClose, workOpen, workReopen, workResume } from './operations/work.js';
 
@@ -84,6 +85,8 @@ export const catalog: readonly AnyOperation[] = [
   projectShow,
   projectConfigImport,
   projectConfigExport,
+  projectExport,
+  projectImport,
   systemAdd,
   actorAdd,
   actorList,

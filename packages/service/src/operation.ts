@@ -38,6 +38,8 @@ export interface OperationContext {
   readonly logger: Logger;
   /** Say what the write touched; the runner writes one audit row per write. */
   audit(target: AuditTarget): void;
+  /** Report progress of a long operation (the CLI shows a bar when stderr is a terminal). */
+  progress(done: number, total: number, label: string): void;
 }
 
 /**
@@ -57,6 +59,8 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O = unknown> {
   readonly input: I;
   readonly annotations: Annotations;
   readonly presentation: Presentation<O>;
+  /** A read of several statements that must see one snapshot (export): runs in a read-only transaction. */
+  readonly snapshot?: boolean;
   /** Input field whose value, when given, names the acting actor (capture tools take actor_id). */
   readonly actorField?: keyof z.output<I> & string;
   run(ctx: OperationContext, input: z.output<I>): Promise<O>;

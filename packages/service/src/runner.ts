@@ -18,6 +18,7 @@ export interface CallContext {
   /** The actor from the surface's auth context (X-Actor, --actor). */
   actorId?: string | null | undefined;
   requestId?: string | undefined;
+  onProgress?: ((done: number, total: number, label: string) => void) | undefined;
 }
 
 /**
@@ -66,8 +67,15 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
   const requestId = call.requestId ?? randomUUID();
   try {
     const input = parseInput(op, raw) as Record<string, unknown>;
+    if (op.annotations.readOnlyHint && op.snapshot) {
+      return await runtime.store.db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .setAccessMode('read only')
+        .execute((tx) => op.run(makeContext(runtime, tx, null, call, requestId, () => {}), input));
+    }
     if (op.annotations.readOnlyHint) {
-      const ctx = makeContext(runtime, runtime.store.db, null, call.source, requestId, () => {});
+      const ctx = makeContext(runtime, runtime.store.db, null, call, requestId, () => {});
       return await op.run(ctx, input);
     }
     const actorId = actorIdFor(op, input, call, runtime);
@@ -86,7 +94,7 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
         return await runtime.store.db.transaction().execute(async (tx) => {
           const actor = actorId === undefined ? null : await requireActor(tx, actorId.toLowerCase(), 'actor');
           let target: AuditTarget = {};
-          const ctx = makeContext(runtime, tx, actor, call.source, requestId, (t) => {
+          const ctx = makeContext(runtime, tx, actor, call, requestId, (t) => {
             target = { ...target, ...t, details: { ...target.details, ...t.details } };
           });
           const result = await op.run(ctx, input);
@@ -124,9 +132,10 @@ function makeContext(
   runtime: Runtime,
   tx: Kysely<Database>,
   actor: Actor | null,
-  source: Source,
+  call: CallContext,
   requestId: string,
   audit: (t: AuditTarget) => void,
 ): OperationContext {
-  return { tx, store: runtime.store, actor, source, requestId, logger: runtime.logger, audit };
+  const progress = call.onProgress ?? (() => {});
+  return { tx, store: runtime.store, actor, source: call.source, requestId, logger: runtime.logger, audit, progress };
 }

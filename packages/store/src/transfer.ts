@@ -1,0 +1,114 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * The tables of one project's memory, in an order that satisfies every foreign key on the way in. Each
+ * entry says how to select the project's rows and how to order them so that an export is deterministic.
+ */
+export interface TableSpec {
+  kind: string;
+  table: keyof Database & string;
+  /** Rows of the project, as a where-clause over alias t, with :p the project id. */
+  where: string;
+  order: string;
+  /** Columns the database generates and an import must not write. */
+  generated?: string[];
+  /** bigint identity primary key (written with OVERRIDING SYSTEM VALUE when ids are kept). */
+  identity?: boolean;
+}
+
+export const TABLES: readonly TableSpec[] = [
+  { kind: 'project', table: 'projects', where: 't.id = :p', order: 't.id' },
+  {
+    kind: 'actor',
+    table: 'actors',
+    where: `t.id in (
+      select created_by from items where project_id = :p union select actor_id from items_history where project_id = :p
+      union select actor_id from audit_log where project_id = :p union select created_by from links where project_id = :p
+      union select created_by from work_units where project_id = :p union select author_id from ideas where project_id = :p
+      union select redacted_by from ideas where project_id = :p union select created_by from sync_jobs where project_id = :p
+      union select created_by from glossary_terms where project_id = :p union select rejected_by from glossary_rejections where project_id = :p
+      union select promoted_by from capture_promotions where project_id = :p
+      union select c.created_by from captures c join capture_promotions cp on cp.capture_id = c.id where cp.project_id = :p
+      union select c.redacted_by from captures c join capture_promotions cp on cp.capture_id = c.id where cp.project_id = :p)`,
+    order: 't.id',
+  },
+  { kind: 'item_type', table: 'item_types', where: `t.owner <> 'system' and t.key in (select item_type from items where project_id = :p)`, order: 't.key' },
+  { kind: 'system', table: 'systems', where: 't.project_id = :p', order: 't.id' },
+  { kind: 'work_unit', table: 'work_units', where: 't.project_id = :p', order: 't.id' },
+  { kind: 'item', table: 'items', where: 't.project_id = :p', order: 't.version, t.id', generated: ['search'] },
+  { kind: 'link', table: 'links', where: 't.project_id = :p', order: 't.id' },
+  { kind: 'history', table: 'items_history', where: 't.project_id = :p', order: 't.id', identity: true },
+  { kind: 'glossary_group', table: 'glossary_groups', where: 't.project_id = :p', order: 't.id' },
+  { kind: 'glossary_term', table: 'glossary_terms', where: 't.project_id = :p', order: 't.id' },
+  { kind: 'glossary_rejection', table: 'glossary_rejections', where: 't.project_id = :p', order: 't.id' },
+  {
+    kind: 'capture',
+    table: 'captures',
+    where: 't.id in (select capture_id from capture_promotions where project_id = :p)',
+    order: 't.id',
+    generated: ['search'],
+  },
+  { kind: 'capture_promotion', table: 'capture_promotions', where: 't.project_id = :p', order: 't.capture_id' },
+  { kind: 'idea', table: 'ideas', where: 't.project_id = :p', order: 't.id', generated: ['search'] },
+  { kind: 'sync_job', table: 'sync_jobs', where: 't.project_id = :p', order: 't.id' },
+  { kind: 'audit', table: 'audit_log', where: 't.project_id = :p', order: 't.id', identity: true },
+];
+
+/** Column names of a table, in their table order, without generated ones. */
+export async function tableColumns(db: Kysely<Database>, spec: TableSpec): Promise<string[]> {
+  const { rows } = await sql<{ column_name: string }>`
+    select column_name from information_schema.columns
+    where table_schema = current_schema() and table_name = ${spec.table}
+    order by ordinal_position`.execute(db);
+  return rows.map((r) => r.column_name).filter((c) => !(spec.generated ?? []).includes(c));
+}
+
+function jsonValue(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}
+
+/** The project's rows of one table, columns in table order, values as JSON (times as ISO strings). */
+export async function exportRows(
+  db: Kysely<Database>,
+  spec: TableSpec,
+  columns: string[],
+  projectId: string,
+): Promise<Record<string, unknown>[]> {
+  const where = sql.join(spec.where.split(':p').map((part) => sql.raw(part)), sql`${projectId}::uuid`);
+  const result = await sql<Record<string, unknown>>`select ${sql.join(columns.map((c) => sql.ref(`t.${c}`)))} from ${sql.table(spec.table)} t where ${where} order by ${sql.raw(spec.order)}`.execute(db);
+  return result.rows.map((row) => {
+    const out: Record<string, unknown> = {};
+    for (const c of columns) out[c] = jsonValue(row[c]);
+    return out;
+  });
+}
+
+/** Insert rows into a table (columns as given); identity ids are kept when `keepIdentity`. */
+export async function importRows(
+  db: Kysely<Database>,
+  spec: TableSpec,
+  columns: string[],
+  rows: Record<string, unknown>[],
+  keepIdentity: boolean,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const cols = keepIdentity || !spec.identity ? columns : columns.filter((c) => c !== 'id');
+  const values = rows.map((row) => sql`(${sql.join(cols.map((c) => valueFor(row[c])))})`);
+  const overriding = spec.identity && keepIdentity ? sql.raw(' overriding system value') : sql.raw('');
+  await sql`insert into ${sql.table(spec.table)} (${sql.join(cols.map((c) => sql.ref(c)))})${overriding} values ${sql.join(values)}`.execute(db);
+}
+
+function valueFor(value: unknown) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return sql`${JSON.stringify(value)}::jsonb`;
+  if (Array.isArray(value)) return sql`${value}`;
+  return sql`${value}`;
+}
+
+/** After importing rows with explicit identity values, move each identity past the largest id. */
+export async function resetIdentities(db: Kysely<Database>): Promise<void> {
+  for (const table of ['items_history', 'audit_log']) {
+    await sql.raw(`select setval(pg_get_serial_sequence('${table}', 'id'), greatest((select max(id) from ${table}), 1))`).execute(db);
+  }
+}

@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import cliProgress from 'cli-progress';
 import { serveStdio } from '@svc/mcp';
 import { startHttpServer } from '@svc/http';
 import {
   codeVersion,
   type Config,
   createLogger,
+  findOperation,
   loadConfig,
   migrateDatabase,
   openService,
@@ -81,6 +83,29 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     }
   }
 
+  /** A progress bar on stderr when it is a terminal; nothing otherwise (stdout stays the result only). */
+  function progressBar(): { onProgress?: (done: number, total: number, label: string) => void; stop(): void } {
+    if (!process.stderr.isTTY) return { stop() {} };
+    const bar = new cliProgress.SingleBar(
+      { stream: process.stderr, format: '{label} [{bar}] {value}/{total}', hideCursor: true, clearOnComplete: true },
+      cliProgress.Presets.shades_classic,
+    );
+    let started = false;
+    return {
+      onProgress(done, total, label) {
+        if (!started) {
+          bar.start(total, done, { label });
+          started = true;
+        }
+        bar.setTotal(total);
+        bar.update(done, { label });
+      },
+      stop() {
+        if (started) bar.stop();
+      },
+    };
+  }
+
   /** Add a command that runs one catalog operation and prints its result. */
   function op(
     parent: Command,
@@ -97,10 +122,13 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
       const command = raw.at(-1) as Command;
       const opts = command.opts<CommonOptions & Record<string, unknown>>();
       const args = command.args;
+      const bar = progressBar();
       const result = await withService((service) =>
-        service.call(operation, toInput(args, opts), { source: 'cli', actorId: opts.actor ?? undefined }),
-      );
-      print(io, result, opts.json === true, text);
+        service.call(operation, toInput(args, opts), { source: 'cli', actorId: opts.actor ?? undefined, onProgress: bar.onProgress }),
+      ).finally(() => bar.stop());
+      const presentation = findOperation(operation)?.presentation;
+      const rendered = text ?? (presentation && presentation.kind !== 'json' ? (presentation.render as (r: never) => string) : undefined);
+      print(io, result, opts.json === true, rendered);
     });
     return cmd;
   }
@@ -264,6 +292,62 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     projectScope(c);
     actorOption(c);
   });
+
+  // research, check
+  const research = program.command('research').description('research items (cached external references with a time to live)');
+  op(
+    research,
+    'sweep <project>',
+    "list research past the project's research.ttl_days; --soft-delete removes it",
+    'research_sweep',
+    ([p], o) => ({ project_id: p, soft_delete: o.softDelete === true }),
+    (c) => {
+      c.option('--soft-delete', 'soft-delete the expired items (restorable with svc item restore)');
+      actorOption(c);
+    },
+    (r: { expired: { id: string; title: string; updated_at: string }[]; soft_deleted: boolean; ttl_days: number }) =>
+      r.expired.length === 0
+        ? `(no research older than ${r.ttl_days} days)`
+        : [...r.expired.map((e) => `${shortId(e.id)}  ${e.updated_at.slice(0, 10)}  ${e.title}`), r.soft_deleted ? `soft-deleted ${r.expired.length}` : `${r.expired.length} expired (run with --soft-delete to remove)`].join('\n'),
+  );
+  op(program, 'check <project>', 'run the rule pack; findings as markdown', 'svc_check', ([p], o) => ({ project_id: p, rule: o.rule, severity: o.severity }), (c) => {
+    c.option('--rule <rule>', 'run only this rule').option('--severity <severity>', 'show only error, warn or info and above');
+    c.addHelpText('after', '\nExamples:\n  svc check my-project\n  svc check my-project --rule dependency-cycle --json\n  svc check my-project --severity warn');
+  });
+
+  // export, import
+  program
+    .command('export <project>')
+    .description("write a project's whole memory as JSON Lines (lossless; see svc import)")
+    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--json', 'print a summary as JSON (with --out)')
+    .addHelpText('after', '\nExamples:\n  svc export my-project --out my-project.jsonl\n  svc export my-project | gzip > backup.jsonl.gz')
+    .action(async (project: string, opts: { out?: string; json?: boolean }) => {
+      const bar = progressBar();
+      const result = (await withService((service) =>
+        service.call('project_export', { project_id: project }, { source: 'cli', onProgress: bar.onProgress }),
+      ).finally(() => bar.stop())) as { lines: string[]; counts: Record<string, number> };
+      const text = `${result.lines.join('\n')}\n`;
+      if (!opts.out) {
+        process.stdout.write(text);
+        return;
+      }
+      writeFileSync(opts.out, text);
+      print(io, { file: opts.out, records: result.lines.length - 2, counts: result.counts }, opts.json === true, (r: { file: string; records: number }) => `wrote ${r.records} records to ${r.file}`);
+    });
+  op(
+    program,
+    'import <file>',
+    'restore a project from an export, in one transaction (a bad file writes nothing)',
+    'project_import',
+    ([file], o) => ({ jsonl: readTextFile(String(file), '<file>'), as_slug: o.as }),
+    (c) => {
+      c.option('--as <slug>', 'import as a new project with this slug (every id renewed)');
+      actorOption(c);
+      c.addHelpText('after', '\nExamples:\n  svc import my-project.jsonl                 # into a database without that project\n  svc import my-project.jsonl --as my-copy    # beside the original');
+    },
+    (r: { slug: string; counts: Record<string, number> }) => `imported ${r.slug}: ${Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ')}`,
+  );
 
   // glossary
   const glossary = program.command('glossary').description('glossary groups and terms that expand searches');

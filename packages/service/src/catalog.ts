@@ -34,6 +34,7 @@ import { pageSync } from './operations/page-sync.js';
 import { projectCreate, projectList, projectShow } from './operations/project.js';
 import { projectConfigExport, projectConfigImport } from './operations/project-config.js';
 import { qaAdd, qaFail, qaListPending, qaPass } from './operations/qa.js';
+import { researchSweep } from './operations/research-sweep.js';
 import { saveDecisions } from './operations/save-decisions.js';
 import { systemAdd } from './operations/system-add.js';
 import { projectExport, projectImport } from './operations/transfer.js';
@@ -87,6 +88,7 @@ export const catalog: readonly AnyOperation[] = [
   projectConfigExport,
   projectExport,
   projectImport,
+  researchSweep,
   systemAdd,
   actorAdd,
   actorList,

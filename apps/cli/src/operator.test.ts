@@ -1,0 +1,113 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createEmptyPostgresDatabase } from '@svc/service/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+const NODE_ARGS = ['--conditions=@svc/source', '--import', 'tsx', MAIN];
+
+function svc(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [...NODE_ARGS, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through the real binary', () => {
+  const dbs: { url: string; drop(): Promise<void> }[] = [];
+  let env: NodeJS.ProcessEnv;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-ops-'));
+
+  beforeAll(async () => {
+    const db = (await createEmptyPostgresDatabase())!;
+    dbs.push(db);
+    env = { ...process.env, SVC_DATABASE_URL: db.url, SVC_LOG_LEVEL: 'warn' };
+    delete env.SVC_DEFAULT_ACTOR_ID;
+    expect((await svc(['migrate'], env)).code).toBe(0);
+  });
+  afterAll(async () => {
+    for (const db of dbs) await db.drop();
+  });
+
+  it('project show and the TOML configuration: import, export, and a clear error naming a bad key', async () => {
+    expect((await svc(['project', 'create', 'cfg', '--name', 'Config demo'], env)).code).toBe(0);
+    const config = join(dir, 'cfg.toml');
+    writeFileSync(config, '[research]\nttl_days = 30\n\n[checks]\ndisabled_rules = ["empty-decision"]\n');
+    expect((await svc(['project', 'config', 'import', 'cfg', config], env)).code).toBe(0);
+    const exported = await svc(['project', 'config', 'export', 'cfg'], env);
+    expect(exported.stdout).toContain('ttl_days = 30');
+    expect(exported.stdout).toContain('disabled_rules = [ "empty-decision" ]');
+    const shown = JSON.parse((await svc(['project', 'show', 'cfg', '--json'], env)).stdout) as { name: string; settings: { research: { ttl_days: number } } };
+    expect(shown).toMatchObject({ name: 'Config demo', settings: { research: { ttl_days: 30 } } });
+    writeFileSync(config, '[research]\nttl_days = "soon"\n');
+    const bad = await svc(['project', 'config', 'import', 'cfg', config], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/invalid_input: research\.ttl_days: /);
+    writeFileSync(config, '[research\nttl_days = 1');
+    expect((await svc(['project', 'config', 'import', 'cfg', config], env)).stderr).toMatch(/not valid TOML \(line 1/);
+  }, 120_000);
+
+  it('glossary, check, research sweep and work reopen', async () => {
+    expect((await svc(['project', 'create', 'ops'], env)).code).toBe(0);
+    expect((await svc(['glossary', 'group', 'add', 'ops', 'orchestration'], env)).code).toBe(0);
+    expect((await svc(['glossary', 'term', 'add', 'ops', 'orchestration', 'k8s'], env)).code).toBe(0);
+    const proposed = JSON.parse((await svc(['glossary', 'propose', 'ops', 'orchestration', 'kube', '--json'], env)).stdout) as { id: string };
+    const other = JSON.parse((await svc(['glossary', 'propose', 'ops', 'orchestration', 'cluster', '--json'], env)).stdout) as { id: string };
+    expect((await svc(['glossary', 'queue', 'ops'], env)).stdout).toContain('kube');
+    expect((await svc(['glossary', 'accept', 'ops', proposed.id.slice(0, 8)], env)).code).toBe(0);
+    expect((await svc(['glossary', 'reject', 'ops', other.id, '--reason', 'too broad'], env)).code).toBe(0);
+    expect((await svc(['glossary', 'queue', 'ops'], env)).stdout.trim()).toBe('(no proposed terms)');
+
+    const check = await svc(['check', 'ops'], env);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/^# Checks: ops/);
+    const json = JSON.parse((await svc(['check', 'ops', '--rule', 'dependency-cycle', '--json'], env)).stdout) as { ran: string[] };
+    expect(json.ran).toEqual(['dependency-cycle']);
+    expect((await svc(['check', 'ops', '--rule', 'nope'], env)).code).toBe(1);
+
+    const sweep = await svc(['research', 'sweep', 'ops', '--json'], env);
+    expect(JSON.parse(sweep.stdout)).toMatchObject({ expired: [], soft_deleted: false, ttl_days: 90 });
+
+    const reopen = await svc(['work', 'reopen', 'ffffffff'], env);
+    expect(reopen.code).toBe(1);
+    expect(reopen.stderr).toContain('not_found');
+  }, 180_000);
+
+  it('export → import into a fresh database → export gives the same bytes; a truncated file fails with its line and writes nothing', async () => {
+    expect((await svc(['project', 'create', 'carry'], env)).code).toBe(0);
+    expect((await svc(['system', 'add', 'carry', 'api'], env)).code).toBe(0);
+    const first = join(dir, 'carry.jsonl');
+    const wrote = await svc(['export', 'carry', '--out', first, '--json'], env);
+    expect(wrote.code).toBe(0);
+    expect(JSON.parse(wrote.stdout)).toMatchObject({ file: first });
+    const streamed = await svc(['export', 'carry'], env);
+    expect(streamed.stdout).toBe(readFileSync(first, 'utf8'));
+
+    const fresh = (await createEmptyPostgresDatabase())!;
+    dbs.push(fresh);
+    const freshEnv = { ...env, SVC_DATABASE_URL: fresh.url };
+    expect((await svc(['migrate'], freshEnv)).code).toBe(0);
+    const lines = readFileSync(first, 'utf8').trimEnd().split('\n');
+    const truncated = join(dir, 'truncated.jsonl');
+    writeFileSync(truncated, `${lines.slice(0, -1).join('\n')}\n`);
+    const refused = await svc(['import', truncated], freshEnv);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`invalid_input: line ${lines.length}: .*truncated`));
+    expect(JSON.parse((await svc(['project', 'list', '--json'], freshEnv)).stdout).projects).toEqual([]);
+
+    const imported = await svc(['import', first], freshEnv);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/^imported carry: /);
+    expect((await svc(['export', 'carry'], freshEnv)).stdout).toBe(readFileSync(first, 'utf8'));
+  }, 180_000);
+
+  it('shows examples in --help', async () => {
+    const help = await svc(['export', '--help'], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+  });
+});

@@ -1,0 +1,54 @@
+import { recordHistory, resolveProject, setChainDeleted, type Database, type Transaction } from '@svc/store';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { projectRef } from '../inputs.js';
+import { defineOperation } from '../operation.js';
+
+const MAX_SWEEP = 10_000;
+
+export const researchSweep = defineOperation({
+  name: 'research_sweep',
+  surface: 'operator',
+  title: 'Sweep expired research',
+  description:
+    "List research items past the project's research.ttl_days; with soft_delete, soft-delete them (restorable with svc item restore).",
+  input: z.object({
+    project_id: projectRef,
+    soft_delete: z.boolean().optional().describe('Soft-delete the expired items (default: only list them)'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const ttl = project.settings.research.ttl_days;
+    const { rows } = await sql<{ id: string; chain_id: string; title: string; version: number; updated_at: Date }>`
+      select id, chain_id, title, version, updated_at from items
+      where project_id = ${project.id}::uuid and item_type = 'research' and is_head and deleted_at is null
+        and updated_at < now() - make_interval(days => ${ttl}::int)
+      order by updated_at, id
+      limit ${MAX_SWEEP}`.execute(ctx.tx);
+    if (input.soft_delete) {
+      for (const [i, row] of rows.entries()) {
+        await setChainDeleted(ctx.tx as Transaction<Database>, row.chain_id, new Date());
+        await recordHistory(ctx.tx, {
+          project_id: project.id,
+          chain_id: row.chain_id,
+          item_id: row.id,
+          version: row.version,
+          change_kind: 'deleted',
+          semantic_impacts: [],
+          details: { reason: 'research expired' },
+          actor_id: ctx.actor?.id ?? null,
+          source: ctx.source,
+        });
+        ctx.progress(i + 1, rows.length, 'research');
+      }
+    }
+    ctx.audit({ project_id: project.id, target_kind: 'project', target_id: project.id, details: { expired: rows.length, soft_deleted: input.soft_delete === true } });
+    return {
+      ttl_days: ttl,
+      expired: rows.map((r) => ({ id: r.id, title: r.title, updated_at: r.updated_at.toISOString() })),
+      soft_deleted: input.soft_delete === true,
+      truncated: rows.length === MAX_SWEEP,
+    };
+  },
+});

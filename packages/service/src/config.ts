@@ -11,6 +11,8 @@ export interface Config {
   httpPort: number;
   allowedHosts: string[] | undefined;
   logLevel: LogLevel;
+  /** PostgreSQL statement time-out; the client gives up 2 s later (a silent server cannot hold a request). */
+  statementTimeoutMs: number;
 }
 
 const blankIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
@@ -32,6 +34,10 @@ const schema = z.object({
   ),
   SVC_ALLOWED_HOSTS: z.preprocess(blankIsUnset, z.string().optional()),
   SVC_LOG_LEVEL: z.preprocess(blankIsUnset, z.enum(LOG_LEVELS).default('info')),
+  SVC_STATEMENT_TIMEOUT_MS: z.preprocess(
+    blankIsUnset,
+    z.coerce.number().int('must be a whole number of milliseconds').min(100).max(3_600_000).default(30_000),
+  ),
 });
 
 /** Read and validate the process settings; a bad value stops start-up with a message naming the variable. */
@@ -53,5 +59,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .map((h) => h.trim())
       .filter((h) => h !== ''),
     logLevel: e.SVC_LOG_LEVEL,
+    statementTimeoutMs: e.SVC_STATEMENT_TIMEOUT_MS,
   };
 }

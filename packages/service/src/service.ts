@@ -40,7 +40,7 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
 }
 
 function storeConfig(config: Config) {
-  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutMs: config.statementTimeoutMs };
 }
 
 /**

@@ -49,19 +49,45 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
   return openPGlite(config);
 }
 
+/** Errors after which a connection must not go back to the pool: its server may never answer it again. */
+function breaksConnection(error: unknown): boolean {
+  const message = String((error as { message?: unknown } | undefined)?.message ?? '');
+  const code = String((error as { code?: unknown } | undefined)?.code ?? '');
+  return /Query read timeout|Connection terminated|ECONNRESET|EPIPE|not queryable/i.test(message) || code.startsWith('08') || code === '57P01';
+}
+
 async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
+  const statementTimeout = config.statementTimeoutMs ?? 30_000;
   const pool = new pg.Pool({
     connectionString: url,
     max: config.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: config.statementTimeoutMs ?? 30_000,
+    statement_timeout: statementTimeout,
+    // The client gives up too, so a server that silently stops answering (a half-open link) cannot hold a
+    // request forever.
+    query_timeout: statementTimeout + 2_000,
     idle_in_transaction_session_timeout: 60_000,
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: 'svc',
   });
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
+  // A connection whose query timed out may never be answered (a half-open link): close its socket, so the
+  // pool drops it on release instead of queueing the next request behind it (pg does the same when pipelining).
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (result && typeof (result as Promise<unknown>).catch === 'function') {
+        (result as Promise<unknown>).catch((error: unknown) => {
+          if (breaksConnection(error)) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+        });
+      }
+      return result;
+    };
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -17,7 +17,7 @@ const TOOL_COUNT = 33;
 
 /** A fresh embedded database with a project and an actor, prepared through the real CLI. */
 async function prepare(): Promise<{ env: Record<string, string>; actor: string }> {
-  const env = { ...(process.env as Record<string, string>), SVC_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'svc-mcp-')), 'data'), SVC_LOG_LEVEL: 'warn' };
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), SVC_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'svc-mcp-')), 'data'), SVC_LOG_LEVEL: 'warn' };
   delete env.SVC_DATABASE_URL;
   delete env.SVC_DEFAULT_ACTOR_ID;
   await run(process.execPath, [...NODE_ARGS, 'project', 'create', 'demo'], { env });

@@ -59,7 +59,7 @@ export function fromDatabase(error: unknown): SvcError | undefined {
   const known = CONSTRAINT_MESSAGES[constraint];
   if (known) return new SvcError(known[0], known[1], { constraint });
   const message = String(e.message ?? '');
-  if (CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P03' || /Connection terminated|timeout exceeded when trying to connect/i.test(message)) {
+  if (CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P03' || /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/i.test(message)) {
     return new SvcError('unavailable', 'the database is unavailable; try again shortly');
   }
   switch (code) {

@@ -77,6 +77,9 @@ async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
   // A connection whose query timed out may never be answered (a half-open link): close its socket, so the
   // pool drops it on release instead of queueing the next request behind it (pg does the same when pipelining).
   pool.on('connect', (client) => {
+    // A checked-out client whose server goes away emits 'error' between queries; unhandled, that would end the
+    // process. The next query on it fails and is answered as unavailable instead.
+    client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const result = query(...args);

@@ -39,37 +39,20 @@ export interface SearchHit {
 
 /**
  * Ranking every match of a common word is what makes full-text search slow at scale: every match is read and
- * ranked, and the GIN index itself must list every one of them. So only a bounded candidate set is ranked:
+ * ranked, and the GIN index itself lists every one of them. So only a bounded candidate set is ranked:
  *
  * 1. the matches among the SEARCH_WINDOW most recent current items of the project (filters applied), newest
- *    first, up to CANDIDATES: a walk down the recency index (items_project_heads) that tests the query on each
- *    item, so it reads at most SEARCH_WINDOW rows whatever the query, and stops early when matches abound;
- * 2. when that window holds too few matches, older ones through the project-scoped GIN index
- *    (items_project_search), in the order the index yields them, until there are CANDIDATES in all.
- *    "Too few" is fewer than CANDIDATES when the index answers the query exactly (words, AND, OR); for
- *    queries with a phrase or an exclusion, which the index can only answer by listing every item holding
- *    the words (or the non-excluded part), it is too few to fill the page (`limit + 1`).
+ *    first, at most CANDIDATES: a walk down the recency index (items_project_heads) that tests the query on
+ *    each item, so it reads at most SEARCH_WINDOW rows whatever the query, and stops early when matches abound;
+ * 2. only when those cannot fill the page (`limit` or fewer), older matches through the project-scoped GIN
+ *    index (items_project_search), in the order the index yields them, up to CANDIDATES in all.
  *
- * A query matching at most CANDIDATES items is ranked exactly (or, with a phrase or an exclusion, one with
- * at most `limit` matches among the window). See docs/decisions/0005-search-candidates.md.
+ * A query whose matches among the window fill the page is ranked among those; see
+ * docs/decisions/0005-search-candidates.md for the trade-off.
  */
-export const CANDIDATES = 250;
+export const CANDIDATES = 500;
 /** How many of the most recent items step 1 reads at most. */
-export const SEARCH_WINDOW = 4_000;
-
-/** Whether the GIN index alone decides a match: phrases need positions and exclusions the words' postings. */
-function indexExact(plan: TsPlan): boolean {
-  switch (plan.op) {
-    case 'word':
-      return true;
-    case 'phrase':
-    case 'not':
-      return false;
-    case 'and':
-    case 'or':
-      return plan.args.every(indexExact);
-  }
-}
+export const SEARCH_WINDOW = 2_000;
 
 function filters(f: SearchFilters): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [
@@ -95,7 +78,6 @@ export async function searchItems(
 ): Promise<SearchHit[]> {
   const candidates = Math.max(bounds.candidates ?? CANDIDATES, limit + 1);
   const window = bounds.window ?? SEARCH_WINDOW;
-  const enough = indexExact(plan) ? candidates : limit + 1;
   // The tsquery is an immutable expression over constants: inlined, the planner folds it.
   const q = tsquery(plan);
   const { rows } = await sql<{
@@ -120,13 +102,14 @@ export async function searchItems(
       limit ${candidates}
     ),
     older as (
-      -- The gate is a one-time filter: when the window had enough, neither the index nor the heap is read.
-      -- Otherwise fresh holds every match of the window and the rest come from the GIN index. The query goes
+      -- The gate is a one-time filter: when the window filled the page, the index is never read (for a
+      -- common word it would list every match, for a phrase or an exclusion every item holding the words).
+      -- Otherwise fresh holds every match of the window and older ones come from the GIN index. The query goes
       -- in as a sub-select so the planner cannot conclude from its words (wrongly, for phrases and
       -- exclusions) that walking the whole project would find matches sooner than the index.
       select i.id, i.search, i.updated_at from items i
       where ${filters(f)} and i.search @@ (select ${q})
-        and (select count(*) from fresh) < ${enough}
+        and (select count(*) from fresh) <= ${limit}
         and i.id not in (select id from fresh)
       limit ${candidates} - (select count(*) from fresh)
     ),

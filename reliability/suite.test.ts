@@ -1,0 +1,448 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ROUTES } from '@svc/http';
+import { listTools } from '@svc/mcp';
+import { type PrivateCluster, startPrivateCluster } from '@svc/service/testing';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, count, http, invariants, query, type Server, serve, summaries, writeReport } from './harness.js';
+import { HalfOpenProxy } from './proxy.js';
+
+const started = Date.now();
+let cluster: PrivateCluster;
+let env: NodeJS.ProcessEnv;
+let actor: string;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const EXPECTED = new Set(['conflict', 'refused_transition']);
+
+beforeAll(async () => {
+  cluster = await startPrivateCluster();
+  env = { ...process.env, SVC_DATABASE_URL: cluster.url, SVC_LOG_LEVEL: 'silent' };
+  delete env.SVC_DEFAULT_ACTOR_ID;
+  await cli(env, ['migrate']);
+  actor = (JSON.parse(await cli(env, ['actor', 'add', '--email', 'reliability@example.test', '--json'])) as { id: string }).id;
+  await cli(env, ['project', 'create', 'rel']);
+});
+
+afterAll(async () => {
+  await cluster?.destroy();
+  const seconds = Math.round((Date.now() - started) / 1000);
+  writeReport(seconds);
+  console.log(`\nreliability summary (${seconds} s):\n${(await import('./harness.js')).table()}\n`);
+});
+
+/** A burst of writes that a crash may interrupt: decision batches and task transitions. */
+async function burst(base: string, round: number): Promise<void> {
+  const calls: Promise<unknown>[] = [];
+  const unitCall = http(base, 'POST', '/projects/rel/work-units', { title: `crash ${round}` }, actor).catch(() => ({ body: {} }));
+  for (let b = 0; b < 4; b++) {
+    const decisions = Array.from({ length: 10 }, (_, i) => ({ title: `r${round}b${b}d${i}`, body: 'x'.repeat(200) }));
+    calls.push(http(base, 'POST', '/projects/rel/decisions', { decisions }, actor).catch(() => undefined));
+  }
+  const unit = (await unitCall).body as { id?: string };
+  if (unit.id) {
+    for (let t = 0; t < 4; t++) {
+      calls.push(
+        http(base, 'POST', `/work-units/${unit.id}/tasks`, { title: `r${round}t${t}` }, actor)
+          .then((r) => (r.body as { id?: string }).id)
+          .then(async (id) => {
+            if (!id) return;
+            await http(base, 'POST', `/tasks/${id}/start`, {}, actor);
+            await http(base, 'POST', `/tasks/${id}/done`, {}, actor);
+          })
+          .catch(() => undefined),
+      );
+    }
+  }
+  await Promise.all(calls);
+}
+
+describe('1. crash safety: kill -9 mid-write', () => {
+  it('PostgreSQL: 100 kills; every batch all-or-nothing, one head per chain, one task in progress per unit', async () => {
+    const summary = { part: 'crash (PostgreSQL)', operations: 0, faults: 0, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
+    summaries.push(summary);
+    for (let round = 0; round < 100; round++) {
+      const server = await serve(env);
+      const work = burst(server.url, round);
+      await sleep(5 + Math.floor(Math.random() * 60));
+      server.child.kill('SIGKILL');
+      await server.exited;
+      await work;
+      summary.faults++;
+      summary.operations += 17;
+      const batches = await query<{ prefix: string; n: number }>(
+        cluster.url,
+        `select substring(title from '^r${round}b[0-9]+') as prefix, count(*)::int as n from items where title ~ '^r${round}b[0-9]+d' group by 1`,
+      );
+      for (const b of batches) {
+        summary.invariants++;
+        if (b.n !== 10) {
+          summary.violations++;
+          count(summary.errors, 'partial batch');
+        }
+      }
+      const problems = await invariants(cluster.url);
+      summary.invariants += 3;
+      summary.violations += problems.length;
+      expect(problems).toEqual([]);
+      expect(batches.every((b) => b.n === 10)).toBe(true);
+    }
+  });
+
+  it('embedded database: 20 kills; the server restarts every time (no stale lock) and no batch is partial', async () => {
+    const summary = { part: 'crash (embedded)', operations: 0, faults: 0, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
+    summaries.push(summary);
+    const embedded: NodeJS.ProcessEnv = { ...env, SVC_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'svc-rel-')), 'data') };
+    delete embedded.SVC_DATABASE_URL;
+    await cli(embedded, ['project', 'create', 'rel']);
+    const localActor = (JSON.parse(await cli(embedded, ['actor', 'add', '--email', 'embedded@example.test', '--json'])) as { id: string }).id;
+    const saved = actor;
+    actor = localActor;
+    try {
+      for (let round = 0; round < 20; round++) {
+        const server = await serve(embedded);
+        const work = burst(server.url, round);
+        await sleep(20 + Math.floor(Math.random() * 200));
+        server.child.kill('SIGKILL');
+        await server.exited;
+        await work;
+        summary.faults++;
+        summary.operations += 17;
+      }
+      const lines = (await cli(embedded, ['export', 'rel'])).trimEnd().split('\n').slice(1, -1);
+      const items = lines.map((l) => JSON.parse(l) as { type: string; title?: string; chain_id?: string; is_head?: boolean }).filter((r) => r.type === 'item');
+      const batches = new Map<string, number>();
+      for (const item of items) {
+        const prefix = /^(r\d+b\d+)d/.exec(item.title ?? '')?.[1];
+        if (prefix) batches.set(prefix, (batches.get(prefix) ?? 0) + 1);
+      }
+      const heads = new Map<string, number>();
+      for (const item of items) heads.set(item.chain_id as string, (heads.get(item.chain_id as string) ?? 0) + (item.is_head ? 1 : 0));
+      summary.invariants += batches.size + heads.size;
+      const partial = [...batches.values()].filter((n) => n !== 10).length;
+      const badHeads = [...heads.values()].filter((n) => n !== 1).length;
+      summary.violations += partial + badHeads;
+      expect(partial).toBe(0);
+      expect(badHeads).toBe(0);
+    } finally {
+      actor = saved;
+    }
+  });
+});
+
+describe('2. load: 4 clients × 2,000 mixed operations over HTTP and MCP', () => {
+  it('sees no errors but the expected refusals, and the invariants hold', async () => {
+    const summary = { part: 'load', operations: 0, faults: 0, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
+    summaries.push(summary);
+    const server = await serve(env);
+    try {
+      const unit = (await http(server.url, 'POST', '/projects/rel/work-units', { title: 'load' }, actor)).body as { id: string };
+      const shared = (await http(server.url, 'POST', '/projects/rel/items', { title: 'shared item' }, actor)).body as { id: string; chain_id: string };
+      const clients = await Promise.all(
+        [0, 1].map(async () => {
+          const client = new Client({ name: 'load', version: '1.0.0' });
+          await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-Actor': actor } } }));
+          return client;
+        }),
+      );
+      const viaHttp = async (method: string, path: string, body?: unknown): Promise<string | undefined> => {
+        const r = await http(server.url, method, path, body, actor);
+        if (r.status === 200) return undefined;
+        return (r.body as { error?: { code: string } }).error?.code ?? `http ${r.status}`;
+      };
+      const viaMcp = (client: Client) => async (name: string, args: Record<string, unknown>) => {
+        const r = await client.callTool({ name, arguments: args });
+        return r.isError ? ((r.structuredContent as { error: { code: string } }).error.code) : undefined;
+      };
+      const head = async () =>
+        ((await http(server.url, 'GET', `/items/${shared.chain_id}`)).body as { item: { id: string } }).item.id;
+      const worker = async (w: number) => {
+        const mcp = w >= 2 ? viaMcp(clients[w - 2] as Client) : undefined;
+        for (let i = 0; i < 2000; i++) {
+          const marker = `loadmarker${w}x${i}`;
+          let code: string | undefined;
+          switch (i % 8) {
+            case 0:
+              code = mcp
+                ? await mcp('svc_item_upsert', { project_id: 'rel', title: `w${w} item ${i}`, body: 'load body' })
+                : await viaHttp('POST', '/projects/rel/items', { title: `w${w} item ${i}`, body: 'load body' });
+              break;
+            case 1:
+              code = mcp
+                ? await mcp('svc_item_upsert', { project_id: 'rel', item_id: await head(), body: `edit ${w}-${i}` })
+                : await viaHttp('POST', '/projects/rel/items', { item_id: await head(), body: `edit ${w}-${i}` });
+              break;
+            case 2:
+              code = mcp ? await mcp('svc_item_search', { project_id: 'rel', query: 'load OR body -nothing' }) : await viaHttp('GET', '/projects/rel/items/search?query=load%20body');
+              break;
+            case 3: {
+              const add = mcp ? undefined : await http(server.url, 'POST', `/work-units/${unit.id}/tasks`, { title: `t${w}-${i}` }, actor);
+              const id = (add?.body as { id?: string } | undefined)?.id;
+              code = id ? await viaHttp('POST', `/tasks/${id}/start`, {}) : mcp ? await mcp('svc_task_list', { work_unit_id: unit.id, status: 'in_progress' }) : undefined;
+              if (id && code === undefined) code = await viaHttp('POST', `/tasks/${id}/done`, {});
+              break;
+            }
+            case 4: {
+              const r = await http(server.url, 'POST', '/captures', { text: `capture ${marker}` }, actor);
+              const id = (r.body as { id?: string }).id;
+              code = r.status === 200 ? undefined : 'capture add failed';
+              if (id && i % 16 === 4) code = await viaHttp('POST', `/captures/${id}/redact`, {});
+              break;
+            }
+            case 5:
+              code = mcp ? await mcp('svc_brief', { project_id: 'rel' }) : await viaHttp('GET', '/projects/rel/brief');
+              break;
+            case 6:
+              code = mcp
+                ? await mcp('svc_qa_add', { project_id: 'rel', title: `qa ${i}`, target_item_ids: [shared.chain_id] })
+                : await viaHttp('GET', `/projects/rel/qa-checks/pending?item_id=${shared.chain_id}&limit=5`);
+              break;
+            default:
+              code = mcp ? await mcp('svc_history_query', { project_id: 'rel', item_id: shared.chain_id, limit: 5 }) : await viaHttp('GET', `/items/${shared.chain_id}/impact?project_id=rel`);
+          }
+          summary.operations++;
+          if (code) count(summary.errors, code);
+        }
+      };
+      await Promise.all([0, 1, 2, 3].map(worker));
+      await Promise.all(clients.map((c) => c.close()));
+      const unexpected = Object.keys(summary.errors).filter((k) => !EXPECTED.has(k));
+      const problems = await invariants(cluster.url);
+      const leaked = await query<{ n: number }>(
+        cluster.url,
+        "select (select count(*) from audit_log where details::text ~ 'loadmarker') + (select count(*) from items_history where details::text ~ 'loadmarker') + (select count(*) from captures where review_state = 'redacted' and (text ~ 'loadmarker' or coalesce(summary, '') ~ 'loadmarker')) as n",
+      );
+      summary.invariants += 4;
+      summary.violations += problems.length + (Number(leaked[0]?.n) > 0 ? 1 : 0) + unexpected.length;
+      expect(unexpected).toEqual([]);
+      expect(problems).toEqual([]);
+      expect(Number(leaked[0]?.n)).toBe(0);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+});
+
+describe('3. hostile input through MCP and HTTP for every tool', () => {
+  it('never answers 500 or internal_error, never crashes, never writes part of a refused call', async () => {
+    const summary = { part: 'hostile input', operations: 0, faults: 0, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
+    summaries.push(summary);
+    const server = await serve(env);
+    const client = new Client({ name: 'hostile', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-Actor': actor } } }));
+    try {
+      const unit = ((await http(server.url, 'POST', '/projects/rel/work-units', { title: 'hostile' }, actor)).body as { id: string }).id;
+      const task = ((await http(server.url, 'POST', `/work-units/${unit}/tasks`, { title: 'hostile task' }, actor)).body as { id: string }).id;
+      const item = ((await http(server.url, 'POST', '/projects/rel/items', { title: 'hostile item' }, actor)).body as { id: string }).id;
+      const qa = ((await http(server.url, 'POST', '/projects/rel/qa-checks', { title: 'hostile qa' }, actor)).body as { id: string }).id;
+      const capture = ((await http(server.url, 'POST', '/captures', { text: 'hostile capture' }, actor)).body as { id: string }).id;
+      const idea = ((await http(server.url, 'POST', `/work-units/${unit}/ideas`, { text: 'hostile idea' }, actor)).body as { id: string }).id;
+      const valid: Record<string, unknown> = { project_id: 'rel', work_unit_id: unit, task_id: task, item_id: item, qa_id: qa, capture_id: capture, idea_id: idea };
+      let nested: unknown = { leaf: true };
+      for (let d = 0; d < 2000; d++) nested = { d: nested };
+      const hostile = fc.oneof(
+        fc.constant('x'.repeat(1_200_000)),
+        fc.constant(nested),
+        fc.constant('nul\u0000byte'),
+        fc.constant('lone \ud800 surrogate \udfff'),
+        fc.constantFrom("'; drop table items; --", '& | ! ( ) : * \\', '"unbalanced', 'a:* & !b', '$1', '%_%'),
+        fc.constant(JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}}') as unknown),
+        fc.constantFrom('1a2b3c4d-0000-4000-8000-00000000000g', 'aaaa-', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '00000000'),
+        fc.constantFrom(null, true, -1, 1e308, 2 ** 53 + 1, [], [1, 'two', null], {}),
+        fc.string({ unit: 'binary', maxLength: 50 }),
+      );
+      const tables = ['items', 'links', 'work_units', 'captures', 'capture_promotions', 'ideas', 'items_history', 'sync_jobs', 'glossary_terms'];
+      const fingerprint = async () =>
+        JSON.stringify(await query(cluster.url, `select ${tables.map((t) => `(select count(*) from ${t})::int as ${t}`).join(', ')}`));
+      for (const tool of listTools()) {
+        const properties = Object.keys((tool.inputSchema.properties ?? {}) as Record<string, unknown>);
+        const samples = fc.sample(fc.array(fc.tuple(fc.constantFrom(...properties), fc.boolean(), hostile), { minLength: 1, maxLength: 4 }), 8);
+        for (const sample of samples) {
+          const args: Record<string, unknown> = {};
+          for (const key of properties) if (key in valid) args[key] = valid[key];
+          for (const [key, keepValid, value] of sample) if (!keepValid || !(key in valid)) args[key] = value;
+          for (const transport of ['mcp', 'http'] as const) {
+            const before = await fingerprint();
+            // Bodies over the 2 MiB limit are refused at the door (413, and the connection may close early).
+            const oversize = JSON.stringify(args).length > 2 * 1024 * 1024 - 10_000;
+            let code: string | undefined;
+            if (transport === 'mcp') {
+              const result = await client
+                .callTool({ name: tool.name, arguments: args })
+                .catch((e: Error) => ({ isError: true, structuredContent: { error: { code: oversize ? 'payload_too_large' : `transport: ${e.message.slice(0, 60)}` } } }));
+              code = result.isError ? (result.structuredContent as { error: { code: string } }).error.code : undefined;
+            } else {
+              const route = ROUTES.find((candidate) => candidate.operation === tool.name);
+              if (!route) throw new Error(`no REST route for ${tool.name}`);
+              const rest = { ...args };
+              const path = route.path.replace(/:([a-z_]+)/g, (_, name: string) => {
+                const value = rest[name];
+                delete rest[name];
+                const text = typeof value === 'string' && value !== '' ? value.slice(0, 200) : JSON.stringify(value ?? 'none');
+                return encodeURIComponent(text.toWellFormed());
+              });
+              const search = new URLSearchParams();
+              for (const [k, v] of Object.entries(rest)) search.append(k, (typeof v === 'string' ? v.slice(0, 2000) : (JSON.stringify(v)?.slice(0, 2000) ?? '')).toWellFormed());
+              const r = await (route.method === 'get'
+                ? http(server.url, 'GET', `${path}?${search.toString()}`)
+                : http(server.url, route.method.toUpperCase(), path, rest, actor)
+              ).catch(() => ({ status: oversize ? 413 : 0, body: { error: { code: oversize ? 'payload_too_large' : 'transport: connection failed' } } }));
+              // 414/431: a URL too long for the HTTP server itself, refused before svc sees it.
+              code =
+                r.status === 414 || r.status === 431
+                  ? 'url_too_long'
+                  : r.status >= 500 || r.status === 0
+                    ? ((r.body as { error?: { code: string } }).error?.code ?? `http ${r.status}`)
+                    : r.status === 200
+                      ? undefined
+                      : ((r.body as { error?: { code: string } }).error?.code ?? `http ${r.status}`);
+            }
+            summary.operations++;
+            if (code) {
+              count(summary.errors, code);
+              summary.invariants++;
+              if ((await fingerprint()) !== before) {
+                summary.violations++;
+                count(summary.errors, `partial write after ${code}`);
+              }
+            }
+          }
+        }
+      }
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+      expect(server.child.exitCode).toBeNull();
+      const bad = Object.keys(summary.errors).filter((k) => k === 'internal_error' || k.startsWith('http 5') || k.startsWith('transport') || k.startsWith('partial'));
+      expect(bad).toEqual([]);
+      expect(await invariants(cluster.url)).toEqual([]);
+    } finally {
+      await client.close();
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+});
+
+describe('4. database faults', () => {
+  it('PostgreSQL restarted under load: clean 503s within a bounded time, /ready says so, then everything succeeds without a restart', async () => {
+    const summary = { part: 'PostgreSQL restart', operations: 0, faults: 1, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
+    summaries.push(summary);
+    const server = await serve(env);
+    try {
+      let stop = false;
+      let slowest = 0;
+      const load = async () => {
+        while (!stop) {
+          const t0 = Date.now();
+          const r = await http(server.url, 'POST', '/captures', { text: 'under restart' }, actor).catch(() => ({ status: 0, body: {} }));
+          slowest = Math.max(slowest, Date.now() - t0);
+          summary.operations++;
+          if (r.status !== 200) count(summary.errors, r.status === 503 ? 'unavailable' : `http ${r.status}`);
+          await sleep(20);
+        }
+      };
+      const workers = [load(), load()];
+      await sleep(1_000);
+      await cluster.stop();
+      await sleep(1_000);
+      const readyDown = (await fetch(`${server.url}/ready`)).status;
+      await cluster.start();
+      await sleep(1_500);
+      stop = true;
+      await Promise.all(workers);
+      let readyUp = 0;
+      for (let i = 0; i < 50 && readyUp !== 200; i++) {
+        readyUp = (await fetch(`${server.url}/ready`)).status;
+        if (readyUp !== 200) await sleep(200);
+      }
+      const after = await Promise.all(Array.from({ length: 20 }, () => http(server.url, 'POST', '/captures', { text: 'after restart' }, actor)));
+      summary.operations += after.length;
+      summary.invariants += 3;
+      expect(readyDown).toBe(503);
+      expect(readyUp).toBe(200);
+      expect(after.every((r) => r.status === 200)).toBe(true);
+      expect(Object.keys(summary.errors).filter((k) => k !== 'unavailable')).toEqual([]);
+      expect(slowest).toBeLessThan(10_000);
+      expect(await invariants(cluster.url)).toEqual([]);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it('a half-open link that silently drops traffic: requests fail within a bounded time, /ready says so, and recover', async () => {
+    const summary = { part: 'half-open link', operations: 0, faults: 1, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
+    summaries.push(summary);
+    const proxy = new HalfOpenProxy(cluster.port);
+    const port = await proxy.listen();
+    const proxied = { ...env, SVC_DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`, SVC_STATEMENT_TIMEOUT_MS: '1500' };
+    const server = await serve(proxied);
+    try {
+      for (let i = 0; i < 20; i++) expect((await http(server.url, 'POST', '/captures', { text: 'before' }, actor)).status).toBe(200);
+      proxy.blackhole = true;
+      const t0 = Date.now();
+      const during = await Promise.all(Array.from({ length: 6 }, () => http(server.url, 'POST', '/captures', { text: 'during' }, actor)));
+      const elapsed = Date.now() - t0;
+      const ready = (await fetch(`${server.url}/ready`)).status;
+      summary.operations += 26;
+      for (const r of during) if (r.status !== 200) count(summary.errors, r.status === 503 ? 'unavailable' : `http ${r.status}`);
+      if (!during.every((r) => r.status === 503)) console.log('half-open answers:', JSON.stringify(during.map((r) => [r.status, r.body])));
+      proxy.blackhole = false;
+      let recovered = false;
+      for (let i = 0; i < 40 && !recovered; i++) {
+        recovered = (await http(server.url, 'POST', '/captures', { text: 'after' }, actor)).status === 200;
+        summary.operations++;
+        if (!recovered) await sleep(250);
+      }
+      const after = await Promise.all(Array.from({ length: 20 }, () => http(server.url, 'POST', '/captures', { text: 'after' }, actor)));
+      summary.operations += after.length;
+      summary.invariants += 4;
+      expect(during.every((r) => r.status === 503)).toBe(true);
+      expect(elapsed).toBeLessThan(15_000);
+      expect(ready).toBe(503);
+      expect(recovered).toBe(true);
+      expect(after.every((r) => r.status === 200)).toBe(true);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+      await proxy.close();
+    }
+  });
+});
+
+describe('5. attribution and redaction', () => {
+  it('every HTTP and MCP write names its actor; no audit or history row holds redacted text', async () => {
+    const summary = { part: 'attribution and redaction', operations: 0, faults: 0, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
+    summaries.push(summary);
+    const server = await serve(env);
+    try {
+      const marker = `secretmarker${randomBytes(4).toString('hex')}`;
+      const id = ((await http(server.url, 'POST', '/captures', { text: `the code is ${marker}` }, actor)).body as { id: string }).id;
+      await http(server.url, 'POST', `/captures/${id}/annotate`, { summary: marker, signals: { [marker]: marker } }, actor);
+      await http(server.url, 'POST', `/captures/${id}/redact`, {}, actor);
+      summary.operations += 3;
+      const leaks = await query<{ n: number }>(
+        cluster.url,
+        `select (select count(*) from audit_log where details::text like $1) + (select count(*) from items_history where details::text like $1)
+              + (select count(*) from captures where text like $1 or summary like $1 or signals::text like $1) as n`,
+        [`%${marker}%`],
+      );
+      const writes = await query<{ n: number; unattributed: number }>(
+        cluster.url,
+        "select count(*)::int as n, count(*) filter (where actor_id is null)::int as unattributed from audit_log where source in ('http', 'mcp')",
+      );
+      summary.invariants += 2;
+      summary.operations += writes[0]?.n ?? 0;
+      expect(Number(leaks[0]?.n)).toBe(0);
+      expect(writes[0]?.unattributed).toBe(0);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+});

@@ -1,16 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { svcTestConfig } from '../../vitest.shared.js';
 
-export default defineConfig({
-  resolve: { conditions: ['@svc/source'] },
-  ssr: { resolve: { conditions: ['@svc/source'] } },
-  test: {
-    include: ['src/**/*.test.ts'],
-    // One in-memory PGlite per worker, shared by the suites that worker runs (see @svc/store/testing).
-    pool: 'forks',
-    isolate: false,
-    maxWorkers: 2,
-    reporters: process.env.CI ? ['verbose'] : ['default'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-  },
-});
+export default svcTestConfig({ database: true });

@@ -1,10 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { svcTestConfig } from '../../vitest.shared.js';
 
-export default defineConfig({
-  resolve: { conditions: ['@svc/source'] },
-  ssr: { resolve: { conditions: ['@svc/source'] } },
-  test: {
-    include: ['src/**/*.test.ts'],
-    reporters: process.env.CI ? ['verbose'] : ['default'],
-  },
-});
+export default svcTestConfig({ database: false });

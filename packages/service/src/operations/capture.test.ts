@@ -3,18 +3,10 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findOperation } from '../catalog.js';
-import { openTestService, type TestService, testBackends } from '../testing/index.js';
+import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
 
 const run = promisify(execFile);
 
-async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code: string; message: string };
-  }
-  throw new Error('expected the call to be refused');
-}
 
 interface Capture {
   id: string;

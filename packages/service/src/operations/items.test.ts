@@ -1,16 +1,8 @@
 import type { Item } from '@svc/domain';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openTestService, type TestService, testBackends } from '../testing/index.js';
+import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
 
-async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code: string; message: string; details: Record<string, unknown> };
-  }
-  throw new Error('expected the call to be refused');
-}
 
 describe.each(testBackends())('item core on $name', (backend) => {
   let svc: TestService;

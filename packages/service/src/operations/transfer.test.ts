@@ -1,15 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestService, type TestService, testBackends } from '../testing/index.js';
+import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
 
-async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code: string; message: string };
-  }
-  throw new Error('expected the call to be refused');
-}
 
 describe.each(testBackends())('export and import on $name', (backend) => {
   let svc: TestService;

@@ -1,17 +1,9 @@
 import type { Item } from '@svc/domain';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openTestService, type TestService, testBackends } from '../testing/index.js';
+import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
 
 type Call = (name: string, input: unknown) => Promise<unknown>;
 
-async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code: string; message: string; details: Record<string, unknown> };
-  }
-  throw new Error('expected the call to be refused');
-}
 
 describe.each(testBackends())('work units, tasks and QA checks on $name', (backend) => {
   let svc: TestService;

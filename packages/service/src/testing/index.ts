@@ -45,3 +45,13 @@ export async function openUnreachableService(): Promise<Service> {
   const store = await openStore({ databaseUrl: 'postgres://postgres@127.0.0.1:1/svc_unreachable', poolSize: 1 });
   return createService(store);
 }
+
+/** The error a call was refused with; fails the test when the call succeeds. */
+export async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { code: string; message: string; details: Record<string, unknown> };
+  }
+  throw new Error('expected the call to be refused');
+}

@@ -97,6 +97,7 @@ export function classifySemanticImpact(before: VersionFacts, after: VersionFacts
   const textBefore = `${before.title}\n${before.body}`;
   const textAfter = `${after.title}\n${after.body}`;
   if (textBefore !== textAfter) {
+    const labelsBeforeText = found.size;
     const oldSentences = sentences(textBefore);
     const newSentences = sentences(textAfter);
     const oldSet = new Set(oldSentences.map(normaliseSentence));
@@ -131,7 +132,9 @@ export function classifySemanticImpact(before: VersionFacts, after: VersionFacts
       unpairedAdded.length - Math.max(0, addedRules.length - removedRules.length) > 0 ||
       unpairedRemoved.length - Math.max(0, removedRules.length - addedRules.length) > 0;
     if (reworded) found.add('wording_change');
-    if (!reworded && found.size === 0) found.add('wording_change'); // whitespace or punctuation only
+    // Whitespace, punctuation or sentence order only: the text changed, so it gets a text label whatever else
+    // (status, scope, context) changed alongside it.
+    if (found.size === labelsBeforeText) found.add('wording_change');
   }
 
   return SEMANTIC_IMPACTS.filter((label) => found.has(label));

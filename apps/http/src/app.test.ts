@@ -30,6 +30,17 @@ describe.each(testBackends())('HTTP probes on $name', (backend) => {
     }
   });
 
+  it('returns the request id on every answer, those the MCP transport builds itself included', async () => {
+    const app = createHttpApp(svc);
+    const given = { 'x-request-id': 'trace-42' };
+    for (const path of ['/health', '/projects/nope/items/search?query=x', '/nope']) {
+      expect((await app.request(path, { headers: given })).headers.get('x-request-id')).toBe('trace-42');
+    }
+    const mcp = await app.request('/mcp', { method: 'POST', headers: { ...given, 'content-type': 'application/json' }, body: '{' });
+    expect(mcp.headers.get('x-request-id')).toBe('trace-42');
+    expect((await app.request('/health')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('answers an unknown route with 404 and the JSON error body', async () => {
     const response = await createHttpApp(svc).request('/nope');
     expect(response.status).toBe(404);

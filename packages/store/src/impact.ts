@@ -16,8 +16,13 @@ export interface ImpactEntry {
 /**
  * Items reachable from `start` along outgoing typed links, within `depth` hops, each once at its shortest
  * depth with the edge type that first reached it (ties: depends, blocks, supersedes, conflicts, then the
- * predecessor's chain id). Deleted items are neither reported nor passed through; cycles end because each
- * level only continues from (chain, depth) pairs not seen before and depth is bounded. One round trip.
+ * predecessor's chain id). Deleted items are neither reported nor passed through. One round trip.
+ *
+ * A breadth-first search in one recursive query: each step is one row holding the frontier (the chains first
+ * reached at that depth) and `seen`, a jsonb object keyed by every chain reached so far, so a chain is
+ * expanded once, cycles end, and membership is a key look-up. The obvious form — walk (chain, depth) pairs,
+ * then join the walk to itself to find each chain's first edge — is planned from the recursive term's tiny
+ * row estimate and joined on depth alone: two minutes for a dense 20k-item project (docs/benchmarks.md).
  * Returns at most `limit + 1` entries (ordered by depth, edge priority, chain id) and the total count.
  */
 export async function impact(
@@ -29,30 +34,33 @@ export async function impact(
 ): Promise<{ entries: ImpactEntry[]; total: number }> {
   const priority = sql.raw(`array[${LINK_PRIORITY.map((t) => `'${t}'`).join(', ')}]::text[]`);
   const { rows } = await sql<ImpactEntry & { total: number }>`
-    with recursive walk(chain_id, depth) as (
-      select ${start}::uuid, 0
-      union
-      select l.to_chain_id, w.depth + 1
-      from walk w
-      join links l on l.from_chain_id = w.chain_id and l.project_id = ${projectId}::uuid
-      join items n on n.chain_id = l.to_chain_id and n.is_head and n.deleted_at is null
-      where w.depth < ${depth}::int
+    with recursive bfs(depth, frontier, seen, added) as (
+      select 0, array[${start}::uuid], jsonb_build_object(${start}::uuid::text, 0), '{}'::jsonb
+      union all
+      select b.depth + 1, n.next, b.seen || n.added, n.added
+      from bfs b
+      cross join lateral (
+        select array_agg(x.to_chain_id) as next,
+               jsonb_object_agg(x.to_chain_id, jsonb_build_array(x.link_type, x.from_chain_id)) as added
+        from (
+          select distinct on (l.to_chain_id) l.to_chain_id, l.link_type, l.from_chain_id
+          from unnest(b.frontier) f(chain_id)
+          join links l on l.from_chain_id = f.chain_id and l.project_id = ${projectId}::uuid
+          join items n on n.chain_id = l.to_chain_id and n.is_head and n.deleted_at is null
+          where not b.seen ? l.to_chain_id::text
+          order by l.to_chain_id, array_position(${priority}, l.link_type), l.from_chain_id
+        ) x
+      ) n
+      where b.depth < ${depth}::int and n.next is not null
     ),
-    best as (
-      select chain_id, min(depth) as depth from walk group by chain_id
-    ),
-    firsts as (
-      select distinct on (b.chain_id) b.chain_id, b.depth, l.link_type, l.from_chain_id as via_chain_id
-      from best b
-      join links l on l.to_chain_id = b.chain_id and l.project_id = ${projectId}::uuid
-      join best p on p.chain_id = l.from_chain_id and p.depth = b.depth - 1
-      where b.depth > 0 and b.chain_id <> ${start}::uuid
-      order by b.chain_id, array_position(${priority}, l.link_type), l.from_chain_id
+    reached as (
+      select e.key::uuid as chain_id, b.depth, e.value->>0 as link_type, (e.value->>1)::uuid as via_chain_id
+      from bfs b cross join lateral jsonb_each(b.added) e
     )
-    select i.id, f.chain_id, i.title, i.item_type, i.status, f.depth::int as depth, f.link_type, f.via_chain_id,
+    select i.id, r.chain_id, i.title, i.item_type, i.status, r.depth::int as depth, r.link_type, r.via_chain_id,
            (count(*) over ())::int as total
-    from firsts f join items i on i.chain_id = f.chain_id and i.is_head
-    order by f.depth, array_position(${priority}, f.link_type), f.chain_id
+    from reached r join items i on i.chain_id = r.chain_id and i.is_head
+    order by r.depth, array_position(${priority}, r.link_type), r.chain_id
     limit ${limit + 1}`.execute(db);
   return { entries: rows.map(({ total: _, ...e }) => e), total: rows[0]?.total ?? 0 };
 }

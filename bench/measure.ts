@@ -29,18 +29,36 @@ export interface Budget {
   min: number;
 }
 
+async function sample(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
 /** Time `fn` sequentially: warm-up calls first, then up to `iterations` timed calls. */
 export async function time(fn: () => Promise<unknown>, b: Budget): Promise<Stats> {
   for (let i = 0; i < b.warmup; i++) await fn();
   const samples: number[] = [];
   const start = process.hrtime.bigint();
   for (let i = 0; i < b.iterations; i++) {
-    const t0 = process.hrtime.bigint();
-    await fn();
-    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    samples.push(await sample(fn));
     if (samples.length >= b.min && Number(process.hrtime.bigint() - start) / 1e6 > b.maxMs) break;
   }
   return stats(samples);
+}
+
+/**
+ * Time several calls in interleaved rounds (each round times every call `iterations / rounds` times), so a
+ * burst of other work on the machine lands on all of them alike instead of spoiling one.
+ */
+export async function timeRounds(fns: (() => Promise<unknown>)[], b: { iterations: number; warmup: number; rounds: number }): Promise<Stats[]> {
+  for (const fn of fns) for (let i = 0; i < b.warmup; i++) await fn();
+  const samples: number[][] = fns.map(() => []);
+  const per = Math.ceil(b.iterations / b.rounds);
+  for (let round = 0; round < b.rounds; round++) {
+    for (const [k, fn] of fns.entries()) for (let i = 0; i < per; i++) samples[k]?.push(await sample(fn));
+  }
+  return samples.map(stats);
 }
 
 export interface Shape {
@@ -76,37 +94,48 @@ export async function planFor(db: Kysely<Database>, projectId: string, query: st
   return planQuery(ast, await glossarySynonyms(db, projectId, expandableTerms(ast)));
 }
 
-export async function measureSearch(
+export interface Prepared extends Shape {
+  plan: TsPlan;
+  matches: number;
+}
+
+/** Plan a shape as the service would and count its matches. */
+export async function prepare(db: Kysely<Database>, projectId: string, shape: Shape): Promise<Prepared> {
+  const plan = await planFor(db, projectId, shape.query);
+  if (!plan) throw new Error(`query ${shape.query} plans to nothing`);
+  const { rows } = await sql<{ n: string }>`select count(*) as n from items i where ${where(projectId, tsquery(plan))}`.execute(db);
+  return { ...shape, plan, matches: Number(rows[0]?.n ?? 0) };
+}
+
+export function searchCall(service: Service, projectId: string, shape: Shape): () => Promise<unknown> {
+  return () => service.call('svc_item_search', { project_id: projectId, query: shape.query, limit: ONE }, { source: 'cli' });
+}
+
+export function briefCall(service: Service, projectId: string): () => Promise<unknown> {
+  return () => service.call('svc_brief', { project_id: projectId }, { source: 'cli' });
+}
+
+/** The baselines of one shape (bare GIN match, plain ranked query) and how much of the exact top 20 svc keeps. */
+export async function baselines(
   service: Service,
   db: Kysely<Database>,
   projectId: string,
-  shape: Shape,
-  budgets: { service: Budget; bare: Budget; ranked: Budget },
-): Promise<ShapeResult> {
-  const plan = await planFor(db, projectId, shape.query);
-  if (!plan) throw new Error(`query ${shape.query} plans to nothing`);
-  const q = () => tsquery(plan);
-  const { rows: counted } = await sql<{ n: string }>`select count(*) as n from items i where ${where(projectId, q())}`.execute(db);
-  const call = () => service.call('svc_item_search', { project_id: projectId, query: shape.query, limit: ONE }, { source: 'cli' });
+  shape: Prepared,
+  budgets: { bare: Budget; ranked: Budget },
+): Promise<Pick<ShapeResult, 'bare' | 'ranked' | 'overlap' | 'rankKept'>> {
+  const q = () => tsquery(shape.plan);
   const bareQuery = () => sql`select i.id from items i where ${where(projectId, q())} limit ${ONE + 1}`.execute(db);
   const rankedQuery = () =>
     sql<{ id: string; rank: number }>`
       select i.id, ts_rank(i.search, ${q()}) as rank from items i where ${where(projectId, q())}
       order by rank desc, i.updated_at desc, i.id limit ${ONE + 1}`.execute(db);
-
-  const serviceStats = await time(call, budgets.service);
   const bare = await time(bareQuery, budgets.bare);
   const ranked = await time(rankedQuery, budgets.ranked);
-
   const exact = (await rankedQuery()).rows.slice(0, ONE);
-  const got = ((await call()) as { items: { id: string; rank: number }[] }).items;
+  const got = ((await searchCall(service, projectId, shape)()) as { items: { id: string; rank: number }[] }).items;
   const ids = new Set(got.map((h) => h.id));
   const overlap = exact.length === 0 ? 1 : exact.filter((r) => ids.has(r.id)).length / exact.length;
   const sum = (xs: { rank: number }[]) => xs.reduce((a, x) => a + Number(x.rank), 0);
   const rankKept = exact.length === 0 ? 1 : sum(got) / sum(exact);
-  return { ...shape, matches: Number(counted[0]?.n ?? 0), service: serviceStats, bare, ranked, overlap, rankKept };
-}
-
-export async function measureBrief(service: Service, projectId: string, budget: Budget): Promise<Stats> {
-  return time(() => service.call('svc_brief', { project_id: projectId }, { source: 'cli' }), budget);
+  return { bare, ranked, overlap, rankKept };
 }

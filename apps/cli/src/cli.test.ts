@@ -1,207 +1,313 @@
-import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createEmptyPostgresDatabase } from '@svc/service/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Env, serveHttp, shippedMigrations, svc, svcEnv, svcJson } from './testing/svc-process.js';
 
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const NODE_ARGS = ['--conditions=@svc/source', '--import', 'tsx', MAIN];
+const latest = shippedMigrations().at(-1)!;
+/** Nothing listens on port 1: a command that tried to reach this database would fail, not exit 0 or 2. */
+const UNREACHABLE = svcEnv({ SVC_DATABASE_URL: 'postgres://svc@127.0.0.1:1/nowhere' });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function svc(args: string[], env: Record<string, string | undefined>): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [...NODE_ARGS, ...args], { env: env as NodeJS.ProcessEnv, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-function baseEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, SVC_LOG_LEVEL: 'warn', ...extra };
-  if (!('SVC_DATABASE_URL' in extra)) delete env.SVC_DATABASE_URL;
-  delete env.SVC_DEFAULT_ACTOR_ID;
-  return env;
-}
-
-/** Start `svc serve http` and wait for its "listening" line; returns its URL and the process. */
-async function serve(env: Record<string, string | undefined>, extra: string[] = []) {
-  const child = spawn(process.execPath, [...NODE_ARGS, 'serve', 'http', '--port', '0', ...extra], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(seen);
-      if (match) resolve(match[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${seen}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { url, child, exited };
-}
-
-describe('the svc binary on the embedded database', () => {
-  const dataDir = () => join(mkdtempSync(join(tmpdir(), 'svc-cli-')), 'data');
-
-  it('prints the release and schema version', async () => {
-    const run = await svc(['--version'], baseEnv({}));
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^svc v\d+\.\d+\.\d+ \(schema \d{4}\)\n$/);
-  });
-
-  it('refuses a second process on a data directory in use, with the holder and the ways out; loses no write', async () => {
-    const env = baseEnv({ SVC_DATA_DIR: dataDir() });
-    expect((await svc(['project', 'create', 'before'], env)).code).toBe(0);
-    const actor = JSON.parse((await svc(['actor', 'add', '--email', 'first@example.test', '--json'], env)).stdout) as { id: string };
-    const first = await serve(env);
-    const write = (title: string) =>
-      fetch(`${first.url}/projects/before/items`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'X-Actor': actor.id },
-        body: JSON.stringify({ title }),
-      }).then(async (r) => (await r.json()) as { id: string });
-    const early = await write('Written before the intruder');
-    const second = (await svc(['actor', 'list', '--json'], env)) as Run;
-    expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(/in use by process \d+/);
-    expect(second.stderr).toContain('SVC_DATABASE_URL');
-    expect(second.stderr).toContain('/mcp');
-    // The first process keeps serving and writing after the second was refused.
-    const late = await write('Written after the intruder');
-    first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
-    expect((await svc(['project', 'create', 'after'], env)).code).toBe(0);
-    const listed = JSON.parse((await svc(['project', 'list', '--json'], env)).stdout) as { projects: { slug: string }[] };
-    expect(listed.projects.map((p) => p.slug)).toEqual(['after', 'before']);
-    for (const item of [early, late]) expect((await svc(['item', 'show', item.id], env)).code).toBe(0);
+describe('the svc binary before it touches a database', () => {
+  it('prints the release and schema of the latest shipped migration with --version and `version --json`', async () => {
+    const [flag, command] = await Promise.all([svc(['--version'], UNREACHABLE), svc(['version', '--json'], UNREACHABLE)]);
+    expect(flag).toEqual({ code: 0, stdout: `svc ${latest.release} (schema ${latest.id})\n`, stderr: '' });
+    expect(command.code).toBe(0);
+    expect(JSON.parse(command.stdout)).toEqual({ schema: latest.id, release: latest.release });
   }, 120_000);
 
-  it('restarts after the server is killed with SIGKILL (a stale lock is taken over)', async () => {
-    const env = baseEnv({ SVC_DATA_DIR: dataDir() });
-    const server = await serve(env);
-    server.child.kill('SIGKILL');
-    await server.exited;
-    const run = await svc(['project', 'create', 'revived'], env);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+  it('exits 2 on usage errors (no command, unknown command, missing argument, missing required option, unknown option) with the message on stderr only', async () => {
+    const cases: [string[], RegExp][] = [
+      [[], /^Usage: svc /],
+      [['bogus'], /^error: unknown command 'bogus'/],
+      [['project', 'create'], /^error: missing required argument 'slug'/],
+      [['link', 'add', 'p', 'a', 'depends'], /^error: missing required argument 'to'/],
+      [['actor', 'add', '--name', 'No Email'], /^error: required option '--email <email>' not specified/],
+      [['project', 'list', '--bogus'], /^error: unknown option '--bogus'/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => svc(args, UNREACHABLE)));
+    runs.forEach((run, i) => {
+      const [args, message] = cases[i]!;
+      expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 2, stdout: '' });
+      expect(run.stderr).toMatch(message);
+    });
   }, 120_000);
 
-  it('exits 2 on usage errors and 1 on refused requests, with the message on stderr only', async () => {
-    const env = baseEnv({ SVC_DATA_DIR: dataDir() });
-    expect((await svc(['bogus'], env)).code).toBe(2);
-    expect((await svc(['project', 'create'], env)).code).toBe(2);
-    const bad = await svc(['project', 'create', 'Not A Slug'], env);
-    expect(bad.code).toBe(1);
-    expect(bad.stdout).toBe('');
-    expect(bad.stderr).toMatch(/^svc: invalid_input: slug: /);
-  }, 60_000);
+  it('exits 1 naming the variable when a setting is invalid', async () => {
+    const [actor, url] = await Promise.all([
+      svc(['project', 'list'], { ...UNREACHABLE, SVC_DEFAULT_ACTOR_ID: 'not-a-uuid' }),
+      svc(['project', 'list'], { ...UNREACHABLE, SVC_DATABASE_URL: 'mysql://localhost/svc' }),
+    ]);
+    expect(actor).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid_input: SVC_DEFAULT_ACTOR_ID: must be an actor UUID (see `svc actor list`)\n' });
+    expect(url).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid_input: SVC_DATABASE_URL: must be a postgres:// or postgresql:// URL\n' });
+  }, 120_000);
 });
 
-describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('the svc binary on PostgreSQL', () => {
+/**
+ * The operator commands through the real binary against one migrated PostgreSQL database (the embedded one
+ * admits a single process at a time, and these tests run commands side by side). Skipped without
+ * SVC_TEST_DATABASE_URL.
+ */
+describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on PostgreSQL', () => {
   let db: { url: string; drop(): Promise<void> };
-  let env: Record<string, string | undefined>;
+  let env: Env;
+  let client: pg.Client;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-files-'));
+
   beforeAll(async () => {
     db = (await createEmptyPostgresDatabase())!;
-    env = baseEnv({ SVC_DATABASE_URL: db.url });
-  });
+    env = svcEnv({ SVC_DATABASE_URL: db.url });
+    expect((await svc(['migrate'], env)).code).toBe(0);
+    client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+  }, 120_000);
   afterAll(async () => {
+    await client?.end();
     await db?.drop();
   });
 
-  it('applies the schema once when twenty `svc migrate` processes start at the same moment', async () => {
-    const status = JSON.parse((await svc(['migrate', '--status', '--json'], env)).stdout) as { pending: unknown[]; current: string | null };
-    expect(status.current).toBeNull();
-    const runs = await Promise.all(Array.from({ length: 20 }, () => svc(['migrate', '--json'], env)));
-    expect(runs.map((r) => r.code)).toEqual(Array(20).fill(0));
-    const applied = runs.flatMap((r) => (JSON.parse(r.stdout) as { applied: string[] }).applied);
-    expect(new Set(applied).size).toBe(applied.length);
-    expect(applied.length).toBe(status.pending.length);
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    const { rows } = await client.query('select id, count(*)::int as n from schema_migrations group by id order by id');
-    await client.end();
-    expect(rows.every((r: { n: number }) => r.n === 1)).toBe(true);
-    expect(rows).toHaveLength(status.pending.length);
-  }, 180_000);
+  const projectId = async (slug: string) => (await client.query<{ id: string }>('select id from projects where slug = $1', [slug])).rows[0]!.id;
+  /** Items can only be written by the service's tools, so the item and link tests seed rows directly. */
+  async function seedItem(slug: string, id: string, title: string): Promise<void> {
+    await client.query("insert into items (id, chain_id, project_id, item_type, title, context) values ($1, $1, $2, 'decision', $3, '{}')", [
+      id,
+      await projectId(slug),
+      title,
+    ]);
+  }
+  const auditOf = async (operation: string, where: string, value: string) =>
+    (await client.query(`select actor_id, source from audit_log where operation = $1 and ${where} = $2 order by id`, [operation, value])).rows;
 
-  it('runs the operator commands with --json, actor attribution and clean refusals', async () => {
-    const actor = JSON.parse((await svc(['actor', 'add', '--email', 'ops@example.test', '--name', 'Ops', '--external-id', 'github=ops', '--json'], env)).stdout) as {
-      id: string;
-      external_ids: Record<string, string>;
-    };
-    expect(actor.external_ids).toEqual({ github: 'ops' });
-    expect((await svc(['actor', 'add', '--email', 'OPS@example.test'], env)).stderr).toMatch(/conflict: email/);
-    const project = await svc(['project', 'create', 'ops', '--actor', actor.id, '--json'], env);
-    expect(JSON.parse(project.stdout)).toMatchObject({ slug: 'ops' });
-    const unknown = await svc(['system', 'add', 'ops', 'api', '--actor', '11111111-1111-4111-8111-111111111111'], env);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('unknown_actor');
-    expect((await svc(['system', 'add', 'ops', 'api'], env)).code).toBe(0);
-    const schema = join(mkdtempSync(join(tmpdir(), 'svc-type-')), 'incident.json');
-    writeFileSync(schema, JSON.stringify({ type: 'object', properties: { severity: { enum: ['sev1', 'sev2'] } }, additionalProperties: false }));
-    expect((await svc(['type', 'add', 'incident', '--schema', schema, '--actor', actor.id], env)).code).toBe(0);
-    writeFileSync(schema, '{"type": "object", "properties": 5}');
-    const badType = await svc(['type', 'add', 'broken', '--schema', schema], env);
-    expect(badType.stderr).toMatch(/invalid_input: schema/);
-    const types = JSON.parse((await svc(['type', 'list', '--json'], env)).stdout) as { types: { key: string }[] };
-    expect(types.types.map((t) => t.key)).toContain('incident');
+  it('project create prints the new project; a duplicate slug is refused with conflict; list and show find it by slug and by 8-char prefix', async () => {
+    const created = await svcJson<{ id: string; slug: string; name: string }>(['project', 'create', 'alpha', '--name', 'Alpha Project'], env);
+    expect(created).toMatchObject({ slug: 'alpha', name: 'Alpha Project' });
 
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query(
-        "select operation, actor_id, source from audit_log where operation in ('project_create', 'system_add', 'type_add') order by id",
-      );
-      expect(rows).toEqual([
-        { operation: 'project_create', actor_id: actor.id, source: 'cli' },
-        { operation: 'system_add', actor_id: null, source: 'cli' },
-        { operation: 'type_add', actor_id: actor.id, source: 'cli' },
-      ]);
-      const ids = ['aaaa0000-0000-4000-8000-000000000001', 'bbbb0000-0000-4000-8000-000000000002'];
-      const { rows: p } = await client.query("select id from projects where slug = 'ops'");
-      for (const id of ids) {
-        await client.query("insert into items (id, chain_id, project_id, item_type, title, context) values ($1, $1, $2, 'decision', $3, '{}')", [id, p[0].id, `Item ${id.slice(0, 4)}`]);
-      }
-    } finally {
-      await client.end();
-    }
-    expect(JSON.parse((await svc(['item', 'show', 'aaaa0000', '--json'], env)).stdout).item.title).toBe('Item aaaa');
-    expect((await svc(['link', 'add', 'ops', 'aaaa', 'depends', 'bbbb', '--json'], env)).code).toBe(0);
-    expect((await svc(['link', 'add', 'ops', 'aaaa', 'relates', 'bbbb'], env)).code).toBe(1);
-    expect((await svc(['item', 'delete', 'bbbb'], env)).code).toBe(0);
-    expect((await svc(['item', 'delete', 'bbbb'], env)).stderr).toContain('refused_transition');
-    expect((await svc(['item', 'restore', 'bbbb'], env)).code).toBe(0);
-    const history = JSON.parse((await svc(['item', 'history', 'bbbb', '--json'], env)).stdout) as { entries: { change_kind: string }[] };
-    expect(history.entries.map((e) => e.change_kind)).toEqual(['restored', 'deleted']);
-    expect((await svc(['link', 'remove', 'ops', 'aaaa', 'depends', 'bbbb'], env)).code).toBe(0);
-  }, 180_000);
+    const duplicate = await svc(['project', 'create', 'alpha'], env);
+    expect(duplicate).toEqual({ code: 1, stdout: '', stderr: 'svc: conflict: slug: a project with this slug already exists\n' });
 
-  it('refuses to serve while migrations are pending, and serves with --migrate', async () => {
-    const fresh = (await createEmptyPostgresDatabase())!;
-    try {
-      const freshEnv = baseEnv({ SVC_DATABASE_URL: fresh.url });
-      const refused = await svc(['serve', 'http', '--port', '0'], freshEnv);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('svc migrate');
-      const server = await serve(freshEnv, ['--migrate']);
-      expect((await fetch(`${server.url}/ready`)).status).toBe(200);
-      server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
-    } finally {
-      await fresh.drop();
-    }
+    const [listed, bySlug, byPrefix, text] = await Promise.all([
+      svcJson<{ projects: { id: string; slug: string }[] }>(['project', 'list'], env),
+      svcJson<{ id: string; systems: unknown[] }>(['project', 'show', 'alpha'], env),
+      svcJson<{ id: string }>(['project', 'show', created.id.slice(0, 8)], env),
+      svc(['project', 'list'], env),
+    ]);
+    expect(listed.projects.filter((p) => p.slug === 'alpha')).toEqual([expect.objectContaining({ id: created.id })]);
+    expect(bySlug).toMatchObject({ id: created.id, systems: [] });
+    expect(byPrefix.id).toBe(created.id);
+    expect(text.stdout).toContain(`${created.id.slice(0, 8)}  alpha  Alpha Project\n`);
+
+    const missing = await svc(['project', 'show', 'no-such-project'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^svc: not_found: /);
   }, 120_000);
 
-  it('lets two server processes on one PostgreSQL see each other\'s writes', async () => {
-    const actor = JSON.parse((await svc(['actor', 'add', '--email', 'twin@example.test', '--json'], env)).stdout) as { id: string };
-    const [a, b] = await Promise.all([serve(env), serve(env)]);
+  it('system add attaches a named system to a project and refuses the same name twice', async () => {
+    expect((await svc(['project', 'create', 'sys'], env)).code).toBe(0);
+    const system = await svcJson<{ id: string; name: string }>(['system', 'add', 'sys', 'billing-api'], env);
+    expect(system.name).toBe('billing-api');
+    const again = await svc(['system', 'add', 'sys', 'billing-api'], env);
+    expect(again).toMatchObject({ code: 1, stderr: 'svc: conflict: name: the project already has a system with this name\n' });
+    const shown = await svcJson<{ systems: { id: string; name: string }[] }>(['project', 'show', 'sys'], env);
+    expect(shown.systems).toEqual([expect.objectContaining({ id: system.id, name: 'billing-api' })]);
+  }, 120_000);
+
+  it('actor add keeps repeated --external-id pairs, refuses a duplicate email in any case and a malformed pair; actor list shows the actor', async () => {
+    const actor = await svcJson<{ id: string; email: string; name: string; role: string; external_ids: Record<string, string> }>(
+      ['actor', 'add', '--email', 'dana@example.test', '--name', 'Dana', '--role', 'engineer', '--external-id', 'github=dana', '--external-id', 'slack=U123=x'],
+      env,
+    );
+    expect(actor).toMatchObject({ email: 'dana@example.test', name: 'Dana', role: 'engineer', external_ids: { github: 'dana', slack: 'U123=x' } });
+
+    const [duplicate, malformed, badEmail] = await Promise.all([
+      svc(['actor', 'add', '--email', 'DANA@example.test'], env),
+      svc(['actor', 'add', '--email', 'other@example.test', '--external-id', 'no-equals-sign'], env),
+      svc(['actor', 'add', '--email', 'not-an-email'], env),
+    ]);
+    expect(duplicate).toEqual({ code: 1, stdout: '', stderr: 'svc: conflict: email: an actor with this email is already registered\n' });
+    expect(malformed).toEqual({ code: 1, stdout: '', stderr: "svc: invalid_input: --external-id: 'no-equals-sign' is not KEY=VALUE\n" });
+    expect(badEmail.code).toBe(1);
+    expect(badEmail.stderr).toMatch(/^svc: invalid_input: email: /);
+
+    const listed = await svcJson<{ actors: { id: string; email: string }[] }>(['actor', 'list'], env);
+    expect(listed.actors.map((a) => a.email)).not.toContain('other@example.test');
+    expect(listed.actors).toContainEqual(expect.objectContaining({ id: actor.id, email: 'dana@example.test' }));
+  }, 120_000);
+
+  it('type add registers a custom type from a schema file; a bad schema is refused naming the field; type list shows it beside the built-ins', async () => {
+    const schema = join(dir, 'incident.json');
+    writeFileSync(schema, JSON.stringify({ type: 'object', properties: { severity: { enum: ['sev1', 'sev2'] } }, additionalProperties: false }));
+    const added = await svcJson<{ key: string; display_name: string; owner: string }>(
+      ['type', 'add', 'incident', '--schema', schema, '--display-name', 'Incident', '--owner', 'sre'],
+      env,
+    );
+    expect(added).toMatchObject({ key: 'incident', display_name: 'Incident', owner: 'sre' });
+
+    const write = (name: string, text: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    };
+    const [notObject, badProperties, notJson, missing, duplicate] = await Promise.all([
+      svc(['type', 'add', 'listish', '--schema', write('array.json', '{"type": "array"}')], env),
+      svc(['type', 'add', 'broken', '--schema', write('broken.json', '{"type": "object", "properties": 5}')], env),
+      svc(['type', 'add', 'garbled', '--schema', write('garbled.json', '{"type": ')], env),
+      svc(['type', 'add', 'absent', '--schema', join(dir, 'does-not-exist.json')], env),
+      svc(['type', 'add', 'incident', '--schema', schema], env),
+    ]);
+    expect(notObject.code).toBe(1);
+    expect(notObject.stderr).toMatch(/^svc: invalid_input: schema\.type: /);
+    expect(badProperties.code).toBe(1);
+    expect(badProperties.stderr).toMatch(/^svc: invalid_input: schema: not a valid JSON Schema: .*properties/);
+    expect(notJson.code).toBe(1);
+    expect(notJson.stderr).toMatch(/^svc: invalid_input: --schema: .*garbled\.json is not valid JSON/);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^svc: invalid_input: --schema: cannot read .*does-not-exist\.json: ENOENT/);
+    expect(duplicate).toMatchObject({ code: 1, stderr: 'svc: conflict: key: an item type with this key already exists\n' });
+
+    const types = await svcJson<{ types: { key: string }[] }>(['type', 'list'], env);
+    const keys = types.types.map((t) => t.key);
+    expect(keys).toEqual(expect.arrayContaining(['decision', 'research', 'incident']));
+    for (const refused of ['listish', 'broken', 'garbled', 'absent']) expect(keys).not.toContain(refused);
+  }, 120_000);
+
+  it('item show, delete, restore and history work on a seeded item by its 8-char prefix; deleting twice is refused', async () => {
+    const projects = await Promise.all([svc(['project', 'create', 'items'], env), svc(['project', 'create', 'items-elsewhere'], env)]);
+    expect(projects.map((r) => r.code)).toEqual([0, 0]);
+    const id = 'c0ffee00-0000-4000-8000-000000000001';
+    await seedItem('items', id, 'Use PostgreSQL');
+
+    const shown = await svcJson<{ item: { id: string; title: string; deleted_at: string | null }; links: unknown[] }>(['item', 'show', 'c0ffee00'], env);
+    expect(shown).toMatchObject({ item: { id, title: 'Use PostgreSQL', deleted_at: null }, links: [] });
+
+    const deleted = await svcJson<{ id: string; deleted_at: string | null }>(['item', 'delete', 'c0ffee00'], env);
+    expect(deleted.id).toBe(id);
+    expect(deleted.deleted_at).not.toBeNull();
+    const twice = await svc(['item', 'delete', 'c0ffee00'], env);
+    expect(twice).toEqual({ code: 1, stdout: '', stderr: 'svc: refused_transition: item c0ffee00 is already deleted\n' });
+    // A deleted item still shows (with its deletion), so it can be found and restored.
+    expect((await svcJson<{ item: { deleted_at: string | null } }>(['item', 'show', id], env)).item.deleted_at).not.toBeNull();
+
+    const restored = await svcJson<{ id: string; deleted_at: string | null }>(['item', 'restore', 'c0ffee00', '--project', 'items'], env);
+    expect(restored).toMatchObject({ id, deleted_at: null });
+    const history = await svcJson<{ chain_id: string; head_id: string; versions: { id: string }[]; entries: { change_kind: string }[] }>(
+      ['item', 'history', 'c0ffee00'],
+      env,
+    );
+    expect(history).toMatchObject({ chain_id: id, head_id: id, versions: [expect.objectContaining({ id })] });
+    expect(history.entries.map((e) => e.change_kind)).toEqual(['restored', 'deleted']);
+
+    const [wrongProject, unknown, tooShort] = await Promise.all([
+      svc(['item', 'show', 'c0ffee00', '--project', 'items-elsewhere'], env),
+      svc(['item', 'show', 'deadbeef'], env),
+      svc(['item', 'show', 'c0f'], env),
+    ]);
+    // --project scopes the look-up: the item exists, but not in that project.
+    expect(wrongProject).toMatchObject({ code: 1, stdout: '' });
+    expect(wrongProject.stderr).toMatch(/^svc: not_found: .*c0ffee00/);
+    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(unknown.stderr).toMatch(/^svc: not_found: /);
+    expect(tooShort).toMatchObject({ code: 1, stdout: '' });
+    expect(tooShort.stderr).toMatch(/^svc: invalid_input: item_id: /);
+  }, 180_000);
+
+  it('link add and remove join two seeded items: the edge shows on both ends, adding it again changes nothing, an unknown type and a missing edge are refused', async () => {
+    expect((await svc(['project', 'create', 'links'], env)).code).toBe(0);
+    const from = 'aaaa0000-0000-4000-8000-00000000000a';
+    const to = 'bbbb0000-0000-4000-8000-00000000000b';
+    await seedItem('links', from, 'Cache the brief');
+    await seedItem('links', to, 'Add Redis');
+
+    const added = await svcJson<{ link: { from_chain_id: string; to_chain_id: string; link_type: string }; created: boolean }>(
+      ['link', 'add', 'links', 'aaaa0000', 'depends', 'bbbb0000'],
+      env,
+    );
+    expect(added).toMatchObject({ created: true, link: { from_chain_id: from, to_chain_id: to, link_type: 'depends' } });
+    const again = await svcJson<{ created: boolean }>(['link', 'add', 'links', from, 'depends', to], env);
+    expect(again.created).toBe(false);
+
+    const [fromEnd, toEnd] = await Promise.all([
+      svcJson<{ links: { from_chain_id: string; to_chain_id: string; link_type: string }[] }>(['item', 'show', 'aaaa0000'], env),
+      svcJson<{ links: { from_chain_id: string; to_chain_id: string; link_type: string }[] }>(['item', 'show', 'bbbb0000'], env),
+    ]);
+    for (const end of [fromEnd, toEnd]) {
+      expect(end.links).toEqual([expect.objectContaining({ from_chain_id: from, to_chain_id: to, link_type: 'depends' })]);
+    }
+
+    const [badType, self] = await Promise.all([
+      svc(['link', 'add', 'links', 'aaaa0000', 'relates', 'bbbb0000'], env),
+      svc(['link', 'add', 'links', 'aaaa0000', 'blocks', 'aaaa0000'], env),
+    ]);
+    expect(badType).toMatchObject({ code: 1, stdout: '' });
+    expect(badType.stderr).toMatch(/^svc: invalid_input: type: /);
+    expect(self).toMatchObject({ code: 1, stderr: 'svc: invalid_input: to_id: an item cannot link to itself\n' });
+
+    expect(await svcJson(['link', 'remove', 'links', 'aaaa0000', 'depends', 'bbbb0000'], env)).toEqual({ removed: true });
+    expect((await svcJson<{ links: unknown[] }>(['item', 'show', 'aaaa0000'], env)).links).toEqual([]);
+    const gone = await svc(['link', 'remove', 'links', 'aaaa0000', 'depends', 'bbbb0000'], env);
+    expect(gone).toEqual({ code: 1, stdout: '', stderr: 'svc: not_found: no depends link from aaaa0000 to bbbb0000\n' });
+  }, 180_000);
+
+  it('records who wrote: --actor names the actor, SVC_DEFAULT_ACTOR_ID stands in for it, and with neither the audit row says source cli and no actor', async () => {
+    const [ops, fallback] = await Promise.all([
+      svcJson<{ id: string }>(['actor', 'add', '--email', 'ops@example.test'], env),
+      svcJson<{ id: string }>(['actor', 'add', '--email', 'default@example.test'], env),
+    ]);
+    const [byFlag, byEnv, byNobody, flagBeatsEnv] = await Promise.all([
+      svcJson<{ id: string }>(['project', 'create', 'by-flag', '--actor', ops.id], env),
+      svcJson<{ id: string }>(['project', 'create', 'by-env'], { ...env, SVC_DEFAULT_ACTOR_ID: fallback.id }),
+      svcJson<{ id: string }>(['project', 'create', 'by-nobody'], env),
+      svcJson<{ id: string }>(['project', 'create', 'flag-beats-env', '--actor', ops.id.toUpperCase()], { ...env, SVC_DEFAULT_ACTOR_ID: fallback.id }),
+    ]);
+    expect(await auditOf('project_create', 'target_id', byFlag.id)).toEqual([{ actor_id: ops.id, source: 'cli' }]);
+    expect(await auditOf('project_create', 'target_id', byEnv.id)).toEqual([{ actor_id: fallback.id, source: 'cli' }]);
+    expect(await auditOf('project_create', 'target_id', byNobody.id)).toEqual([{ actor_id: null, source: 'cli' }]);
+    expect(await auditOf('project_create', 'target_id', flagBeatsEnv.id)).toEqual([{ actor_id: ops.id, source: 'cli' }]);
+
+    // The item history of a delete names the actor as well.
+    await seedItem('by-flag', 'dddd0000-0000-4000-8000-00000000000d', 'Attributed');
+    expect((await svc(['item', 'delete', 'dddd0000', '--actor', ops.id], env)).code).toBe(0);
+    const history = await svcJson<{ entries: { change_kind: string; actor_id: string | null; source: string }[] }>(['item', 'history', 'dddd0000'], env);
+    expect(history.entries).toEqual([expect.objectContaining({ change_kind: 'deleted', actor_id: ops.id, source: 'cli' })]);
+    expect(await auditOf('item_delete', 'project_id', byFlag.id)).toEqual([{ actor_id: ops.id, source: 'cli' }]);
+  }, 180_000);
+
+  it('refuses a write by an unknown actor UUID (from --actor or SVC_DEFAULT_ACTOR_ID) with unknown_actor, and writes nothing', async () => {
+    const stranger = '11111111-1111-4111-8111-111111111111';
+    const [byFlag, byEnv, notUuid] = await Promise.all([
+      svc(['project', 'create', 'stranger-flag', '--actor', stranger], env),
+      svc(['project', 'create', 'stranger-env'], { ...env, SVC_DEFAULT_ACTOR_ID: stranger }),
+      svc(['project', 'create', 'stranger-text', '--actor', 'dana'], env),
+    ]);
+    for (const run of [byFlag, byEnv]) {
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(new RegExp(`^svc: unknown_actor: .*${stranger}.*svc actor add`));
+    }
+    expect(notUuid).toEqual({ code: 1, stdout: '', stderr: "svc: invalid_input: actor: 'dana' is not an actor UUID\n" });
+    const { rows } = await client.query("select slug from projects where slug like 'stranger-%'");
+    expect(rows).toEqual([]);
+    const audit = await client.query('select count(*)::int as n from audit_log where actor_id = $1', [stranger]);
+    expect(audit.rows[0]).toEqual({ n: 0 });
+  }, 120_000);
+
+  it('--json puts the result alone on stdout, even with debug logging on', async () => {
+    const noisy = { ...env, SVC_LOG_LEVEL: 'debug' };
+    const [list, created] = await Promise.all([svc(['project', 'list', '--json'], noisy), svc(['project', 'create', 'noisy', '--json'], noisy)]);
+    for (const run of [list, created]) {
+      expect(run.code).toBe(0);
+      // JSON.parse takes the whole of stdout: one stray log line before or after the result would throw.
+      expect(() => JSON.parse(run.stdout)).not.toThrow();
+      // The logs were on, and went to stderr.
+      expect(run.stderr).toContain('"msg":"database ready"');
+    }
+    expect(JSON.parse(created.stdout)).toMatchObject({ slug: 'noisy' });
+  }, 120_000);
+
+  it("lets two server processes on one PostgreSQL see each other's writes", async () => {
+    const actor = await svcJson<{ id: string }>(['actor', 'add', '--email', 'twin@example.test'], env);
+    const [a, b] = await Promise.all([serveHttp(env), serveHttp(env)]);
     try {
       const written = await fetch(`${a.url}/captures`, {
         method: 'POST',
@@ -215,7 +321,10 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('the svc binary on PostgreSQ
     } finally {
       a.child.kill('SIGTERM');
       b.child.kill('SIGTERM');
-      await Promise.all([a.exited, b.exited]);
     }
+    expect(await Promise.all([a.exited, b.exited])).toEqual([
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ]);
   }, 120_000);
 });

@@ -1,14 +1,8 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createEmptyPostgresDatabase } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const run = promisify(execFile);
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const NODE_ARGS = ['--conditions=@svc/source', '--import', 'tsx', MAIN];
+import { svc, svcArgs, svcEnv, svcJson } from './testing/svc-process.js';
 
 /**
  * The one-in-progress rule must hold across processes, not only across connections of one: two `svc serve mcp`
@@ -20,15 +14,15 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('one in-progress task across
 
   beforeAll(async () => {
     db = (await createEmptyPostgresDatabase())!;
-    const env = { ...process.env, SVC_DATABASE_URL: db.url, SVC_LOG_LEVEL: 'warn' };
-    await run(process.execPath, [...NODE_ARGS, 'migrate'], { env });
-    const actor = JSON.parse((await run(process.execPath, [...NODE_ARGS, 'actor', 'add', '--email', 'race@example.test', '--json'], { env })).stdout);
-    await run(process.execPath, [...NODE_ARGS, 'project', 'create', 'race'], { env });
+    const env = svcEnv({ SVC_DATABASE_URL: db.url });
+    expect((await svc(['migrate'], env)).code).toBe(0);
+    const actor = await svcJson<{ id: string }>(['actor', 'add', '--email', 'race@example.test'], env);
+    expect((await svc(['project', 'create', 'race'], env)).code).toBe(0);
     clients = await Promise.all(
       [0, 1].map(async (i) => {
         const transport = new StdioClientTransport({
           command: process.execPath,
-          args: [...NODE_ARGS, 'serve', 'mcp', '--actor', actor.id],
+          args: svcArgs(['serve', 'mcp', '--actor', actor.id]),
           env: env as Record<string, string>,
           stderr: 'pipe',
         });

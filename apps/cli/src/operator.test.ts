@@ -1,32 +1,19 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createEmptyPostgresDatabase } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const NODE_ARGS = ['--conditions=@svc/source', '--import', 'tsx', MAIN];
-
-function svc(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [...NODE_ARGS, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { type Env, svc, svcEnv } from './testing/svc-process.js';
 
 describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through the real binary', () => {
   const dbs: { url: string; drop(): Promise<void> }[] = [];
-  let env: NodeJS.ProcessEnv;
+  let env: Env;
   const dir = mkdtempSync(join(tmpdir(), 'svc-ops-'));
 
   beforeAll(async () => {
     const db = (await createEmptyPostgresDatabase())!;
     dbs.push(db);
-    env = { ...process.env, SVC_DATABASE_URL: db.url, SVC_LOG_LEVEL: 'warn' };
-    delete env.SVC_DEFAULT_ACTOR_ID;
+    env = svcEnv({ SVC_DATABASE_URL: db.url });
     expect((await svc(['migrate'], env)).code).toBe(0);
   });
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { type Env, serveHttp, shippedMigrations, svc, svcEnv, svcJson } from './
 
 const latest = shippedMigrations().at(-1)!;
 /** Nothing listens on port 1: a command that tried to reach this database would fail, not exit 0 or 2. */
-const UNREACHABLE = svcEnv({ SVC_DATABASE_URL: 'postgres://svc@127.0.0.1:1/nowhere' });
+const UNREACHABLE = svcEnv({ SVC_DATABASE_URL: 'postgres://svc:secret@127.0.0.1:1/nowhere' });
 
 describe('the svc binary before it touches a database', () => {
   it('prints the release and schema of the latest shipped migration with --version and `version --json`', async () => {
@@ -33,6 +33,16 @@ describe('the svc binary before it touches a database', () => {
       expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 2, stdout: '' });
       expect(run.stderr).toMatch(message);
     });
+  }, 120_000);
+
+  it('reports an unreachable PostgreSQL as unavailable, naming the database without its password, from every way in', async () => {
+    const runs = await Promise.all([svc(['project', 'list'], UNREACHABLE), svc(['migrate'], UNREACHABLE), svc(['migrate', '--status'], UNREACHABLE)]);
+    const expected = {
+      code: 1,
+      stdout: '',
+      stderr: 'svc: unavailable: the database is unavailable; try again shortly (postgres://svc:***@127.0.0.1:1/nowhere: ECONNREFUSED)\n',
+    };
+    expect(runs).toEqual([expected, expected, expected]);
   }, 120_000);
 
   it('exits 1 naming the variable when a setting is invalid', async () => {

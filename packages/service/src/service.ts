@@ -10,6 +10,7 @@ import {
 } from '@svc/store';
 import { findOperation } from './catalog.js';
 import type { Config } from './config.js';
+import { fromDatabase } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { type CallContext, execute, type Runtime } from './runner.js';
 
@@ -59,7 +60,7 @@ export async function openService(config: Config, options: { migrate?: boolean; 
     }
   } catch (error) {
     await store.close();
-    throw error;
+    throw startUpError(store, error);
   }
   logger.info({ database: store.location }, 'database ready');
   return createService(store, { logger, defaultActorId: config.defaultActorId });
@@ -67,23 +68,39 @@ export async function openService(config: Config, options: { migrate?: boolean; 
 
 /** `svc migrate`: apply pending migrations. */
 export async function migrateDatabase(config: Config): Promise<{ applied: string[]; current: string; release: string }> {
+  const result = await withStore(config, (store) => migrate(store.db));
+  return { ...result, release: releaseOf(result.current) };
+}
+
+/** `svc migrate --status`. */
+export function schemaStatus(config: Config): Promise<MigrationStatus> {
+  return withStore(config, (store) => migrationStatus(store.db));
+}
+
+/** Open the store for one schema step outside any operation, and close it again. */
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(storeConfig(config));
   try {
-    const result = await migrate(store.db);
-    return { ...result, release: releaseOf(result.current) };
+    return await fn(store);
+  } catch (error) {
+    throw startUpError(store, error);
   } finally {
     await store.close();
   }
 }
 
-/** `svc migrate --status`. */
-export async function schemaStatus(config: Config): Promise<MigrationStatus> {
-  const store = await openStore(storeConfig(config));
-  try {
-    return await migrationStatus(store.db);
-  } finally {
-    await store.close();
-  }
+/**
+ * The schema steps run before any operation, so the runner's mapping of database errors does not cover
+ * them: without this, a PostgreSQL that cannot be reached reads `internal error: connect ECONNREFUSED …`.
+ * An unavailable database says so, and where it was looked for; anything else (a migration that fails) stays
+ * as it is, for the operator to read.
+ */
+function startUpError(store: Store, error: unknown): unknown {
+  const mapped = fromDatabase(error);
+  if (mapped === undefined || mapped === error || mapped.code !== 'unavailable') return error;
+  const code = (error as { code?: unknown }).code;
+  const reason = typeof code === 'string' && code !== '' ? `: ${code}` : '';
+  return new SvcError('unavailable', `${mapped.message} (${store.location}${reason})`, { database: store.location });
 }
 
 function releaseOf(id: string): string {

@@ -11,7 +11,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -188,6 +188,28 @@ async function start(name: string, args: string[], env: NodeJS.ProcessEnv, strea
   };
 }
 
+/** Newest modification time of the files under `dir` whose name passes `keep` (0 when there are none). */
+function newest(dir: string, keep: (name: string) => boolean): number {
+  if (!existsSync(dir)) return 0;
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && keep(entry.name)) latest = Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return latest;
+}
+
+/** Workspace packages whose sources changed after their last build: the server would run older code. */
+function staleBuilds(): string[] {
+  const stale: string[] = [];
+  for (const group of ['apps', 'packages']) {
+    for (const name of readdirSync(join(ROOT, group))) {
+      const src = newest(join(ROOT, group, name, 'src'), (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+      if (src > newest(join(ROOT, group, name, 'dist'), (f) => f.endsWith('.js'))) stale.push(`${group}/${name}`);
+    }
+  }
+  return stale;
+}
+
 function startSvc(databaseUrl: string, logLevel: string): Promise<Running> {
   if (!existsSync(SVC_MAIN)) throw new Error(`${SVC_MAIN} is missing: run \`pnpm build\` first`);
   // Reads need no actor; the rest of the environment passes through (PATH, NODE_OPTIONS…).
@@ -270,6 +292,8 @@ export async function httpLoad(opts: LoadOptions): Promise<LoadResult> {
   if (opts.itemIds.length === 0 || opts.searchQueries.length === 0) throw new Error('httpLoad needs item ids and search queries');
   const loadBefore = (loadavg()[0] ?? 0).toFixed(2);
 
+  const stale = staleBuilds();
+  if (stale.length > 0) opts.log(`  warning: ${stale.join(', ')} changed since the last build; \`pnpm build\` to measure the current code`);
   const { projectId, statements } = await searchStatements(opts.databaseUrl, opts.project, opts.searchQueries);
   const dir = mkdtempSync(join(tmpdir(), 'svc-load-'));
   const specFile = join(dir, 'bare.json');

@@ -35,6 +35,16 @@ describe('the svc binary before it touches a database', () => {
     });
   }, 120_000);
 
+  it('refuses a --port that is not a port number as a usage error naming --port, without opening the database', async () => {
+    const ports = ['abc', '70000', '1.5', '-1', ''];
+    const runs = await Promise.all(ports.map((port) => svc(['serve', 'http', `--port=${port}`], UNREACHABLE)));
+    runs.forEach((run, i) => {
+      // Exit 2, not the 1 of an unreachable database: the argument was refused before any connection.
+      expect({ port: ports[i], code: run.code, stdout: run.stdout }).toEqual({ port: ports[i], code: 2, stdout: '' });
+      expect(run.stderr).toContain(`error: option '--port <port>' argument '${ports[i]}' is invalid. must be a port number (0 to 65535)`);
+    });
+  }, 120_000);
+
   it('reports an unreachable PostgreSQL as unavailable, naming the database without its password, from every way in', async () => {
     const runs = await Promise.all([svc(['project', 'list'], UNREACHABLE), svc(['migrate'], UNREACHABLE), svc(['migrate', '--status'], UNREACHABLE)]);
     const expected = {

@@ -15,7 +15,7 @@ import {
   schemaStatus,
   shortId,
 } from '@svc/service';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { type Io, print } from './output.js';
 
 interface CommonOptions {
@@ -37,6 +37,13 @@ function parseExternalIds(pairs: string[] | undefined): Record<string, string> |
     out[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return out;
+}
+
+/** `--port`: refused as a usage error while parsing, before any database is opened. */
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('must be a port number (0 to 65535)');
+  return port;
 }
 
 function readTextFile(path: string, flag: string): string {
@@ -189,7 +196,7 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     .command('http')
     .description('serve HTTP (health, readiness, REST and MCP at /mcp)')
     .option('--host <host>', 'interface to listen on (default SVC_HTTP_HOST or 127.0.0.1)')
-    .addOption(new Option('--port <port>', 'port (default SVC_HTTP_PORT or 8080)').argParser((v) => Number(v)))
+    .addOption(new Option('--port <port>', 'port (default SVC_HTTP_PORT or 8080)').argParser(parsePort))
     .option('--migrate', 'apply pending migrations first (PostgreSQL; the embedded database always migrates)')
     .action(async (opts: { host?: string; port?: number; migrate?: boolean }) => {
       const cfg = config();

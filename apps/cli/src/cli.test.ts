@@ -1,10 +1,21 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmptyPostgresDatabase } from '@svc/service/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Env, serveHttp, shippedMigrations, svc, svcEnv, svcJson } from './testing/svc-process.js';
+import {
+  type Env,
+  freshDataDir,
+  lockHolders,
+  serveHttp,
+  shippedMigrations,
+  spawnSvc,
+  svc,
+  svcEnv,
+  svcJson,
+} from './testing/svc-process.js';
 
 const latest = shippedMigrations().at(-1)!;
 /** Nothing listens on port 1: a command that tried to reach this database would fail, not exit 0 or 2. */
@@ -62,6 +73,49 @@ describe('the svc binary before it touches a database', () => {
     ]);
     expect(actor).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid_input: SVC_DEFAULT_ACTOR_ID: must be an actor UUID (see `svc actor list`)\n' });
     expect(url).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid_input: SVC_DATABASE_URL: must be a postgres:// or postgresql:// URL\n' });
+  }, 120_000);
+});
+
+/** Hold a port, start `svc serve http` on it, and report how the server ended. */
+async function serveOnTakenPort(env: Env, args: string[] = []) {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as AddressInfo).port;
+  try {
+    const server = spawnSvc(['serve', 'http', '--host', '127.0.0.1', '--port', String(port), ...args], env);
+    const { code } = await server.exited;
+    return {
+      code,
+      stdout: server.output().stdout,
+      stderr: server.output().stderr,
+      expected: `svc: unavailable: cannot listen on 127.0.0.1:${port}: the port is in use (choose another with --port or SVC_HTTP_PORT)\n`,
+      /** How long the process lived after its last word: a service left open keeps it running. */
+      lingeredMs: Date.now() - server.lastStderrAt(),
+    };
+  } finally {
+    await new Promise<void>((resolve) => taken.close(() => resolve()));
+  }
+}
+
+describe('svc serve http on a port that is already taken', () => {
+  it('exits 1 naming the port, and lets go of the embedded data directory', async () => {
+    const dataDir = freshDataDir();
+    const ended = await serveOnTakenPort(svcEnv({ SVC_DATA_DIR: dataDir }));
+    expect(ended).toMatchObject({ code: 1, stdout: '', stderr: ended.expected });
+    // The lock is released by closing the service; a process that exits without closing leaves it behind.
+    expect(lockHolders(dataDir)).toEqual([]);
+  }, 120_000);
+
+  it.skipIf(!process.env.SVC_TEST_DATABASE_URL)('exits 1 naming the port on PostgreSQL at once, instead of waiting for the idle pool', async () => {
+    const db = (await createEmptyPostgresDatabase())!;
+    try {
+      const ended = await serveOnTakenPort(svcEnv({ SVC_DATABASE_URL: db.url }), ['--migrate']);
+      expect(ended).toMatchObject({ code: 1, stdout: '', stderr: ended.expected });
+      // An open pool holds the process for its 30 s idle time-out; the margin is for a loaded machine.
+      expect(ended.lingeredMs).toBeLessThan(10_000);
+    } finally {
+      await db.drop();
+    }
   }, 120_000);
 });
 

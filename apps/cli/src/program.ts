@@ -46,6 +46,14 @@ function parsePort(value: string): number {
   return port;
 }
 
+/** A server that cannot listen says where and why, not as an internal error with a stack of its own. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code !== 'string') return error;
+  const why = code === 'EADDRINUSE' ? 'the port is in use (choose another with --port or SVC_HTTP_PORT)' : code;
+  return new SvcError('unavailable', `cannot listen on ${host}:${port}: ${why}`, { host, port });
+}
+
 function readTextFile(path: string, flag: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -200,11 +208,14 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     .option('--migrate', 'apply pending migrations first (PostgreSQL; the embedded database always migrates)')
     .action(async (opts: { host?: string; port?: number; migrate?: boolean }) => {
       const cfg = config();
+      const host = opts.host ?? cfg.httpHost;
+      const port = opts.port ?? cfg.httpPort;
       const service = await openService(cfg, { migrate: opts.migrate === true });
-      const server = await startHttpServer(service, {
-        host: opts.host ?? cfg.httpHost,
-        port: opts.port ?? cfg.httpPort,
-        allowedHosts: cfg.allowedHosts,
+      // Once listening, closing the server closes the service; until then, it is ours to close. Left open, a
+      // PostgreSQL pool keeps the process alive for its idle time-out and the embedded lock is never released.
+      const server = await startHttpServer(service, { host, port, allowedHosts: cfg.allowedHosts }).catch(async (error: unknown) => {
+        await service.close();
+        throw listenError(error, host, port);
       });
       service.logger.info({ url: server.url }, 'svc http listening');
       io.err(`svc listening on ${server.url} (database: ${service.store.location})`);

@@ -71,6 +71,8 @@ export interface Started {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): { stdout: string; stderr: string };
+  /** Date.now() when the process last wrote to stderr (0 before it has). */
+  lastStderrAt(): number;
 }
 
 /** Start `svc args…` without waiting for it, for commands that keep running (servers). */
@@ -82,17 +84,19 @@ export function spawnSvc(args: string[], env: Env): Started {
   });
   let stdout = '';
   let stderr = '';
+  let stderrAt = 0;
   child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
   });
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
+    stderrAt = Date.now();
   });
   // 'close', not 'exit': by then stdout and stderr have been read to the end.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
-  return { child, exited, output: () => ({ stdout, stderr }) };
+  return { child, exited, output: () => ({ stdout, stderr }), lastStderrAt: () => stderrAt };
 }
 
 export interface Server extends Started {

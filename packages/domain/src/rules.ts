@@ -112,61 +112,126 @@ export function atLeast(severity: Severity, threshold: Severity): boolean {
 
 /**
  * Strongly connected components with more than one node (cycles), by Tarjan's algorithm, iterative so deep
- * graphs cannot overflow the stack. Nodes and each cycle are returned in a stable order.
+ * graphs cannot overflow the stack. Nodes and each cycle are returned in a stable order, whatever the order
+ * of the edges.
+ *
+ * Sized for a whole project (svc_check: 70k depends/blocks links over 100k items): nodes become integers,
+ * and nodes with no incoming or no outgoing edge are trimmed first, again and again — they can lie on no
+ * cycle — so Tarjan only walks the knot of edges that might, usually almost nothing.
  */
 export function findCycles(edges: readonly (readonly [string, string])[]): string[][] {
-  const adjacency = new Map<string, string[]>();
-  for (const [from, to] of edges) {
-    if (!adjacency.has(from)) adjacency.set(from, []);
-    if (!adjacency.has(to)) adjacency.set(to, []);
-    adjacency.get(from)?.push(to);
+  const ids = new Map<string, number>();
+  const names: string[] = [];
+  const idOf = (name: string) => {
+    let id = ids.get(name);
+    if (id === undefined) {
+      id = names.length;
+      ids.set(name, id);
+      names.push(name);
+    }
+    return id;
+  };
+  const from = new Int32Array(edges.length);
+  const to = new Int32Array(edges.length);
+  for (const [i, [a, b]] of edges.entries()) {
+    from[i] = idOf(a);
+    to[i] = idOf(b);
   }
-  for (const list of adjacency.values()) list.sort();
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const onStack = new Set<string>();
-  const stack: string[] = [];
+  const n = names.length;
+  const outgoing = csr(n, from, to);
+  const incoming = csr(n, to, from);
+
+  // Trim: a node left with no incoming or no outgoing edge is on no cycle.
+  const inDegree = new Int32Array(n);
+  const outDegree = new Int32Array(n);
+  for (let e = 0; e < edges.length; e++) {
+    const a = from[e] as number;
+    const b = to[e] as number;
+    outDegree[a] = (outDegree[a] as number) + 1;
+    inDegree[b] = (inDegree[b] as number) + 1;
+  }
+  const removed = new Uint8Array(n);
+  const queue: number[] = [];
+  for (let v = 0; v < n; v++) if (inDegree[v] === 0 || outDegree[v] === 0) queue.push(v);
+  while (queue.length > 0) {
+    const v = queue.pop() as number;
+    if (removed[v]) continue;
+    removed[v] = 1;
+    for (let k = outgoing.start[v] as number; k < (outgoing.start[v + 1] as number); k++) {
+      const w = outgoing.target[k] as number;
+      if (removed[w]) continue;
+      inDegree[w] = (inDegree[w] as number) - 1;
+      if (inDegree[w] === 0) queue.push(w);
+    }
+    for (let k = incoming.start[v] as number; k < (incoming.start[v + 1] as number); k++) {
+      const u = incoming.target[k] as number;
+      if (removed[u]) continue;
+      outDegree[u] = (outDegree[u] as number) - 1;
+      if (outDegree[u] === 0) queue.push(u);
+    }
+  }
+
+  // Tarjan over what is left.
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const stack: number[] = [];
   const cycles: string[][] = [];
   let counter = 0;
-  for (const root of [...adjacency.keys()].sort()) {
-    if (index.has(root)) continue;
-    const work: { node: string; next: number }[] = [{ node: root, next: 0 }];
-    index.set(root, counter);
-    low.set(root, counter++);
+  for (let root = 0; root < n; root++) {
+    if (removed[root] || index[root] !== -1) continue;
+    const work: { node: number; next: number }[] = [{ node: root, next: outgoing.start[root] as number }];
+    index[root] = low[root] = counter++;
     stack.push(root);
-    onStack.add(root);
+    onStack[root] = 1;
     while (work.length > 0) {
-      const frame = work[work.length - 1] as { node: string; next: number };
-      const neighbours = adjacency.get(frame.node) ?? [];
-      if (frame.next < neighbours.length) {
-        const next = neighbours[frame.next++] as string;
-        if (!index.has(next)) {
-          index.set(next, counter);
-          low.set(next, counter++);
-          stack.push(next);
-          onStack.add(next);
-          work.push({ node: next, next: 0 });
-        } else if (onStack.has(next)) {
-          low.set(frame.node, Math.min(low.get(frame.node) as number, index.get(next) as number));
+      const frame = work[work.length - 1] as { node: number; next: number };
+      const v = frame.node;
+      if (frame.next < (outgoing.start[v + 1] as number)) {
+        const w = outgoing.target[frame.next++] as number;
+        if (removed[w]) continue;
+        if (index[w] === -1) {
+          index[w] = low[w] = counter++;
+          stack.push(w);
+          onStack[w] = 1;
+          work.push({ node: w, next: outgoing.start[w] as number });
+        } else if (onStack[w]) {
+          low[v] = Math.min(low[v] as number, index[w] as number);
         }
         continue;
       }
       work.pop();
       const parent = work[work.length - 1];
-      if (parent) low.set(parent.node, Math.min(low.get(parent.node) as number, low.get(frame.node) as number));
-      if (low.get(frame.node) === index.get(frame.node)) {
+      if (parent) low[parent.node] = Math.min(low[parent.node] as number, low[v] as number);
+      if (low[v] === index[v]) {
         const component: string[] = [];
-        let member: string | undefined;
+        let member: number;
         do {
-          member = stack.pop() as string;
-          onStack.delete(member);
-          component.push(member);
-        } while (member !== frame.node);
+          member = stack.pop() as number;
+          onStack[member] = 0;
+          component.push(names[member] as string);
+        } while (member !== v);
         if (component.length > 1) cycles.push(component.sort());
       }
     }
   }
   return cycles.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
+}
+
+/** Compressed adjacency: the targets of node v are target[start[v] .. start[v + 1]). */
+function csr(n: number, from: Int32Array, to: Int32Array): { start: Int32Array; target: Int32Array } {
+  const start = new Int32Array(n + 1);
+  for (const v of from) start[v + 1] = (start[v + 1] as number) + 1;
+  for (let v = 0; v < n; v++) start[v + 1] = (start[v + 1] as number) + (start[v] as number);
+  const fill = start.slice(0, n);
+  const target = new Int32Array(from.length);
+  for (let e = 0; e < from.length; e++) {
+    const v = from[e] as number;
+    const slot = fill[v] as number;
+    target[slot] = to[e] as number;
+    fill[v] = slot + 1;
+  }
+  return { start, target };
 }
 
 /** Edge-type priority when two edges first reach an item at the same depth (impact traversal). */

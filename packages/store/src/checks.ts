@@ -38,6 +38,13 @@ const item = (alias: string) =>
 
 const current = (alias: string) => sql.raw(`${alias}.is_head and ${alias}.deleted_at is null`);
 
+/** Chains of the project without a current version: the head is deleted, or there is no head (chain-integrity). */
+const brokenChains = (p: string) => sql`
+  select d.chain_id from items d where d.project_id = ${p}::uuid and d.is_head and d.deleted_at is not null
+  union all
+  select o.chain_id from items o
+  where o.project_id = ${p}::uuid and not o.is_head and not exists (select 1 from items s where s.supersedes_id = o.id)`;
+
 export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
   'conflicting-decisions': (db, p) =>
     bounded(
@@ -51,15 +58,15 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
     ),
 
   'dependency-cycle': async (db, p) => {
-    const edges = await db
-      .selectFrom('links as l')
-      .innerJoin('items as a', (j) => j.onRef('a.chain_id', '=', 'l.from_chain_id').on('a.is_head', '=', true).on('a.deleted_at', 'is', null))
-      .innerJoin('items as b', (j) => j.onRef('b.chain_id', '=', 'l.to_chain_id').on('b.is_head', '=', true).on('b.deleted_at', 'is', null))
-      .select(['l.from_chain_id', 'l.to_chain_id'])
-      .where('l.project_id', '=', p)
-      .where('l.link_type', 'in', ['depends', 'blocks'])
-      .execute();
-    const cycles = findCycles(edges.map((e) => [e.from_chain_id, e.to_chain_id] as const));
+    // The depends/blocks edges straight from the links index (no join per edge), less those touching one of
+    // the few chains without a current version: cycles are reported among current items only.
+    const { rows } = await sql<{ from_chain_id: string; to_chain_id: string }>`
+      with broken as (${brokenChains(p)})
+      select l.from_chain_id, l.to_chain_id from links l
+      where l.project_id = ${p}::uuid and l.link_type in ('depends', 'blocks')
+        and l.from_chain_id not in (select chain_id from broken) and l.to_chain_id not in (select chain_id from broken)`.execute(db);
+    const edges = rows.map((e) => [e.from_chain_id, e.to_chain_id] as const);
+    const cycles = findCycles(edges);
     const shown = cycles.slice(0, MAX_FINDINGS_PER_RULE);
     const chains = [...new Set(shown.flat())];
     const heads =
@@ -81,15 +88,16 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
     };
   },
 
+  // The unique index items_one_head_per_chain rules out two heads, so a broken chain is one without a head:
+  // its last version (the row nothing supersedes) is not the head.
   'chain-integrity': (db, p) =>
     bounded(
       db,
-      sql`select coalesce(jsonb_agg(${item('i')}) filter (where i.is_head), jsonb_build_array(${item('first')})) as items,
-                 count(*) filter (where i.is_head) || ' current versions' as note
-          from items i join items first on first.id = i.chain_id
-          where i.project_id = ${p}::uuid
-          group by i.chain_id, first.id, first.title, first.item_type
-          having count(*) filter (where i.is_head) <> 1`,
+      sql`select jsonb_build_array(${item('o')}) as items, 'no current version' as note
+          from items o
+          where o.project_id = ${p}::uuid and not o.is_head
+            and not exists (select 1 from items s where s.supersedes_id = o.id)
+          order by o.title, o.id`,
     ),
 
   'qa-failed-on-done-task': (db, p) =>
@@ -103,15 +111,23 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
           order by q.title`,
     ),
 
+  // From the few deleted heads to their links (both directions), not from every link to its ends.
   'dangling-link': (db, p) =>
     bounded(
       db,
       sql`select jsonb_build_array(${item('a')}, ${item('b')}) as items,
                  l.link_type || case when a.deleted_at is not null then ' from a deleted item' else ' to a deleted item' end as note
-          from links l
+          from (
+            select l.link_type, l.from_chain_id, l.to_chain_id
+            from items d join links l on l.from_chain_id = d.chain_id and l.project_id = d.project_id
+            where d.project_id = ${p}::uuid and d.is_head and d.deleted_at is not null
+            union
+            select l.link_type, l.from_chain_id, l.to_chain_id
+            from items d join links l on l.to_chain_id = d.chain_id and l.project_id = d.project_id
+            where d.project_id = ${p}::uuid and d.is_head and d.deleted_at is not null
+          ) l
           join items a on a.chain_id = l.from_chain_id and a.is_head
           join items b on b.chain_id = l.to_chain_id and b.is_head
-          where l.project_id = ${p}::uuid and (a.deleted_at is not null or b.deleted_at is not null)
           order by a.title, b.title`,
     ),
 

@@ -15,6 +15,7 @@ describe('migration files', () => {
       ['0005', 'v0.6'],
       ['0006', 'v0.7.0'],
       ['0007', 'v0.8.0'],
+      ['0008', 'v0.8.1'],
     ]);
   });
 });
@@ -30,10 +31,10 @@ describe.each(testBackends())('schema on $name', (backend) => {
 
   it('is current after migrating, and migrating again applies nothing', async () => {
     const status = await migrationStatus(store.db);
-    expect(status.current).toBe('0007');
-    expect(status.currentRelease).toBe('v0.8.0');
+    expect(status.current).toBe('0008');
+    expect(status.currentRelease).toBe('v0.8.1');
     expect(status.pending).toEqual([]);
-    expect(await migrate(store.db)).toEqual({ applied: [], current: '0007' });
+    expect(await migrate(store.db)).toEqual({ applied: [], current: '0008' });
   });
 
   it('seeds the seven system item types with the schemas the domain validates against', async () => {
@@ -103,9 +104,9 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('concurrent migration on Pos
       const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
       const results = await Promise.all(stores.map((s) => migrate(s.db)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007']);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008']);
       const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
-      expect(rows).toHaveLength(7);
+      expect(rows).toHaveLength(8);
       await Promise.all(stores.map((s) => s.close()));
     } finally {
       await empty.drop();

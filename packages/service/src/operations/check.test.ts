@@ -265,6 +265,47 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     expect(typo.message).toContain('ttl_dayz');
   });
 
+  it('reports a dependency cycle among current versions only, across edits, not through a deleted item', async () => {
+    const a = await item('A');
+    const b = await item('B', { links: [{ type: 'depends', target_id: a.id }] });
+    await call('link_add', { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
+    const a2 = await item('A edited', { item_id: a.id });
+    const [cycle] = await run('dependency-cycle');
+    expect(cycle?.items.map((i) => i.title).sort()).toEqual(['A edited', 'B']);
+    expect(cycle?.items.map((i) => i.id)).toContain(a2.id);
+    const c = await item('C', { links: [{ type: 'depends', target_id: b.id }] });
+    const d = await item('D', { links: [{ type: 'depends', target_id: c.id }] });
+    await call('link_add', { project_id: 'chk', from_id: b.id, type: 'depends', to_id: d.id });
+    // One strongly connected group: A ↔ B and B → D → C → B.
+    expect((await run('dependency-cycle')).map((f) => f.items.length)).toEqual([4]);
+    await call('item_delete', { item_id: d.id });
+    expect((await run('dependency-cycle')).map((f) => f.items.map((i) => i.title).sort())).toEqual([['A edited', 'B']]);
+  });
+
+  it('reports a chain whose versions lost their head once, naming its latest version', async () => {
+    const a = await item('First');
+    const a2 = await item('Second', { item_id: a.id });
+    const a3 = await item('Third', { item_id: a2.id });
+    await svc.store.db.updateTable('items').set({ is_head: false }).where('id', '=', a3.id).execute();
+    const findings = await run('chain-integrity');
+    expect(findings).toEqual([{ items: [expect.objectContaining({ id: a3.id, title: 'Third' })], note: 'no current version' }]);
+  });
+
+  it('reports each link touching a deleted item once, in either direction', async () => {
+    const a = await item('A');
+    const b = await item('B', { links: [{ type: 'depends', target_id: a.id }] });
+    const c = await item('C', { links: [{ type: 'blocks', target_id: b.id }] });
+    await item('Unrelated', { links: [{ type: 'depends', target_id: c.id }] });
+    await call('item_delete', { item_id: b.id });
+    const findings = await run('dangling-link');
+    expect(findings.map((f) => [f.items.map((i) => i.title), f.note])).toEqual([
+      [['B', 'A'], 'depends from a deleted item'],
+      [['C', 'B'], 'blocks to a deleted item'],
+    ]);
+    await call('item_delete', { item_id: a.id });
+    expect((await run('dangling-link')).map((f) => f.note)).toEqual(['depends from a deleted item', 'blocks to a deleted item']);
+  });
+
   it('uses the project research.ttl_days from its configuration', async () => {
     const r = await item('Study', { item_type: 'research', source_url: 'https://example.test' });
     await age('items', r.id, 10);

@@ -441,6 +441,14 @@ export function loadTable(result: LoadResult): string {
   return lines.join('\n');
 }
 
+/** The items GET /items/{id} rotates through: a fixed spread of current items (md5 order), the same on every run. */
+export async function loadItems(db: Kysely<Database>, projectId: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    select id from items where project_id = ${projectId}::uuid and is_head and deleted_at is null
+    order by md5(id::text) limit 1000`.execute(db);
+  return rows.map((r) => r.id);
+}
+
 async function main(): Promise<void> {
   const { values: args } = parseArgs({
     options: {
@@ -457,12 +465,7 @@ async function main(): Promise<void> {
   const store = await openStore({ databaseUrl: args.database, poolSize: 1 });
   let itemIds: string[];
   try {
-    const project = await resolveProject(store.db, args.project);
-    // A fixed spread of current items (md5 order), the same on every run.
-    const { rows } = await sql<{ id: string }>`
-      select id from items where project_id = ${project.id}::uuid and is_head and deleted_at is null
-      order by md5(id::text) limit 1000`.execute(store.db);
-    itemIds = rows.map((r) => r.id);
+    itemIds = await loadItems(store.db, (await resolveProject(store.db, args.project)).id);
   } finally {
     await store.close();
   }

@@ -1,3 +1,4 @@
+import { AUDIT_TARGETS, type AuditResult } from './audit.js';
 import type { ShapeResult, Stats } from './measure.js';
 
 export const TARGETS = { search: 25, brief: 15 };
@@ -11,6 +12,9 @@ export interface RunResult {
   sizes?: { table: string; searchIndex: string } | undefined;
   shapes: ShapeResult[];
   brief?: Stats | undefined;
+  audit?: AuditResult | undefined;
+  /** 1-minute load average before and after the svc timings. */
+  load?: string | undefined;
   /** Targets apply to PostgreSQL only. */
   targeted: boolean;
 }
@@ -44,7 +48,8 @@ export function table(run: RunResult): string {
     `${run.rows.items.toLocaleString('en')} rows in \`items\` across ${run.rows.projects} projects; ` +
       `${run.rows.projectHeads.toLocaleString('en')} current items in the measured project. ` +
       `Seeding took ${run.seedSeconds.toFixed(0)} s` +
-      (run.sizes ? `; items table ${run.sizes.table}, items_project_search index ${run.sizes.searchIndex}.` : '.'),
+      (run.sizes ? `; items table ${run.sizes.table}, items_project_search index ${run.sizes.searchIndex}.` : '.') +
+      (run.load ? ` Load average (1 min) before / after the svc timings: ${run.load}.` : ''),
     '',
     '| shape | query | matches | svc p50 | svc p95 | svc p99 | bare GIN p50 / p95 | plain ranked p50 / p95 | svc ÷ bare (p50) | plain ranked ÷ svc (p50) | exact top 20 kept | rank kept | p95 target |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
@@ -64,6 +69,29 @@ export function table(run: RunResult): string {
   } else {
     lines.push('| svc_brief | — | — | not in the catalog | | | | | | | | | |');
   }
+  if (run.audit) lines.push('', auditTable(run.audit, run.targeted));
+  return lines.join('\n');
+}
+
+function auditTable(a: AuditResult, targeted: boolean): string {
+  const f = a.findings;
+  const lines = [
+    `Audit: ${a.links.toLocaleString('en')} links in the measured project. svc_check with every rule found ` +
+      `${f.error.toLocaleString('en')} errors, ${f.warn.toLocaleString('en')} warnings and ${f.info.toLocaleString('en')} infos.`,
+    '',
+    '| operation | items reached (median / max) | n | p50 | p95 | p99 | p95 target |',
+    '|---|--:|--:|--:|--:|--:|---|',
+  ];
+  for (const s of a.impact) {
+    lines.push(
+      `| svc_impact, ${s.name} | ${s.reached.median.toLocaleString('en')} / ${s.reached.max.toLocaleString('en')} | ${s.stats.n} | ` +
+        `${ms(s.stats.p50)} | ${ms(s.stats.p95)} | ${ms(s.stats.p99)} | ${verdict(s.stats.p95, AUDIT_TARGETS.impact, targeted)} |`,
+    );
+  }
+  const c = a.check;
+  lines.push(`| svc_check, every rule | — | ${c.n} | ${ms(c.p50)} | ${ms(c.p95)} | ${ms(c.p99)} | ${verdict(c.p95, AUDIT_TARGETS.check, targeted)} |`);
+  lines.push('', 'Each rule alone (`rule` given), to show where the full check spends its time:', '', '| rule | findings | n | p50 | p95 |', '|---|--:|--:|--:|--:|');
+  for (const r of a.rules) lines.push(`| \`${r.rule}\` | ${r.total.toLocaleString('en')} | ${r.stats.n} | ${ms(r.stats.p50)} | ${ms(r.stats.p95)} |`);
   return lines.join('\n');
 }
 
@@ -72,10 +100,12 @@ export function summary(run: RunResult): string {
   const required = run.shapes.filter((s) => !s.stress);
   const worst = required.reduce((w, s) => (s.service.p95 > w.service.p95 ? s : w));
   const brief = run.brief ? `, brief p95 ${ms(run.brief.p95)} ms` : '';
-  return `${run.title}: worst search p95 ${ms(worst.service.p95)} ms (${worst.name}, stress shapes aside)${brief}`;
+  const impact = run.audit ? Math.max(...run.audit.impact.map((s) => s.stats.p95)) : undefined;
+  const audit = run.audit ? `, impact p95 ${ms(impact as number)} ms, check p95 ${ms(run.audit.check.p95)} ms` : '';
+  return `${run.title}: worst search p95 ${ms(worst.service.p95)} ms (${worst.name}, stress shapes aside)${brief}${audit}`;
 }
 
-export function document(machine: Machine, command: string, date: string, runs: RunResult[], notes: string): string {
+export function document(machine: Machine, command: string, date: string, runs: RunResult[], notes: string, sections: string[] = []): string {
   const out = [
     '# Benchmarks',
     '',
@@ -95,5 +125,6 @@ export function document(machine: Machine, command: string, date: string, runs: 
   if (machine.load) out.push(`- Load average (1 min) at start / end: ${machine.load}`);
   out.push('', '## Method', '', notes, '', '## Results', '', 'Times in milliseconds.', '');
   for (const run of runs) out.push(table(run), '');
+  for (const section of sections) out.push(section, '');
   return `${out.join('\n').trimEnd()}\n`;
 }

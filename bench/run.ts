@@ -1,11 +1,12 @@
 /**
- * `pnpm bench`: seed a project with realistic text and time svc_item_search and svc_brief on PostgreSQL and
- * PGlite, next to the bare SQL lower bound and the plain ranked query; writes docs/benchmarks.md.
+ * `pnpm bench`: seed a project with realistic text, links and QA checks; time svc_item_search and svc_brief
+ * (next to the bare SQL lower bound and the plain ranked query), svc_impact at depth 5 and svc_check on
+ * PostgreSQL and PGlite; then HTTP load on PostgreSQL (bench/load.ts); writes docs/benchmarks.md.
  *
- *   pnpm bench [--only postgres|pglite] [--server URL] [--items N] [--skip-1m] [--no-write] [--reuse] [--tune]
+ *   pnpm bench [--only postgres|pglite] [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--no-write] [--reuse] [--tune]
  *
  * PostgreSQL: --server (default postgres://postgres@127.0.0.1:5432) names the server; the bench drops and
- * recreates its own database `svc_bench` there and touches no other.
+ * recreates its own database (--database, default `svc_bench`) there and touches no other.
  */
 import { writeFileSync } from 'node:fs';
 import { arch, availableParallelism, cpus, loadavg, platform, release, totalmem } from 'node:os';
@@ -13,23 +14,28 @@ import { parseArgs } from 'node:util';
 import { createService, findOperation, type Service } from '@svc/service';
 import { CANDIDATES, type Database, type Kysely, migrate, openStore, type Store } from '@svc/store';
 import { type RawBuilder, sql } from 'kysely';
+import { AUDIT_TARGETS, measureAudit, seedAudit } from './audit.js';
 import { rng, SEED, VOCABULARY, type Vocabulary, vocabulary } from './corpus.js';
-import { type Budget, measureBrief, measureSearch, type ShapeResult } from './measure.js';
+import { httpLoad, type LoadResult, loadItems, loadTable } from './load.js';
+import { type Budget, baselines, briefCall, type Prepared, prepare, type ShapeResult, type Stats, searchCall, timeRounds } from './measure.js';
 import { document, type Machine, type RunResult, summary, TARGETS } from './report.js';
 import { glossary, shapes, stressShapes } from './shapes.js';
 import { createProjects, DAY, type ProjectRef, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
 
 const OTHER_PROJECTS = 9;
-const DATABASE = 'svc_bench';
+
 const DOC = new URL('../docs/benchmarks.md', import.meta.url);
 
 const { values: args } = parseArgs({
   options: {
     only: { type: 'string', multiple: true },
     server: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432' },
+    database: { type: 'string', default: 'svc_bench' },
     items: { type: 'string', default: '100000' },
     'skip-1m': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
+    // Leave out the HTTP load (autocannon against `svc serve http` and a bare hono route; PostgreSQL only).
+    'skip-load': { type: 'boolean', default: false },
     // Tuning aid: measure the svc_bench database a previous run left behind, without seeding (PostgreSQL).
     reuse: { type: 'boolean', default: false },
     // Tuning aid: time the baselines (bare, plain ranked) only a few times.
@@ -37,10 +43,16 @@ const { values: args } = parseArgs({
   },
 });
 const ITEMS = Number(args.items);
+const DATABASE = args.database;
+/** Links in the measured project: as many as items (the issue's shapes: 100k edges over 100k items). */
+const EDGES = ITEMS;
+if (!/^[a-z_][a-z0-9_]*$/.test(DATABASE)) throw new Error(`--database: '${DATABASE}' is not a plain database name`);
 const only = new Set(args.only ?? ['postgres', 'pglite']);
 
-const budgets: { service: Budget; bare: Budget; ranked: Budget } = {
+const budgets: { service: Budget; bare: Budget; ranked: Budget; rounds: number; audit: Parameters<typeof measureAudit>[3] } = {
   service: { iterations: 200, warmup: 20, maxMs: 15_000, min: 50 },
+  rounds: 4,
+  audit: { iterations: 200, warmup: 20, rounds: 4, checkIterations: 40, ruleIterations: 10 },
   bare: { iterations: 200, warmup: 10, maxMs: 2_000, min: 30 },
   // Ranking every match of a common word is slow by design; a dozen samples give its order of magnitude.
   ranked: { iterations: 100, warmup: 1, maxMs: 2_000, min: 12 },
@@ -91,6 +103,9 @@ async function seedFirst(service: Service, db: Kysely<Database>, v: Vocabulary):
     { from: now - SPAN, to: now - DAY },
     progress,
   );
+  log(`  linking the measured project: ${EDGES.toLocaleString('en')} links, QA checks on done tasks`);
+  const audit = await seedAudit(db, v, r, bench, EDGES, now);
+  log(`  ${audit.qaChecks.toLocaleString('en')} QA checks`);
   await vacuum(db);
   return { bench, others, seconds: (Date.now() - t0) / 1000 };
 }
@@ -133,24 +148,39 @@ async function measure(
   const { rows: size } = await sql<{ table: string; search_index: string }>`
     select pg_size_pretty(pg_total_relation_size('items')) as table,
            pg_size_pretty(pg_relation_size('items_project_search')) as search_index`.execute(db);
+  const all = [...shapes(v.words), ...stressShapes(v.words)];
+  const prepared: Prepared[] = [];
+  for (const shape of all) prepared.push(await prepare(db, bench.id, shape));
+  const hasBrief = findOperation('svc_brief') !== undefined;
+  if (!hasBrief) log('  svc_brief is not in the catalog: skipped');
+  const loadBefore = (loadavg()[0] ?? 0).toFixed(2);
+  log(`  timing svc_item_search (${prepared.length} shapes)${hasBrief ? ' and svc_brief' : ''} in ${budgets.rounds} interleaved rounds`);
+  const timed = await timeRounds(
+    [...prepared.map((shape) => searchCall(service, bench.id, shape)), ...(hasBrief ? [briefCall(service, bench.id)] : [])],
+    { iterations: budgets.service.iterations, warmup: budgets.service.warmup, rounds: budgets.rounds },
+  );
+  const loadAfter = (loadavg()[0] ?? 0).toFixed(2);
   const results: ShapeResult[] = [];
-  for (const shape of [...shapes(v.words), ...stressShapes(v.words)]) {
-    log(`  ${shape.name}: ${shape.query}`);
-    const result = await measureSearch(service, db, bench.id, shape, budgets);
+  for (const [i, shape] of prepared.entries()) {
+    const service_ = timed[i] as Stats;
+    const base = await baselines(service, db, bench.id, shape, budgets);
+    const { plan: _plan, ...rest } = shape;
+    const result: ShapeResult = { ...rest, service: service_, ...base };
     log(
-      `    ${result.matches} matches; svc p50 ${result.service.p50.toFixed(2)} p95 ${result.service.p95.toFixed(2)} ms; ` +
+      `  ${shape.name}: ${result.matches} matches; svc p50 ${result.service.p50.toFixed(2)} p95 ${result.service.p95.toFixed(2)} ms; ` +
         `bare p50 ${result.bare.p50.toFixed(2)}; ranked p50 ${result.ranked.p50.toFixed(1)}; ` +
         `top 20 kept ${Math.round(result.overlap * 100)}%, rank kept ${Math.round(result.rankKept * 100)}%`,
     );
     results.push(result);
   }
-  let brief: RunResult['brief'];
-  if (findOperation('svc_brief')) {
-    brief = await measureBrief(service, bench.id, budgets.service);
-    log(`  svc_brief p50 ${brief.p50.toFixed(2)} p95 ${brief.p95.toFixed(2)} ms`);
-  } else {
-    log('  svc_brief is not in the catalog: skipped');
+  const brief = hasBrief ? timed[prepared.length] : undefined;
+  if (brief) log(`  svc_brief p50 ${brief.p50.toFixed(2)} p95 ${brief.p95.toFixed(2)} ms`);
+  const audit = await measureAudit(service, db, bench, budgets.audit, log);
+  for (const shape of audit.impact) {
+    log(`  svc_impact ${shape.name}: reached ${shape.reached.median} (median) / ${shape.reached.max} (max); p50 ${shape.stats.p50.toFixed(2)} p95 ${shape.stats.p95.toFixed(2)} ms`);
   }
+  log(`  svc_check (every rule): p50 ${audit.check.p50.toFixed(1)} p95 ${audit.check.p95.toFixed(1)} ms`);
+  log(`  each rule alone (p50 ms): ${audit.rules.map((x) => `${x.rule} ${x.stats.p50.toFixed(1)}`).join(', ')}`);
   const run: RunResult = {
     backend: store.backend,
     title,
@@ -159,6 +189,8 @@ async function measure(
     sizes: size[0] ? { table: size[0].table, searchIndex: size[0].search_index } : undefined,
     shapes: results,
     brief,
+    audit,
+    load: `${loadBefore} / ${loadAfter}`,
     targeted: store.backend === 'postgres',
   };
   log(summary(run));
@@ -166,6 +198,23 @@ async function measure(
 }
 
 const k = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${Math.round(n / 1000)}k`);
+
+/** HTTP load, set by the PostgreSQL run: the real server against the database just measured. */
+let load: LoadResult | undefined;
+
+async function measureLoad(store: Store, bench: ProjectRef, v: Vocabulary): Promise<LoadResult> {
+  log('HTTP load: svc serve http and a bare hono route, one after the other, each driven by autocannon');
+  const result = await httpLoad({
+    databaseUrl: new URL(`/${DATABASE}`, args.server).toString(),
+    project: bench.id,
+    itemIds: await loadItems(store.db, bench.id),
+    searchQueries: shapes(v.words).map((s) => s.query),
+    rounds: 2,
+    log,
+  });
+  for (const r of result.routes) log(`  ${r.server} ${r.route}: ${Math.round(r.requestsPerSecond)} req/s, p99 ${r.p99.toFixed(1)} ms`);
+  return result;
+}
 
 async function postgres(v: Vocabulary, machine: Machine): Promise<RunResult[]> {
   const server = new URL(args.server);
@@ -193,13 +242,15 @@ async function postgres(v: Vocabulary, machine: Machine): Promise<RunResult[]> {
     if (args.reuse) {
       const { rows } = await sql<{ id: string; slug: string }>`select id, slug from projects where slug = 'bench'`.execute(store.db);
       if (!rows[0]) throw new Error('--reuse: svc_bench holds no bench project');
-      runs.push(await measure(store, service, v, rows[0], 'PostgreSQL — svc_bench as left by an earlier run', 0));
+      runs.push(await measure(store, service, v, rows[0], `PostgreSQL — ${DATABASE} as left by an earlier run`, 0));
+      if (!args['skip-load']) load = await measureLoad(store, rows[0], v);
       return runs;
     }
     log(`PostgreSQL: seeding ${k(ITEMS)} items in the measured project and ${k(ITEMS)} in ${OTHER_PROJECTS} others`);
     const seeded = await seedFirst(service, store.db, v);
     log(`  seeded in ${seeded.seconds.toFixed(0)} s; measuring`);
     runs.push(await measure(store, service, v, seeded.bench, `PostgreSQL — ${k(ITEMS)} items in the project, ${k(2 * ITEMS)} in all`, seeded.seconds));
+    if (!args['skip-load']) load = await measureLoad(store, seeded.bench, v);
     if (!args['skip-1m']) {
       log(`PostgreSQL: growing the other projects to ${k(10 * ITEMS)} items in all`);
       const seconds = await seedMore(store.db, v, seeded);
@@ -238,10 +289,11 @@ const NOTES = `- Corpus: a deterministic vocabulary of ${VOCABULARY.toLocaleStri
   The measured project's glossary has two groups (bench/shapes.ts), which the glossary-expanded shapes turn into
   ORs of frequent words and a phrase. \`vacuum analyze\` after seeding. The 1M run grows the other projects in
   the same database; the measured project is unchanged. The 1M run is on PostgreSQL only.
-- Timing: \`process.hrtime.bigint()\` around each call, sequentially, after a warm-up; percentiles by nearest
-  rank. *svc* is \`service.call('svc_item_search', {project_id, query, limit: 20})\` through the real
-  operation runner (project resolution, glossary look-up, search with snippets), up to 200 iterations;
-  svc_brief likewise. *bare GIN* is the lower bound the issue names: \`select id … where project_id = $1 and
+- Timing: \`process.hrtime.bigint()\` around each call, one call at a time, after a warm-up; percentiles by
+  nearest rank. *svc* is \`service.call('svc_item_search', {project_id, query, limit: 20})\` through the real
+  operation runner (project resolution, glossary look-up, search with snippets), and svc_brief likewise:
+  200 calls per shape, in ${budgets.rounds} rounds that each go through every shape, so a burst of other work on the
+  machine lands on all shapes alike. *bare GIN* is the lower bound the issue names: \`select id … where project_id = $1 and
   is_head and deleted_at is null and search @@ q limit 21\` (no ranking, any 21 matches, whatever plan the
   planner picks — for the negations it picks the GIN index and pays for every item holding the words).
   *plain ranked* ranks every match (\`order by ts_rank … limit 21\`), fewer iterations (n given).
@@ -251,8 +303,17 @@ const NOTES = `- Corpus: a deterministic vocabulary of ${VOCABULARY.toLocaleStri
   (100% = as relevant by ts_rank's own measure).
 - Shapes marked *stress* go beyond the issue's list: phrases and exclusions over the most frequent words that
   leave few true matches, the worst case for both the recency window and the index.
+- Audit (bench/audit.ts): ${EDGES.toLocaleString('en')} distinct links among the measured project's chains (deleted ones
+  included), depends 50%, blocks 25%, supersedes 20%, conflicts 5%; 80% of the links start at a uniformly
+  drawn item and 20% at a few busy ones, 60% end at a uniform item and 40% at a few much-depended-on ones, so
+  some blast radii are large. QA checks on 70% of the done tasks (60% passed, 10% failed, the rest pending;
+  30% also target a decision), with the history of their passing and of later edits to a fifth of their
+  targets. *svc_impact* is \`service.call('svc_impact', {project_id, item_id, depth: 5})\`, each call from the
+  next start item in turn: 200 sampled current items that have outgoing links, and the 20 with most outgoing
+  links; "items reached" is the total the answer counts (it lists at most 200). *svc_check* is
+  \`service.call('svc_check', {project_id})\` with every rule enabled (${budgets.audit.checkIterations} calls), then each rule alone.
 - Targets (PostgreSQL, both scales): svc_item_search p95 ≤ ${TARGETS.search} ms for every shape, svc_brief p95 ≤
-  ${TARGETS.brief} ms. PGlite has no target; its figures are for comparison. The machine is shared: the load
+  ${TARGETS.brief} ms, svc_impact at depth 5 p95 ≤ ${AUDIT_TARGETS.impact} ms, svc_check with every rule p95 ≤ ${AUDIT_TARGETS.check} ms. PGlite has no target; its figures are for comparison. The machine is shared: the load
   average below says how busy it was, and other work on it lengthens the tails (p95, p99) first.`;
 
 async function main(): Promise<void> {
@@ -274,7 +335,8 @@ async function main(): Promise<void> {
   for (const run of runs) log(summary(run));
   if (!args['no-write']) {
     const command = ['pnpm bench', ...process.argv.slice(2)].join(' ');
-    writeFileSync(DOC, document(machine, command, new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', runs, NOTES));
+    const sections = load ? [loadTable(load)] : [];
+    writeFileSync(DOC, document(machine, command, new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', runs, NOTES, sections));
     log(`wrote ${DOC.pathname}`);
   }
 }

@@ -37,7 +37,7 @@ export async function seedGlossary(service: Service, project: string, groups: Re
   }
 }
 
-interface Row {
+export interface Row {
   id: string;
   project_id: string;
   item_type: string;
@@ -55,7 +55,7 @@ interface Row {
   deleted_at: string | null;
 }
 
-async function insertRows(db: Kysely<Database>, rows: Row[]): Promise<void> {
+export async function insertRows(db: Kysely<Database>, rows: Row[]): Promise<void> {
   if (rows.length === 0) return;
   const col = <K extends keyof Row>(k: K) => rows.map((r) => r[k]);
   await sql`
@@ -72,7 +72,7 @@ async function insertRows(db: Kysely<Database>, rows: Row[]): Promise<void> {
 }
 
 /** Rows for one new item: usually one head; sometimes an older superseded version first. */
-function itemRows(v: Vocabulary, r: Rng, projectId: string, at: number, extra: Partial<Row> = {}, edits = true): Row[] {
+export function itemRows(v: Vocabulary, r: Rng, projectId: string, at: number, extra: Partial<Row> = {}, edits = true): Row[] {
   const { title, body } = itemText(v, r);
   const id = uuid(r);
   const research = extra.item_type === undefined && r() < 0.02;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type IdRef, type Item, notFound, SvcError, shortId } from '@svc/domain';
-import type { Kysely, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { type Link, type LinkRow, listLinksOf, toLink } from './links.js';
 import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
 import type { Database, ItemRow } from './schema.js';
 
@@ -89,6 +90,51 @@ export async function resolveItem(db: Kysely<Database>, ref: IdRef, options: Res
   }
   const { matched_id, ...head } = first;
   return { matched_id, head: toItem(head as ItemRow) };
+}
+
+export interface ShownItem {
+  /** The chain's current head. */
+  item: Item;
+  /** Links from or to the chain, oldest first. */
+  links: Link[];
+}
+
+/**
+ * The head of the chain a full UUID names, with every link touching that chain, in one statement. The head is
+ * found through a scalar subquery (two index probes) rather than resolveItem's self-join, which PostgreSQL
+ * spends several times as long planning; the links come along as one json_agg, so an item without links
+ * costs no second round trip. The text is fixed, so it is written once rather than built on every call.
+ */
+function showStatement(scoped: boolean): string {
+  return `select ${ITEM_COLUMNS.map((c) => `h.${c}`).join(', ')},
+  (select coalesce(json_agg(l order by l.created_at, l.id), '[]')
+     from (select id, project_id, from_chain_id, link_type, to_chain_id, created_by, created_at
+             from links where from_chain_id = h.chain_id or to_chain_id = h.chain_id) l) as links
+from items h
+where h.is_head and h.chain_id = (select m.chain_id from items m where m.id = $1${scoped ? ' and m.project_id = $2' : ''})`;
+}
+
+const SHOW_BY_ID = showStatement(false);
+const SHOW_BY_ID_IN_PROJECT = showStatement(true);
+
+/**
+ * An item (any row id or unique prefix of its chain resolves to the head; deleted chains too) with its links.
+ * A prefix takes resolveItem's path, which tells an ambiguous prefix from a unique one.
+ */
+export async function showItem(db: Kysely<Database>, ref: IdRef, options: { projectId?: string | undefined } = {}): Promise<ShownItem> {
+  if (ref.kind === 'prefix') {
+    const { head } = await resolveItem(db, ref, { projectId: options.projectId, includeDeleted: true });
+    return { item: head, links: await listLinksOf(db, head.chain_id) };
+  }
+  const query =
+    options.projectId === undefined
+      ? CompiledQuery.raw(SHOW_BY_ID, [ref.id])
+      : CompiledQuery.raw(SHOW_BY_ID_IN_PROJECT, [ref.id, options.projectId]);
+  const { rows } = await db.executeQuery<Omit<ItemRow, 'search'> & { links: LinkRow[] }>(query);
+  const row = rows[0];
+  if (!row) throw notFound('item', ref.input);
+  const { links, ...head } = row;
+  return { item: toItem(head as ItemRow), links: links.map(toLink) };
 }
 
 /**

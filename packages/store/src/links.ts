@@ -51,12 +51,37 @@ export async function removeLink(
   return result.numDeletedRows > 0n;
 }
 
+/** A links row as the driver returns it, or as json_agg renders it (created_at then is a string). */
+export interface LinkRow {
+  id: string;
+  project_id: string;
+  from_chain_id: string;
+  link_type: string;
+  to_chain_id: string;
+  created_by: string | null;
+  created_at: Date | string;
+}
+
+export function toLink(row: LinkRow): Link {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    from_chain_id: row.from_chain_id,
+    link_type: row.link_type as LinkType,
+    to_chain_id: row.to_chain_id,
+    created_by: row.created_by,
+    created_at: iso(row.created_at),
+  };
+}
+
+/** Links from or to a chain, oldest first (links made in one transaction share created_at: then by id). */
 export async function listLinksOf(db: Kysely<Database>, chainId: string): Promise<Link[]> {
   const rows = await db
     .selectFrom('links')
     .selectAll()
     .where((eb) => eb.or([eb('from_chain_id', '=', chainId), eb('to_chain_id', '=', chainId)]))
     .orderBy('created_at')
+    .orderBy('id')
     .execute();
-  return rows.map((row) => ({ ...row, link_type: row.link_type as LinkType, created_at: iso(row.created_at) }));
+  return rows.map(toLink);
 }

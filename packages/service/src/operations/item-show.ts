@@ -1,5 +1,5 @@
 import { parseIdRef } from '@svc/domain';
-import { listLinksOf, resolveItem, resolveProject } from '@svc/store';
+import { resolveProject, showItem } from '@svc/store';
 import { z } from 'zod';
 import { itemRef, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -16,8 +16,6 @@ export const itemShow = defineOperation({
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
     const projectId = input.project_id ? (await resolveProject(ctx.tx, input.project_id)).id : undefined;
-    const { head } = await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId, includeDeleted: true });
-    const links = await listLinksOf(ctx.tx, head.chain_id);
-    return { item: head, links };
+    return showItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId });
   },
 });

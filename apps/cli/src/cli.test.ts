@@ -66,6 +66,14 @@ describe('the svc binary before it touches a database', () => {
     expect(runs).toEqual([expected, expected, expected]);
   }, 120_000);
 
+  it.skipIf(!process.env.SVC_TEST_DATABASE_URL)('reports a database that does not exist as unavailable, with the server\'s reason', async () => {
+    const url = new URL(process.env.SVC_TEST_DATABASE_URL as string);
+    url.pathname = '/svc_no_such_database';
+    const run = await svc(['migrate', '--status'], svcEnv({ SVC_DATABASE_URL: url.toString() }));
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run.stderr).toMatch(/^svc: unavailable: the database refused the connection: database "svc_no_such_database" does not exist \(postgres:\/\/.*: 3D000\)\n$/);
+  }, 120_000);
+
   it('exits 1 naming the variable when a setting is invalid', async () => {
     const [actor, url] = await Promise.all([
       svc(['project', 'list'], { ...UNREACHABLE, SVC_DEFAULT_ACTOR_ID: 'not-a-uuid' }),

@@ -62,6 +62,10 @@ export function fromDatabase(error: unknown): SvcError | undefined {
   if (CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P03' || /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/i.test(message)) {
     return new SvcError('unavailable', 'the database is unavailable; try again shortly');
   }
+  // The server answered but will not let us in: a mistyped database name or credentials (operator's to fix).
+  if (code === '3D000' || code === '28P01' || code === '28000') {
+    return new SvcError('unavailable', `the database refused the connection: ${message}`);
+  }
   switch (code) {
     case '23505':
       return new SvcError('conflict', 'a record with these values already exists', { constraint });

@@ -15,8 +15,9 @@ export interface Server {
   exited: Promise<number | null>;
 }
 
-export async function serve(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [...SVC, 'serve', 'http', '--port', '0', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+/** `nodeArgs` go to node itself (V8 flags), before the binary. */
+export async function serve(env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<Server> {
+  const child = spawn(process.execPath, [...nodeArgs, ...SVC, 'serve', 'http', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     let seen = '';
@@ -62,17 +63,30 @@ export async function http(base: string, method: string, path: string, body?: un
   return { status: response.status, body: parsed };
 }
 
+/** Runs one SQL statement and returns its rows: over a pg connection, or in an embedded database. */
+export type Rows = <T extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<T[]>;
+
+/** One connection for a series of statements (a connection per statement costs a backend start each). */
+export async function withRows<T>(url: string, use: (rows: Rows) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await use(async (text, values) => (await client.query(text, values)).rows);
+  } finally {
+    await client.end();
+  }
+}
+
 /** The invariants every part checks after its faults. Returns the violations found (none is success). */
-export async function invariants(url: string): Promise<string[]> {
+export async function invariants(rows: Rows): Promise<string[]> {
   const problems: string[] = [];
-  const heads = await query<{ chain_id: string; n: number }>(url, 'select chain_id, count(*) filter (where is_head)::int as n from items group by chain_id having count(*) filter (where is_head) <> 1');
+  const heads = await rows<{ chain_id: string; n: number }>('select chain_id, count(*) filter (where is_head)::int as n from items group by chain_id having count(*) filter (where is_head) <> 1');
   if (heads.length > 0) problems.push(`${heads.length} chain(s) without exactly one head`);
-  const running = await query<{ work_unit_id: string; n: number }>(
-    url,
+  const running = await rows<{ work_unit_id: string; n: number }>(
     "select work_unit_id, count(*)::int as n from items where item_type = 'task' and status = 'in_progress' and is_head and deleted_at is null group by work_unit_id having count(*) > 1",
   );
   if (running.length > 0) problems.push(`${running.length} work unit(s) with two tasks in progress`);
-  const unattributed = await query<{ n: number }>(url, "select count(*)::int as n from audit_log where source in ('http', 'mcp') and actor_id is null");
+  const unattributed = await rows<{ n: number }>("select count(*)::int as n from audit_log where source in ('http', 'mcp') and actor_id is null");
   if ((unattributed[0]?.n ?? 0) > 0) problems.push(`${unattributed[0]?.n} HTTP/MCP write(s) in audit_log without an actor`);
   return problems;
 }
@@ -87,6 +101,13 @@ export interface Summary {
 }
 
 export const summaries: Summary[] = [];
+
+/** A row of the summary table, in the order the parts are declared. */
+export function addSummary(part: string, faults = 0): Summary {
+  const summary: Summary = { part, operations: 0, faults, errors: {}, invariants: 0, violations: 0 };
+  summaries.push(summary);
+  return summary;
+}
 
 export function count(errors: Record<string, number>, kind: string): void {
   errors[kind] = (errors[kind] ?? 0) + 1;
@@ -110,8 +131,16 @@ Produced by \`pnpm test:reliability\` (run by \`.ci/run\`) on ${new Date().toISO
 ${process.arch} machine with Node ${process.version}. Each part runs against real processes: \`svc serve http\` from the
 built binary, a PostgreSQL cluster of the suite's own on a free port (stopped, restarted and cut off here, never the
 shared server), and the embedded database for the crash part. "Errors by kind" counts what callers saw; refusals
-(conflict, refused_transition) are the service working, unavailable is a fault reported cleanly; a 500 or an
-internal_error would be a failure.
+(conflict, refused_transition) are the service working, unavailable is a fault reported cleanly, "cut by the kill" is
+a request the kill interrupted; a 500 or an internal_error would be a failure.
+
+In the two crash rows the faults are kill -9s of the server process, one per round, on PostgreSQL and on the
+embedded database (two data directories side by side, killed in turn). Every kill lands after at least one write
+was acknowledged and while writes are in flight (a round without both fails). After the restart, every decision
+batch is whole or absent, every acknowledged write is present (decision ids, work units, task transitions at least
+as far as acknowledged), every chain has one head and no work unit two tasks in progress: PostgreSQL is checked
+after each round, each embedded directory after its last round, opened under its lock (a round writes only its
+own rows, so a loss or a split would still be there).
 
 ${table()}
 `;

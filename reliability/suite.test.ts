@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ROUTES } from '@svc/http';
@@ -9,7 +6,8 @@ import { listTools } from '@svc/mcp';
 import { type PrivateCluster, startPrivateCluster } from '@svc/service/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, count, http, invariants, query, type Server, serve, summaries, writeReport } from './harness.js';
+import { checkCrashes, crashRound, embeddedCrashes, type Ledger, medians, roundFailures, tally } from './crash.js';
+import { addSummary, cli, count, http, invariants, query, serve, withRows, writeReport } from './harness.js';
 import { HalfOpenProxy } from './proxy.js';
 
 const started = Date.now();
@@ -20,7 +18,16 @@ let actor: string;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const EXPECTED = new Set(['conflict', 'refused_transition']);
 
+/** The embedded rounds use their own processes and data directories; they run while parts 1 and 2 do. */
+const EMBEDDED_KILLS = 100;
+const crashPostgres = addSummary('crash, kill -9 (PostgreSQL)');
+const crashEmbedded = addSummary('crash, kill -9 (embedded)');
+let embedded: Promise<{ failures: string[]; ledgers: Ledger[] }>;
+
 beforeAll(async () => {
+  embedded = embeddedCrashes(EMBEDDED_KILLS, 2, 600, crashEmbedded);
+  // Settled here, awaited by its test: a failure must not surface as an unhandled rejection meanwhile.
+  embedded.catch(() => {});
   cluster = await startPrivateCluster();
   env = { ...process.env, SVC_DATABASE_URL: cluster.url, SVC_LOG_LEVEL: 'silent' };
   delete env.SVC_DEFAULT_ACTOR_ID;
@@ -36,111 +43,26 @@ afterAll(async () => {
   console.log(`\nreliability summary (${seconds} s):\n${(await import('./harness.js')).table()}\n`);
 });
 
-/** A burst of writes that a crash may interrupt: decision batches and task transitions. */
-async function burst(base: string, round: number): Promise<void> {
-  const calls: Promise<unknown>[] = [];
-  const unitCall = http(base, 'POST', '/projects/rel/work-units', { title: `crash ${round}` }, actor).catch(() => ({ body: {} }));
-  for (let b = 0; b < 4; b++) {
-    const decisions = Array.from({ length: 10 }, (_, i) => ({ title: `r${round}b${b}d${i}`, body: 'x'.repeat(200) }));
-    calls.push(http(base, 'POST', '/projects/rel/decisions', { decisions }, actor).catch(() => undefined));
-  }
-  const unit = (await unitCall).body as { id?: string };
-  if (unit.id) {
-    for (let t = 0; t < 4; t++) {
-      calls.push(
-        http(base, 'POST', `/work-units/${unit.id}/tasks`, { title: `r${round}t${t}` }, actor)
-          .then((r) => (r.body as { id?: string }).id)
-          .then(async (id) => {
-            if (!id) return;
-            await http(base, 'POST', `/tasks/${id}/start`, {}, actor);
-            await http(base, 'POST', `/tasks/${id}/done`, {}, actor);
-          })
-          .catch(() => undefined),
-      );
-    }
-  }
-  await Promise.all(calls);
-}
-
 describe('1. crash safety: kill -9 mid-write', () => {
-  it('PostgreSQL: 100 kills; every batch all-or-nothing, one head per chain, one task in progress per unit', async () => {
-    const summary = { part: 'crash (PostgreSQL)', operations: 0, faults: 0, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
-    summaries.push(summary);
+  it('PostgreSQL: 100 kills; every batch all-or-nothing, every acknowledged write kept, one head per chain, one task in progress per unit', async () => {
+    const ledgers: Ledger[] = [];
     for (let round = 0; round < 100; round++) {
-      const server = await serve(env);
-      const work = burst(server.url, round);
-      await sleep(5 + Math.floor(Math.random() * 60));
-      server.child.kill('SIGKILL');
-      await server.exited;
-      await work;
-      summary.faults++;
-      summary.operations += 17;
-      const batches = await query<{ prefix: string; n: number }>(
-        cluster.url,
-        `select substring(title from '^r${round}b[0-9]+') as prefix, count(*)::int as n from items where title ~ '^r${round}b[0-9]+d' group by 1`,
-      );
-      for (const b of batches) {
-        summary.invariants++;
-        if (b.n !== 10) {
-          summary.violations++;
-          count(summary.errors, 'partial batch');
-        }
-      }
-      const problems = await invariants(cluster.url);
-      summary.invariants += 3;
-      summary.violations += problems.length;
+      const ledger = await crashRound(env, actor, `p${round}`, 60);
+      ledgers.push(ledger);
+      tally(crashPostgres, ledger);
+      const { checked, problems } = await withRows(cluster.url, (rows) => checkCrashes(rows, [ledger], `^p${round}`));
+      crashPostgres.invariants += checked;
+      crashPostgres.violations += problems.length;
+      expect(roundFailures(ledger)).toEqual([]);
       expect(problems).toEqual([]);
-      expect(batches.every((b) => b.n === 10)).toBe(true);
     }
-  });
-
-  it('embedded database: 20 kills; the server restarts every time (no stale lock) and no batch is partial', async () => {
-    const summary = { part: 'crash (embedded)', operations: 0, faults: 0, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
-    summaries.push(summary);
-    const embedded: NodeJS.ProcessEnv = { ...env, SVC_DATA_DIR: join(mkdtempSync(join(tmpdir(), 'svc-rel-')), 'data') };
-    delete embedded.SVC_DATABASE_URL;
-    await cli(embedded, ['project', 'create', 'rel']);
-    const localActor = (JSON.parse(await cli(embedded, ['actor', 'add', '--email', 'embedded@example.test', '--json'])) as { id: string }).id;
-    const saved = actor;
-    actor = localActor;
-    try {
-      for (let round = 0; round < 20; round++) {
-        const server = await serve(embedded);
-        const work = burst(server.url, round);
-        // The embedded database is slower to write: kill later, so some batches land and some are cut.
-        await sleep(1_000 + Math.floor(Math.random() * 2_000));
-        server.child.kill('SIGKILL');
-        await server.exited;
-        await work;
-        summary.faults++;
-        summary.operations += 17;
-      }
-      const lines = (await cli(embedded, ['export', 'rel'])).trimEnd().split('\n').slice(1, -1);
-      const items = lines.map((l) => JSON.parse(l) as { type: string; title?: string; chain_id?: string; is_head?: boolean }).filter((r) => r.type === 'item');
-      const batches = new Map<string, number>();
-      for (const item of items) {
-        const prefix = /^(r\d+b\d+)d/.exec(item.title ?? '')?.[1];
-        if (prefix) batches.set(prefix, (batches.get(prefix) ?? 0) + 1);
-      }
-      const heads = new Map<string, number>();
-      for (const item of items) heads.set(item.chain_id as string, (heads.get(item.chain_id as string) ?? 0) + (item.is_head ? 1 : 0));
-      summary.invariants += batches.size + heads.size;
-      const partial = [...batches.values()].filter((n) => n !== 10).length;
-      const badHeads = [...heads.values()].filter((n) => n !== 1).length;
-      summary.violations += partial + badHeads;
-      expect(batches.size).toBeGreaterThan(0);
-      expect(partial).toBe(0);
-      expect(badHeads).toBe(0);
-    } finally {
-      actor = saved;
-    }
+    console.log(`crash (PostgreSQL): ${medians(ledgers)}`);
   });
 });
 
 describe('2. load: 4 clients × 2,000 mixed operations over HTTP and MCP', () => {
   it('sees no errors but the expected refusals, and the invariants hold', async () => {
-    const summary = { part: 'load', operations: 0, faults: 0, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
-    summaries.push(summary);
+    const summary = addSummary('load');
     const server = await serve(env);
     try {
       const unit = (await http(server.url, 'POST', '/projects/rel/work-units', { title: 'load' }, actor)).body as { id: string };
@@ -214,7 +136,7 @@ describe('2. load: 4 clients × 2,000 mixed operations over HTTP and MCP', () =>
       await Promise.all([0, 1, 2, 3].map(worker));
       await Promise.all(clients.map((c) => c.close()));
       const unexpected = Object.keys(summary.errors).filter((k) => !EXPECTED.has(k));
-      const problems = await invariants(cluster.url);
+      const problems = await withRows(cluster.url, invariants);
       const leaked = await query<{ n: number }>(
         cluster.url,
         "select (select count(*) from audit_log where details::text ~ 'loadmarker') + (select count(*) from items_history where details::text ~ 'loadmarker') + (select count(*) from captures where review_state = 'redacted' and (text ~ 'loadmarker' or coalesce(summary, '') ~ 'loadmarker')) as n",
@@ -231,10 +153,18 @@ describe('2. load: 4 clients × 2,000 mixed operations over HTTP and MCP', () =>
   });
 });
 
+describe('1. crash safety, embedded database (its rounds ran beside parts 1 and 2)', () => {
+  it('100 kills; the server restarts every time (no stale lock), every batch all-or-nothing, every acknowledged write kept, the invariants hold', async () => {
+    const { failures, ledgers } = await embedded;
+    console.log(`crash (embedded): ${medians(ledgers)}`);
+    expect(ledgers.length).toBe(EMBEDDED_KILLS);
+    expect(failures).toEqual([]);
+  });
+});
+
 describe('3. hostile input through MCP and HTTP for every tool', () => {
   it('never answers 500 or internal_error, never crashes, never writes part of a refused call', async () => {
-    const summary = { part: 'hostile input', operations: 0, faults: 0, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
-    summaries.push(summary);
+    const summary = addSummary('hostile input');
     const server = await serve(env);
     const client = new Client({ name: 'hostile', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { 'X-Actor': actor } } }));
@@ -321,7 +251,7 @@ describe('3. hostile input through MCP and HTTP for every tool', () => {
       expect(server.child.exitCode).toBeNull();
       const bad = Object.keys(summary.errors).filter((k) => k === 'internal_error' || k.startsWith('http 5') || k.startsWith('transport') || k.startsWith('partial'));
       expect(bad).toEqual([]);
-      expect(await invariants(cluster.url)).toEqual([]);
+      expect(await withRows(cluster.url, invariants)).toEqual([]);
     } finally {
       await client.close();
       server.child.kill('SIGTERM');
@@ -332,8 +262,7 @@ describe('3. hostile input through MCP and HTTP for every tool', () => {
 
 describe('4. database faults', () => {
   it('PostgreSQL restarted under load: clean 503s within a bounded time, /ready says so, then everything succeeds without a restart', async () => {
-    const summary = { part: 'PostgreSQL restart', operations: 0, faults: 1, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
-    summaries.push(summary);
+    const summary = addSummary('PostgreSQL restart', 1);
     const server = await serve(env);
     try {
       let stop = false;
@@ -370,7 +299,7 @@ describe('4. database faults', () => {
       expect(after.every((r) => r.status === 200)).toBe(true);
       expect(Object.keys(summary.errors).filter((k) => k !== 'unavailable')).toEqual([]);
       expect(slowest).toBeLessThan(10_000);
-      expect(await invariants(cluster.url)).toEqual([]);
+      expect(await withRows(cluster.url, invariants)).toEqual([]);
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
@@ -378,8 +307,7 @@ describe('4. database faults', () => {
   });
 
   it('a half-open link that silently drops traffic: requests fail within a bounded time, /ready says so, and recover', async () => {
-    const summary = { part: 'half-open link', operations: 0, faults: 1, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
-    summaries.push(summary);
+    const summary = addSummary('half-open link', 1);
     const proxy = new HalfOpenProxy(cluster.port);
     const port = await proxy.listen();
     const proxied = { ...env, SVC_DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`, SVC_STATEMENT_TIMEOUT_MS: '1500' };
@@ -419,8 +347,7 @@ describe('4. database faults', () => {
 
 describe('5. attribution and redaction', () => {
   it('every HTTP and MCP write names its actor; no audit or history row holds redacted text', async () => {
-    const summary = { part: 'attribution and redaction', operations: 0, faults: 0, errors: {} as Record<string, number>, invariants: 0, violations: 0 };
-    summaries.push(summary);
+    const summary = addSummary('attribution and redaction');
     const server = await serve(env);
     try {
       const marker = `secretmarker${randomBytes(4).toString('hex')}`;

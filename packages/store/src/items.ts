@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type IdRef, type Item, notFound, SvcError, shortId } from '@svc/domain';
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import { type Link, type LinkRow, listLinksOf, toLink } from './links.js';
+import { type Link, listLinksOf } from './links.js';
 import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
 import type { Database, ItemRow } from './schema.js';
 
@@ -100,18 +100,20 @@ export interface ShownItem {
 }
 
 /**
- * The head of the chain a full UUID names, with every link touching that chain, in one statement. The head is
- * found through a scalar subquery (two index probes) rather than resolveItem's self-join, which PostgreSQL
- * spends several times as long planning; the links come along as one json_agg, so an item without links
- * costs no second round trip. The text is fixed, so it is written once rather than built on every call.
+ * The head of the chain a full UUID names, and whether any link touches that chain, in one statement. The head
+ * is found through a scalar subquery (two index probes) rather than resolveItem's self-join, which PostgreSQL
+ * spends several times as long planning. The links themselves are not aggregated here: a json_agg subquery
+ * costs PostgreSQL about as much again as the rest of the statement even when it finds nothing, while an
+ * EXISTS probe is cheap, so an item without links is one statement and an item with links two. The text is
+ * fixed, so it is written once rather than built on every call.
  */
 function showStatement(scoped: boolean): string {
-  return `select ${ITEM_COLUMNS.map((c) => `h.${c}`).join(', ')},
-  (select coalesce(json_agg(l order by l.created_at, l.id), '[]')
-     from (select id, project_id, from_chain_id, link_type, to_chain_id, created_by, created_at
-             from links where from_chain_id = h.chain_id or to_chain_id = h.chain_id) l) as links
-from items h
-where h.is_head and h.chain_id = (select m.chain_id from items m where m.id = $1${scoped ? ' and m.project_id = $2' : ''})`;
+  return (
+    `select ${ITEM_COLUMNS.map((c) => `h.${c}`).join(', ')}, ` +
+    'exists (select 1 from links l where l.from_chain_id = h.chain_id or l.to_chain_id = h.chain_id) as linked ' +
+    'from items h where h.is_head and h.chain_id = ' +
+    `(select m.chain_id from items m where m.id = $1${scoped ? ' and m.project_id = $2' : ''})`
+  );
 }
 
 const SHOW_BY_ID = showStatement(false);
@@ -130,11 +132,11 @@ export async function showItem(db: Kysely<Database>, ref: IdRef, options: { proj
     options.projectId === undefined
       ? CompiledQuery.raw(SHOW_BY_ID, [ref.id])
       : CompiledQuery.raw(SHOW_BY_ID_IN_PROJECT, [ref.id, options.projectId]);
-  const { rows } = await db.executeQuery<Omit<ItemRow, 'search'> & { links: LinkRow[] }>(query);
+  const { rows } = await db.executeQuery<Omit<ItemRow, 'search'> & { linked: boolean }>(query);
   const row = rows[0];
   if (!row) throw notFound('item', ref.input);
-  const { links, ...head } = row;
-  return { item: toItem(head as ItemRow), links: links.map(toLink) };
+  const { linked, ...head } = row;
+  return { item: toItem(head as ItemRow), links: linked ? await listLinksOf(db, head.chain_id) : [] };
 }
 
 /**

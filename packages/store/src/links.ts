@@ -51,18 +51,18 @@ export async function removeLink(
   return result.numDeletedRows > 0n;
 }
 
-/** A links row as the driver returns it, or as json_agg renders it (created_at then is a string). */
-export interface LinkRow {
+/** A links row as the driver returns it. */
+interface LinkRow {
   id: string;
   project_id: string;
   from_chain_id: string;
   link_type: string;
   to_chain_id: string;
   created_by: string | null;
-  created_at: Date | string;
+  created_at: Date;
 }
 
-export function toLink(row: LinkRow): Link {
+function toLink(row: LinkRow): Link {
   return {
     id: row.id,
     project_id: row.project_id,

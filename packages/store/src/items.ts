@@ -100,24 +100,27 @@ export interface ShownItem {
 }
 
 /**
- * The head of the chain a full UUID names, and whether any link touches that chain, in one statement. The head
- * is found through a scalar subquery (two index probes) rather than resolveItem's self-join, which PostgreSQL
- * spends several times as long planning. The links themselves are not aggregated here: a json_agg subquery
- * costs PostgreSQL about as much again as the rest of the statement even when it finds nothing, while an
- * EXISTS probe is cheap, so an item without links is one statement and an item with links two. The text is
- * fixed, so it is written once rather than built on every call.
+ * item_show's statements for a full UUID: the row with that id (or, given a chain id, the chain's head) and
+ * whether any link touches its chain. Answers carry head ids, so the id given is nearly always the head's and
+ * one primary-key probe answers it; an older version's id takes a second statement for the head. Either is
+ * far cheaper for PostgreSQL to plan than resolveItem's self-join. The links themselves are not aggregated
+ * here: a json_agg subquery costs PostgreSQL about as much again as the rest of the statement even when it
+ * finds nothing, while an EXISTS probe is cheap. The texts are fixed, so they are written once rather than
+ * built on every call.
  */
-function showStatement(scoped: boolean): string {
+function showStatement(where: string): string {
   return (
     `select ${ITEM_COLUMNS.map((c) => `h.${c}`).join(', ')}, ` +
     'exists (select 1 from links l where l.from_chain_id = h.chain_id or l.to_chain_id = h.chain_id) as linked ' +
-    'from items h where h.is_head and h.chain_id = ' +
-    `(select m.chain_id from items m where m.id = $1${scoped ? ' and m.project_id = $2' : ''})`
+    `from items h where ${where}`
   );
 }
 
-const SHOW_BY_ID = showStatement(false);
-const SHOW_BY_ID_IN_PROJECT = showStatement(true);
+const SHOW_ROW = showStatement('h.id = $1');
+const SHOW_ROW_IN_PROJECT = showStatement('h.id = $1 and h.project_id = $2');
+const SHOW_HEAD = showStatement('h.chain_id = $1 and h.is_head');
+
+type ShowRow = Omit<ItemRow, 'search'> & { linked: boolean };
 
 /**
  * An item (any row id or unique prefix of its chain resolves to the head; deleted chains too) with its links.
@@ -128,12 +131,10 @@ export async function showItem(db: Kysely<Database>, ref: IdRef, options: { proj
     const { head } = await resolveItem(db, ref, { projectId: options.projectId, includeDeleted: true });
     return { item: head, links: await listLinksOf(db, head.chain_id) };
   }
-  const query =
-    options.projectId === undefined
-      ? CompiledQuery.raw(SHOW_BY_ID, [ref.id])
-      : CompiledQuery.raw(SHOW_BY_ID_IN_PROJECT, [ref.id, options.projectId]);
-  const { rows } = await db.executeQuery<Omit<ItemRow, 'search'> & { linked: boolean }>(query);
-  const row = rows[0];
+  const named =
+    options.projectId === undefined ? CompiledQuery.raw(SHOW_ROW, [ref.id]) : CompiledQuery.raw(SHOW_ROW_IN_PROJECT, [ref.id, options.projectId]);
+  let row = (await db.executeQuery<ShowRow>(named)).rows[0];
+  if (row && !row.is_head) row = (await db.executeQuery<ShowRow>(CompiledQuery.raw(SHOW_HEAD, [row.chain_id]))).rows[0];
   if (!row) throw notFound('item', ref.input);
   const { linked, ...head } = row;
   return { item: toItem(head as ItemRow), links: linked ? await listLinksOf(db, head.chain_id) : [] };

@@ -54,13 +54,17 @@ export async function impact(
       where b.depth < ${depth}::int and n.next is not null
     ),
     reached as (
-      select e.key::uuid as chain_id, b.depth, e.value->>0 as link_type, (e.value->>1)::uuid as via_chain_id
+      select e.key::uuid as chain_id, b.depth, e.value->>0 as link_type, (e.value->>1)::uuid as via_chain_id,
+             array_position(${priority}, e.value->>0) as priority
       from bfs b cross join lateral jsonb_each(b.added) e
+    ),
+    page as (
+      select r.*, (count(*) over ())::int as total from reached r
+      order by r.depth, r.priority, r.chain_id
+      limit ${limit + 1}
     )
-    select i.id, r.chain_id, i.title, i.item_type, i.status, r.depth::int as depth, r.link_type, r.via_chain_id,
-           (count(*) over ())::int as total
-    from reached r join items i on i.chain_id = r.chain_id and i.is_head
-    order by r.depth, array_position(${priority}, r.link_type), r.chain_id
-    limit ${limit + 1}`.execute(db);
+    select i.id, p.chain_id, i.title, i.item_type, i.status, p.depth::int as depth, p.link_type, p.via_chain_id, p.total
+    from page p join items i on i.chain_id = p.chain_id and i.is_head
+    order by p.depth, p.priority, p.chain_id`.execute(db);
   return { entries: rows.map(({ total: _, ...e }) => e), total: rows[0]?.total ?? 0 };
 }

@@ -121,6 +121,34 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
     );
   }, 600_000);
 
+  it('lists the nearest 200 in order (depth, edge type, id) and counts every reachable item', async () => {
+    const project = (await svc.call('project_create', { slug: 'wide' }, { source: 'cli' })) as { id: string };
+    const root = randomUUID();
+    const near = Array.from({ length: 150 }, () => randomUUID());
+    const far = Array.from({ length: 150 }, () => randomUUID());
+    const all = [root, ...near, ...far];
+    await svc.store.db
+      .insertInto('items')
+      .values(all.map((id, i) => ({ id, chain_id: id, project_id: project.id, item_type: 'decision', title: `w${i}`, context: '{}' })))
+      .execute();
+    // Depth 1: the root conflicts with half of `near` and depends on the other half; depth 2: each near item blocks one far item.
+    const links = [
+      ...near.map((id, i) => ({ project_id: project.id, from_chain_id: root, link_type: i % 2 ? 'depends' : 'conflicts', to_chain_id: id })),
+      ...far.map((id, i) => ({ project_id: project.id, from_chain_id: near[i]!, link_type: 'blocks', to_chain_id: id })),
+    ];
+    await svc.store.db.insertInto('links').values(links).execute();
+    const result = (await call('svc_impact', { project_id: 'wide', item_id: root, depth: 2 })) as { total: number; truncated: boolean; reachable: Reached[] };
+    expect(result.total).toBe(300);
+    expect(result.truncated).toBe(true);
+    const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const depends = near.filter((_, i) => i % 2).sort(byId);
+    const conflicts = near.filter((_, i) => i % 2 === 0).sort(byId);
+    const expected = [...depends, ...conflicts, ...[...far].sort(byId)].slice(0, 200);
+    expect(result.reachable.map((r) => r.chain_id)).toEqual(expected);
+    expect(result.reachable[0]).toMatchObject({ depth: 1, link_type: 'depends', via_chain_id: root });
+    expect(result.reachable[199]).toMatchObject({ depth: 2, link_type: 'blocks' });
+  });
+
   it('renders markdown citing the reachable items, and says so when none are', async () => {
     const a = (await call('svc_item_upsert', { project_id: 'impact', title: 'Root decision' })) as { id: string };
     const b = (await call('svc_item_upsert', { project_id: 'impact', title: 'Depends on root', links: [] })) as { id: string };

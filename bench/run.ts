@@ -309,8 +309,10 @@ const NOTES = `- Corpus: a deterministic vocabulary of ${VOCABULARY.toLocaleStri
   some blast radii are large. QA checks on 70% of the done tasks (60% passed, 10% failed, the rest pending;
   30% also target a decision), with the history of their passing and of later edits to a fifth of their
   targets. *svc_impact* is \`service.call('svc_impact', {project_id, item_id, depth: 5})\`, each call from the
-  next start item in turn: 200 sampled current items that have outgoing links, and the 20 with most outgoing
-  links; "items reached" is the total the answer counts (it lists at most 200). *svc_check* is
+  next start item in turn: 200 sampled current items that have outgoing links (the issue's shape: a typical item
+  of a project with 100k links), and, as a *stress* shape reported beside the target, the 20 items with most
+  outgoing links (the top 0.02%, whose blast radius at depth 5 runs to thousands of items); "items reached" is the
+  total the answer counts (it lists at most 200). *svc_check* is
   \`service.call('svc_check', {project_id})\` with every rule enabled (${budgets.audit.checkIterations} calls), then each rule alone.
 - Targets (PostgreSQL, both scales): svc_item_search p95 ≤ ${TARGETS.search} ms for every shape, svc_brief p95 ≤
   ${TARGETS.brief} ms, svc_impact at depth 5 p95 ≤ ${AUDIT_TARGETS.impact} ms, svc_check with every rule p95 ≤ ${AUDIT_TARGETS.check} ms. PGlite has no target; its figures are for comparison. The machine is shared: the load

@@ -1,23 +1,16 @@
 import { findOperation } from '../catalog.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openTestService, type TestService, testBackends } from '../testing/index.js';
+import { describe, expect, it } from 'vitest';
+import { type TestService, testBackends } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
 
 describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) => {
   let svc: TestService;
   let call: (name: string, input: unknown) => Promise<unknown>;
   let projectId: string;
 
-  beforeAll(async () => {
-    svc = await openTestService(backend);
-  });
-  afterAll(async () => {
-    await svc.close();
-  });
-  beforeEach(async () => {
-    await svc.store.reset();
-    const seeded = await svc.seed('brief');
-    projectId = seeded.projectId;
-    call = svc.as(seeded.actorId);
+  useTestService(backend, 'brief', (t) => {
+    ({ svc, call } = t);
+    projectId = t.seeded.projectId;
   });
 
   const markdown = async (name: string, input: Record<string, unknown>) => {

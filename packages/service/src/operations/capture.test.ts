@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findOperation } from '../catalog.js';
-import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
+import { refusal, type TestService, testBackends } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
 
 const run = promisify(execFile);
 
@@ -21,17 +22,9 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
   let call: (name: string, input: unknown) => Promise<unknown>;
   let actorId: string;
 
-  beforeAll(async () => {
-    svc = await openTestService(backend);
-  });
-  afterAll(async () => {
-    await svc.close();
-  });
-  beforeEach(async () => {
-    await svc.store.reset();
-    const seeded = await svc.seed('cap');
-    actorId = seeded.actorId;
-    call = svc.as(actorId);
+  useTestService(backend, 'cap', (t) => {
+    ({ svc, call } = t);
+    actorId = t.seeded.actorId;
   });
 
   const add = async (text: string) => (await call('svc_capture_add', { text })) as { id: string; state: string };

@@ -1,8 +1,9 @@
 import type { Item } from '@svc/domain';
 import { RULES } from '@svc/domain';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findOperation } from '../catalog.js';
-import { openTestService, type TestService, testBackends } from '../testing/index.js';
+import { type TestService, testBackends } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
 
 interface CheckResult {
   counts: Record<string, number>;
@@ -18,16 +19,8 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
   let svc: TestService;
   let call: (name: string, input: unknown) => Promise<unknown>;
 
-  beforeAll(async () => {
-    svc = await openTestService(backend);
-  });
-  afterAll(async () => {
-    await svc.close();
-  });
-  beforeEach(async () => {
-    await svc.store.reset();
-    const seeded = await svc.seed('chk');
-    call = svc.as(seeded.actorId);
+  useTestService(backend, 'chk', (t) => {
+    ({ svc, call } = t);
   });
 
   const run = async (rule: string) => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openTestService, type TestService, testBackends } from '../testing/index.js';
+import { describe, expect, it } from 'vitest';
+import { type TestService, testBackends } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
 
 interface Hit {
   id: string;
@@ -14,16 +15,8 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
   let svc: TestService;
   let call: (name: string, input: unknown) => Promise<unknown>;
 
-  beforeAll(async () => {
-    svc = await openTestService(backend);
-  });
-  afterAll(async () => {
-    await svc.close();
-  });
-  beforeEach(async () => {
-    await svc.store.reset();
-    const seeded = await svc.seed('search');
-    call = svc.as(seeded.actorId);
+  useTestService(backend, 'search', (t) => {
+    ({ svc, call } = t);
   });
 
   const add = async (title: string, body = '', extra: Record<string, unknown> = {}) =>

@@ -1,6 +1,7 @@
 import type { Item } from '@svc/domain';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
+import { describe, expect, it } from 'vitest';
+import { refusal, type TestService, testBackends } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
 
 interface Shown {
   item: Item;
@@ -14,16 +15,8 @@ describe.each(testBackends())('item_show on $name', (backend) => {
   let call: (name: string, input: unknown) => Promise<unknown>;
   let project: { actorId: string; projectId: string; slug: string };
 
-  beforeAll(async () => {
-    svc = await openTestService(backend);
-  });
-  afterAll(async () => {
-    await svc.close();
-  });
-  beforeEach(async () => {
-    await svc.store.reset();
-    project = await svc.seed('show');
-    call = svc.as(project.actorId);
+  useTestService(backend, 'show', (t) => {
+    ({ svc, call, seeded: project } = t);
   });
 
   const upsert = (input: Record<string, unknown>) => call('svc_item_upsert', { project_id: 'show', ...input }) as Promise<Item>;

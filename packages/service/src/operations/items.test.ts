@@ -1,7 +1,8 @@
 import type { Item } from '@svc/domain';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
+import { describe, expect, it } from 'vitest';
+import { refusal, type TestService, testBackends } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
 
 
 describe.each(testBackends())('item core on $name', (backend) => {
@@ -9,16 +10,8 @@ describe.each(testBackends())('item core on $name', (backend) => {
   let call: (name: string, input: unknown) => Promise<unknown>;
   let project: { actorId: string; projectId: string; slug: string };
 
-  beforeAll(async () => {
-    svc = await openTestService(backend);
-  });
-  afterAll(async () => {
-    await svc.close();
-  });
-  beforeEach(async () => {
-    await svc.store.reset();
-    project = await svc.seed('core');
-    call = svc.as(project.actorId);
+  useTestService(backend, 'core', (t) => {
+    ({ svc, call, seeded: project } = t);
   });
 
   const upsert = (input: Record<string, unknown>) => call('svc_item_upsert', { project_id: 'core', ...input }) as Promise<Item>;

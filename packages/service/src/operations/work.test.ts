@@ -1,6 +1,7 @@
 import type { Item } from '@svc/domain';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
 
 type Call = (name: string, input: unknown) => Promise<unknown>;
 
@@ -10,16 +11,8 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
   let call: Call;
   let seeded: { actorId: string; projectId: string };
 
-  beforeAll(async () => {
-    svc = await openTestService(backend);
-  });
-  afterAll(async () => {
-    await svc.close();
-  });
-  beforeEach(async () => {
-    await svc.store.reset();
-    seeded = await svc.seed('work');
-    call = svc.as(seeded.actorId);
+  useTestService(backend, 'work', (t) => {
+    ({ svc, call, seeded } = t);
   });
 
   const open = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'work', title })) as { id: string }).id;

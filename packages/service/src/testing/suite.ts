@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { TestBackend } from '@svc/store/testing';
+import { openTestService, type TestService } from './index.js';
+
+export type Call = (name: string, input: unknown) => Promise<unknown>;
+
+export interface Suite {
+  svc: TestService;
+  seeded: { actorId: string; projectId: string; slug: string };
+  /** Call as the seeded actor. */
+  call: Call;
+}
+
+/**
+ * The hooks every service suite repeats: one service per file on `backend`, and before each test every table
+ * reset and a project `slug` with an actor seeded; `ready` hands the fresh state to the file's variables.
+ */
+export function useTestService(backend: TestBackend, slug: string, ready: (suite: Suite) => void): void {
+  let svc: TestService | undefined;
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
+  beforeEach(async () => {
+    const open = svc as TestService;
+    await open.store.reset();
+    const seeded = await open.seed(slug);
+    ready({ svc: open, seeded, call: open.as(seeded.actorId) });
+  });
+}

@@ -38,12 +38,18 @@ const item = (alias: string) =>
 
 const current = (alias: string) => sql.raw(`${alias}.is_head and ${alias}.deleted_at is null`);
 
+/**
+ * Rows `o` of project p that end a chain without a head: the last version (nothing supersedes it) is not the
+ * head. The unique index items_one_head_per_chain rules out two heads, so this is every broken chain.
+ */
+const headlessEnds = (p: string) =>
+  sql`o.project_id = ${p}::uuid and not o.is_head and not exists (select 1 from items s where s.supersedes_id = o.id)`;
+
 /** Chains of the project without a current version: the head is deleted, or there is no head (chain-integrity). */
 const brokenChains = (p: string) => sql`
   select d.chain_id from items d where d.project_id = ${p}::uuid and d.is_head and d.deleted_at is not null
   union all
-  select o.chain_id from items o
-  where o.project_id = ${p}::uuid and not o.is_head and not exists (select 1 from items s where s.supersedes_id = o.id)`;
+  select o.chain_id from items o where ${headlessEnds(p)}`;
 
 export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
   'conflicting-decisions': (db, p) =>
@@ -88,15 +94,11 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
     };
   },
 
-  // The unique index items_one_head_per_chain rules out two heads, so a broken chain is one without a head:
-  // its last version (the row nothing supersedes) is not the head.
   'chain-integrity': (db, p) =>
     bounded(
       db,
       sql`select jsonb_build_array(${item('o')}) as items, 'no current version' as note
-          from items o
-          where o.project_id = ${p}::uuid and not o.is_head
-            and not exists (select 1 from items s where s.supersedes_id = o.id)
+          from items o where ${headlessEnds(p)}
           order by o.title, o.id`,
     ),
 

@@ -3,7 +3,7 @@ import type { Database, Kysely } from '@svc/store';
 import { sql } from 'kysely';
 import { int, type Rng, type Vocabulary } from './corpus.js';
 import { type Stats, timeRounds } from './measure.js';
-import { DAY, insertRows, itemRows, type ProjectRef, type Row } from './seed.js';
+import { count, DAY, insertRows, itemRows, type ProjectRef, type Row } from './seed.js';
 
 /**
  * The audit half of the benchmark: a link graph and QA checks over the measured project, then svc_impact at
@@ -34,6 +34,9 @@ function shuffled<T>(r: Rng, xs: readonly T[]): T[] {
   return out;
 }
 
+const linkCount = (db: Kysely<Database>, project: ProjectRef) =>
+  count(db, sql<{ n: string }>`select count(*) as n from links where project_id = ${project.id}::uuid`);
+
 /**
  * `edges` distinct links between the project's chains (deleted ones included, as in a real project). Most
  * ends are uniform; a share of them prefer a few busy items, so some items have many outgoing links and some
@@ -46,9 +49,7 @@ async function seedLinks(db: Kysely<Database>, r: Rng, project: ProjectRef, edge
   const busyFrom = shuffled(r, chains);
   const busyTo = shuffled(r, chains);
   const n = chains.length;
-  const count = async () =>
-    Number((await sql<{ n: string }>`select count(*) as n from links where project_id = ${project.id}::uuid`.execute(db)).rows[0]?.n ?? 0);
-  for (let have = await count(); have < edges; have = await count()) {
+  for (let have = await linkCount(db, project); have < edges; have = await linkCount(db, project)) {
     const from: string[] = [];
     const to: string[] = [];
     const types: string[] = [];
@@ -207,9 +208,8 @@ export async function measureAudit(
     { iterations: budget.ruleIterations, warmup: 1, rounds: 2 },
   );
   const totals = new Map(full.results.map((x) => [x.rule, x.total]));
-  const { rows } = await sql<{ n: string }>`select count(*) as n from links where project_id = ${project.id}::uuid`.execute(db);
   return {
-    links: Number(rows[0]?.n ?? 0),
+    links: await linkCount(db, project),
     impact,
     check: check as Stats,
     findings: full.counts,

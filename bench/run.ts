@@ -13,14 +13,14 @@ import { arch, availableParallelism, cpus, loadavg, platform, release, totalmem 
 import { parseArgs } from 'node:util';
 import { createService, findOperation, type Service } from '@svc/service';
 import { CANDIDATES, type Database, type Kysely, migrate, openStore, type Store } from '@svc/store';
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import { AUDIT_TARGETS, measureAudit, seedAudit } from './audit.js';
 import { rng, SEED, VOCABULARY, type Vocabulary, vocabulary } from './corpus.js';
 import { httpLoad, type LoadResult, loadItems, loadTable } from './load.js';
 import { type Budget, baselines, briefCall, type Prepared, prepare, type ShapeResult, type Stats, searchCall, timeRounds } from './measure.js';
 import { document, type Machine, type RunResult, summary, TARGETS } from './report.js';
 import { glossary, shapes, stressShapes } from './shapes.js';
-import { createProjects, DAY, type ProjectRef, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
+import { count, createProjects, DAY, type ProjectRef, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
 
 const OTHER_PROJECTS = 9;
 
@@ -64,11 +64,6 @@ if (args.tune) {
 
 function log(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
-async function count(db: Kysely<Database>, query: RawBuilder<{ n: string }>): Promise<number> {
-  const { rows } = await query.execute(db);
-  return Number(rows[0]?.n ?? 0);
 }
 
 async function vacuum(db: Kysely<Database>): Promise<void> {

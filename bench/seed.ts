@@ -1,6 +1,6 @@
 import type { Service } from '@svc/service';
 import type { Database, Kysely } from '@svc/store';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { int, itemText, type Rng, uuid, type Vocabulary } from './corpus.js';
 
 /**
@@ -14,6 +14,12 @@ const BATCH = 2_000;
 const DAY = 86_400_000;
 /** The corpus spans two years of activity, ending now. */
 const SPAN = 730 * DAY;
+
+/** The `n` of a `select count(*) as n …` query, as a number. */
+export async function count(db: Kysely<Database>, query: RawBuilder<{ n: string }>): Promise<number> {
+  const { rows } = await query.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
 
 export interface ProjectRef {
   id: string;

@@ -13,6 +13,8 @@ export interface Config {
   logLevel: LogLevel;
   /** PostgreSQL statement time-out; the client gives up 2 s later (a silent server cannot hold a request). */
   statementTimeoutMs: number;
+  /** Keep the hottest fixed reads prepared by name per connection (PostgreSQL); off behind a pooler that cannot. */
+  preparedStatements: boolean;
 }
 
 const blankIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
@@ -38,6 +40,10 @@ const schema = z.object({
     blankIsUnset,
     z.coerce.number().int('must be a whole number of milliseconds').min(100).max(3_600_000).default(30_000),
   ),
+  SVC_PREPARED_STATEMENTS: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
+    z.enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'must be on or off' }).default('on'),
+  ),
 });
 
 /** Read and validate the process settings; a bad value stops start-up with a message naming the variable. */
@@ -60,5 +66,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter((h) => h !== ''),
     logLevel: e.SVC_LOG_LEVEL,
     statementTimeoutMs: e.SVC_STATEMENT_TIMEOUT_MS,
+    preparedStatements: ['on', 'true', '1'].includes(e.SVC_PREPARED_STATEMENTS),
   };
 }

@@ -41,7 +41,12 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
 }
 
 function storeConfig(config: Config) {
-  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutMs: config.statementTimeoutMs };
+  return {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    statementTimeoutMs: config.statementTimeoutMs,
+    preparedStatements: config.preparedStatements,
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { acquireDirLock, type DirLock } from './dir-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { preparedName } from './prepared.js';
 import type { Database } from './schema.js';
 
 export type Backend = 'pglite' | 'postgres';
@@ -20,6 +21,11 @@ export interface StoreConfig {
   poolSize?: number | undefined;
   /** Server-side statement time-out, milliseconds (PostgreSQL). */
   statementTimeoutMs?: number | undefined;
+  /**
+   * Keep the hottest fixed reads prepared by name on each connection (PostgreSQL; default true). Off for a
+   * pooler in transaction mode that does not track prepared statements (prepared.ts).
+   */
+  preparedStatements?: boolean | undefined;
 }
 
 export interface Store {
@@ -58,6 +64,7 @@ function breaksConnection(error: unknown): boolean {
 
 async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
   const statementTimeout = config.statementTimeoutMs ?? 30_000;
+  const prepare = config.preparedStatements ?? true;
   const pool = new pg.Pool({
     connectionString: url,
     max: config.poolSize ?? 10,
@@ -82,7 +89,10 @@ async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
     client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const result = query(...args);
+      // kysely calls query(text, values); a registered text goes out with its name, so it is parsed and
+      // planned once per connection.
+      const name = prepare && typeof args[0] === 'string' ? preparedName(args[0]) : undefined;
+      const result = name === undefined ? query(...args) : query({ name, text: args[0], values: args[1] });
       if (result && typeof (result as Promise<unknown>).catch === 'function') {
         (result as Promise<unknown>).catch((error: unknown) => {
           if (breaksConnection(error)) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();

@@ -51,18 +51,18 @@ export async function removeLink(
   return result.numDeletedRows > 0n;
 }
 
-/** A links row as the driver returns it. */
-interface LinkRow {
+/** A links row as the driver returns it (created_at is a string inside a json_agg). */
+export interface LinkRow {
   id: string;
   project_id: string;
   from_chain_id: string;
   link_type: string;
   to_chain_id: string;
   created_by: string | null;
-  created_at: Date;
+  created_at: Date | string;
 }
 
-function toLink(row: LinkRow): Link {
+export function toLink(row: LinkRow): Link {
   return {
     id: row.id,
     project_id: row.project_id,

@@ -1,7 +1,7 @@
 import { type IdRef, notFound, type TsPlan } from '@svc/domain';
 import { type Kysely, sql } from 'kysely';
 import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
-import type { CapturesTable, Database } from './schema.js';
+import type { Database } from './schema.js';
 import { tsquery } from './search.js';
 
 

@@ -34,6 +34,14 @@ app.get('/items/:id', async (c) => {
   return row ? c.json(row) : c.json({ error: 'not found' }, 404);
 });
 
+// The same statement prepared by name, as svc prepares its item_show statement: shown in the table for
+// reference, beside the baseline above (the plain pg query the issue names).
+app.get('/items-prepared/:id', async (c) => {
+  const { rows } = await pool.query({ name: 'bare_item', text: 'select id, title, body from items where id = $1', values: [c.req.param('id')] });
+  const row = rows[0];
+  return row ? c.json(row) : c.json({ error: 'not found' }, 404);
+});
+
 app.get('/search/:n', async (c) => {
   const statement = spec.searches[Number(c.req.param('n'))];
   if (!statement) return c.json({ error: 'no such search' }, 404);

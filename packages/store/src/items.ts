@@ -96,20 +96,23 @@ export async function resolveItem(db: Kysely<Database>, ref: IdRef, options: Res
 export interface ShownItem {
   /** The chain's current head. */
   item: Item;
-  /** Links from or to the chain, oldest first. */
+  /** Links from or to the chain, oldest first: at most `maxLinks` of them. */
   links: Link[];
+  /** True when the chain has more links than were listed. */
+  truncated: boolean;
 }
 
 /**
  * item_show's statement for a full UUID: the head of the chain holding the row with that id (any version; in
- * one project when $2 is not null) and the chain's links, oldest first, as one JSON array. One round trip,
+ * one project when $2 is not null) and the chain's first $3 links, oldest first, as one JSON array. One round trip,
  * prepared by name (prepared.ts): planned each time, the self-join and the links subquery cost PostgreSQL
  * four times what running them does; prepared, the generic plan is three index probes.
  */
 const SHOW_ITEM = prepared(
   'item_show',
   `select ${ITEM_COLUMNS.map((c) => `h.${c}`).join(', ')}, ` +
-    '(select json_agg(l order by l.created_at, l.id) from links l where l.from_chain_id = h.chain_id or l.to_chain_id = h.chain_id) as links ' +
+    '(select json_agg(l order by l.created_at, l.id) from (select * from links where from_chain_id = h.chain_id or to_chain_id = h.chain_id ' +
+    'order by created_at, id limit $3) l) as links ' +
     'from items m join items h on h.chain_id = m.chain_id and h.is_head ' +
     'where m.id = $1 and ($2::uuid is null or m.project_id = $2::uuid)',
 );
@@ -117,18 +120,26 @@ const SHOW_ITEM = prepared(
 type ShowRow = Omit<ItemRow, 'search'> & { links: LinkRow[] | null };
 
 /**
- * An item (any row id or unique prefix of its chain resolves to the head; deleted chains too) with its links.
- * A prefix takes resolveItem's path, which tells an ambiguous prefix from a unique one.
+ * An item (any row id or unique prefix of its chain resolves to the head; deleted chains too) with its first
+ * `maxLinks` links; one more is read to tell whether the list was cut. A prefix takes resolveItem's path,
+ * which tells an ambiguous prefix from a unique one.
  */
-export async function showItem(db: Kysely<Database>, ref: IdRef, options: { projectId?: string | undefined } = {}): Promise<ShownItem> {
+export async function showItem(
+  db: Kysely<Database>,
+  ref: IdRef,
+  options: { projectId?: string | undefined; maxLinks: number },
+): Promise<ShownItem> {
+  const { maxLinks } = options;
   if (ref.kind === 'prefix') {
     const { head } = await resolveItem(db, ref, { projectId: options.projectId, includeDeleted: true });
-    return { item: head, links: await listLinksOf(db, head.chain_id) };
+    const links = await listLinksOf(db, head.chain_id, maxLinks + 1);
+    return { item: head, links: links.slice(0, maxLinks), truncated: links.length > maxLinks };
   }
-  const row = (await db.executeQuery<ShowRow>(CompiledQuery.raw(SHOW_ITEM, [ref.id, options.projectId ?? null]))).rows[0];
+  const row = (await db.executeQuery<ShowRow>(CompiledQuery.raw(SHOW_ITEM, [ref.id, options.projectId ?? null, maxLinks + 1]))).rows[0];
   if (!row) throw notFound('item', ref.input);
   const { links, ...head } = row;
-  return { item: toItem(head as ItemRow), links: (links ?? []).map(toLink) };
+  const listed = links ?? [];
+  return { item: toItem(head as ItemRow), links: listed.slice(0, maxLinks).map(toLink), truncated: listed.length > maxLinks };
 }
 
 /**

@@ -74,14 +74,15 @@ export function toLink(row: LinkRow): Link {
   };
 }
 
-/** Links from or to a chain, oldest first (links made in one transaction share created_at: then by id). */
-export async function listLinksOf(db: Kysely<Database>, chainId: string): Promise<Link[]> {
+/** The first `limit` links from or to a chain, oldest first (links made in one transaction share created_at: then by id). */
+export async function listLinksOf(db: Kysely<Database>, chainId: string, limit: number): Promise<Link[]> {
   const rows = await db
     .selectFrom('links')
     .selectAll()
     .where((eb) => eb.or([eb('from_chain_id', '=', chainId), eb('to_chain_id', '=', chainId)]))
     .orderBy('created_at')
     .orderBy('id')
+    .limit(limit)
     .execute();
   return rows.map(toLink);
 }

@@ -5,6 +5,7 @@ import { useTestService } from '../testing/suite.js';
 
 interface Shown {
   item: Item;
+  truncated: boolean;
   links: { id: string; project_id: string; from_chain_id: string; link_type: string; to_chain_id: string; created_by: string | null; created_at: string }[];
 }
 
@@ -44,21 +45,22 @@ describe.each(testBackends())('item_show on $name', (backend) => {
         },
         added.link,
       ],
+      truncated: false,
     });
-    expect(Object.keys(shown)).toEqual(['item', 'links']);
+    expect(Object.keys(shown)).toEqual(['item', 'links', 'truncated']);
     for (const link of shown.links) expect(Object.keys(link)).toEqual(LINK_KEYS);
 
     // A full UUID of any version, in any case, a prefix (another code path) and a project scope: one answer.
     for (const input of [{ item_id: a2.id }, { item_id: a.id.toUpperCase() }, { item_id: a.id.slice(0, 8) }, { item_id: a2.id, project_id: 'show' }]) {
       expect(await show(input)).toEqual(shown);
     }
-    expect(await show({ item_id: c.id })).toEqual({ item: c, links: [added.link] });
-    expect(await show({ item_id: b.id.slice(0, 6) })).toEqual({ item: b, links: [shown.links[0]] });
+    expect(await show({ item_id: c.id })).toEqual({ item: c, links: [added.link], truncated: false });
+    expect(await show({ item_id: b.id.slice(0, 6) })).toEqual({ item: b, links: [shown.links[0]], truncated: false });
   });
 
   it('answers an item without links with an empty list, and a deleted item too', async () => {
     const lone = await upsert({ title: 'Alone' });
-    expect(await show({ item_id: lone.id })).toEqual({ item: lone, links: [] });
+    expect(await show({ item_id: lone.id })).toEqual({ item: lone, links: [], truncated: false });
     await call('item_delete', { item_id: lone.id });
     const deleted = await show({ item_id: lone.id });
     expect(deleted.item.id).toBe(lone.id);
@@ -72,6 +74,33 @@ describe.each(testBackends())('item_show on $name', (backend) => {
     const ids = byUuid.links.map((l) => l.id);
     expect(ids).toEqual([...ids].sort());
     expect((await show({ item_id: hub.id.slice(0, 8) })).links.map((l) => l.id)).toEqual(ids);
+  });
+
+  it('lists at most 200 links of a hub, the oldest, and says when it cut the list, by UUID and by prefix', async () => {
+    const hub = await upsert({ title: 'Hub of many' });
+    const decide = (n: number, from: number) =>
+      call('svc_save_decisions', {
+        project_id: 'show',
+        decisions: Array.from({ length: n }, (_, i) => ({ title: `Leans on the hub ${from + i}`, body: 'b', links: [{ type: 'depends', target_id: hub.id }] })),
+      });
+    await decide(199, 0);
+    const under = await show({ item_id: hub.id });
+    expect(under.links).toHaveLength(199);
+    expect(under.truncated).toBe(false);
+
+    await decide(1, 199);
+    const full = await show({ item_id: hub.id });
+    expect(full.links).toHaveLength(200);
+    expect(full.truncated).toBe(false);
+
+    // Newer links than the first 200 are the ones left out; the listed ones stay the same.
+    const later = await upsert({ title: 'Later', links: [{ type: 'blocks', target_id: hub.id }] });
+    for (const input of [{ item_id: hub.id }, { item_id: hub.id.slice(0, 8) }]) {
+      const cut = await show(input);
+      expect(cut.truncated).toBe(true);
+      expect(cut.links).toEqual(full.links);
+      expect(cut.links.some((l) => l.from_chain_id === later.chain_id)).toBe(false);
+    }
   });
 
   it('refuses an unknown UUID, and one of another project when project_id is given, as not_found', async () => {

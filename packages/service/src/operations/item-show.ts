@@ -4,11 +4,16 @@ import { z } from 'zod';
 import { itemRef, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
+/** Links listed with an item; the rest are counted out by `truncated` (project_export lists them all). */
+const MAX_LINKS = 200;
+
 export const itemShow = defineOperation({
   name: 'item_show',
   surface: 'operator',
   title: 'Show an item',
-  description: 'Show the current version of an item (any version id or prefix resolves to it), with its links.',
+  description:
+    'Show the current version of an item (any version id or prefix resolves to it), with its links, oldest first: ' +
+    `at most ${MAX_LINKS}. Returns {item, links, truncated}.`,
   input: z.object({
     item_id: itemRef,
     project_id: projectRef.optional().describe('Resolve the id only inside this project'),
@@ -16,6 +21,6 @@ export const itemShow = defineOperation({
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
     const projectId = input.project_id ? (await resolveProject(ctx.tx, input.project_id)).id : undefined;
-    return showItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId });
+    return showItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId, maxLinks: MAX_LINKS });
   },
 });

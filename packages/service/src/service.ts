@@ -40,12 +40,13 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
   };
 }
 
-function storeConfig(config: Config) {
+function storeConfig(config: Config, logger?: Logger) {
   return {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     statementTimeoutMs: config.statementTimeoutMs,
     preparedStatements: config.preparedStatements,
+    onWarning: logger && ((message: string) => logger.warn(message)),
   };
 }
 
@@ -55,7 +56,7 @@ function storeConfig(config: Config) {
  */
 export async function openService(config: Config, options: { migrate?: boolean; logger?: Logger } = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await openStore(storeConfig(config));
+  const store = await openStore(storeConfig(config, logger));
   try {
     if (store.backend === 'pglite' || options.migrate) {
       const { applied } = await migrate(store.db);

@@ -26,6 +26,11 @@ export interface StoreConfig {
    * pooler in transaction mode that does not track prepared statements (prepared.ts).
    */
   preparedStatements?: boolean | undefined;
+  /**
+   * Told once when the database loses the statements it was asked to keep prepared (a pooler in transaction
+   * mode that does not track them): naming is then turned off for the rest of the process.
+   */
+  onWarning?: ((message: string) => void) | undefined;
 }
 
 export interface Store {
@@ -55,6 +60,17 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
   return openPGlite(config);
 }
 
+/**
+ * A named statement the server does not hold (26000) or already holds under that name (42P05): the session
+ * behind the connection changed under pg, as behind a pooler in transaction mode. The statement was refused
+ * before it ran, so running the text again unnamed is safe outside a transaction (named texts are one-statement
+ * reads run on the pool).
+ */
+function lostPreparedStatement(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '26000' || code === '42P05';
+}
+
 /** Errors after which a connection must not go back to the pool: its server may never answer it again. */
 function breaksConnection(error: unknown): boolean {
   const message = String((error as { message?: unknown } | undefined)?.message ?? '');
@@ -64,7 +80,7 @@ function breaksConnection(error: unknown): boolean {
 
 async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
   const statementTimeout = config.statementTimeoutMs ?? 30_000;
-  const prepare = config.preparedStatements ?? true;
+  let prepare = config.preparedStatements ?? true;
   const pool = new pg.Pool({
     connectionString: url,
     max: config.poolSize ?? 10,
@@ -92,7 +108,20 @@ async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
       // kysely calls query(text, values); a registered text goes out with its name, so it is parsed and
       // planned once per connection.
       const name = prepare && typeof args[0] === 'string' ? preparedName(args[0]) : undefined;
-      const result = name === undefined ? query(...args) : query({ name, text: args[0], values: args[1] });
+      const result =
+        name === undefined
+          ? query(...args)
+          : (query({ name, text: args[0], values: args[1] }) as Promise<unknown>).catch((error: unknown) => {
+              if (!lostPreparedStatement(error)) throw error;
+              if (prepare) {
+                prepare = false;
+                config.onWarning?.(
+                  `the database lost the prepared statement ${name} (SQLSTATE ${(error as { code: string }).code}), as a pooler in ` +
+                    'transaction mode does: statements are no longer prepared by name (set SVC_PREPARED_STATEMENTS=off to say so)',
+                );
+              }
+              return query(...args);
+            });
       if (result && typeof (result as Promise<unknown>).catch === 'function') {
         (result as Promise<unknown>).catch((error: unknown) => {
           if (breaksConnection(error)) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();

@@ -1,7 +1,7 @@
 import { notFound, parseIdRef } from '@svc/domain';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from './connection.js';
+import { openStore, type Store } from './connection.js';
 import { showItem } from './items.js';
 import { prepared, preparedName } from './prepared.js';
 import { type TestStore, testBackends } from './testing/index.js';
@@ -27,14 +27,18 @@ describe.skipIf(!postgres)('prepared statements on PostgreSQL', () => {
     await suite.close();
   });
 
+  const ref = parseIdRef('00000000-0000-4000-8000-000000000000', 'item_id');
+  /** item_show answered by the database: an unknown id is not_found (a lost statement would be a pg error). */
+  const showAnswers = (store: Store) => expect(showItem(store.db, ref, { maxLinks: 200 })).rejects.toEqual(notFound('item', ref.input));
+  const preparedNames = async (store: Store) =>
+    (await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(store.db)).rows.map((r) => r.name);
+
   /** Run item_show on a one-connection pool, then list what that connection holds prepared. */
   async function preparedAfterShow(preparedStatements: boolean): Promise<string[]> {
     const store = await openStore({ databaseUrl: suite.url, poolSize: 1, preparedStatements });
     try {
-      const ref = parseIdRef('00000000-0000-4000-8000-000000000000', 'item_id');
-      for (let i = 0; i < 2; i++) await expect(showItem(store.db, ref, { maxLinks: 200 })).rejects.toEqual(notFound('item', ref.input));
-      const { rows } = await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(store.db);
-      return rows.map((r) => r.name);
+      for (let i = 0; i < 2; i++) await showAnswers(store);
+      return await preparedNames(store);
     } finally {
       await store.close();
     }
@@ -47,4 +51,31 @@ describe.skipIf(!postgres)('prepared statements on PostgreSQL', () => {
   it('prepares nothing by name when turned off (for a pooler that cannot keep them)', async () => {
     expect(await preparedAfterShow(false)).toEqual([]);
   });
+
+  // Behind a pooler in transaction mode, pg's connection meets server sessions that never saw its Parse
+  // (26000 on Bind) or saw another client's (42P05 on Parse). The same session states, made on one connection:
+  const losses = {
+    'no longer holds the statement (26000)': async (store: Store) => {
+      await showAnswers(store);
+      await sql`deallocate all`.execute(store.db);
+    },
+    'already holds a statement of that name (42P05)': async (store: Store) => {
+      await sql`prepare svc_item_show as select 1`.execute(store.db);
+    },
+  };
+  for (const [session, lose] of Object.entries(losses)) {
+    it(`answers item_show when the server session ${session}, warns once and stops naming statements`, async () => {
+      const warnings: string[] = [];
+      const store = await openStore({ databaseUrl: suite.url, poolSize: 1, onWarning: (m) => warnings.push(m) });
+      try {
+        await lose(store);
+        const before = await preparedNames(store);
+        for (let i = 0; i < 3; i++) await showAnswers(store);
+        expect(warnings).toEqual([expect.stringMatching(/lost the prepared statement svc_item_show .*SVC_PREPARED_STATEMENTS=off/)]);
+        expect(await preparedNames(store)).toEqual(before);
+      } finally {
+        await store.close();
+      }
+    });
+  }
 });

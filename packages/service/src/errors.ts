@@ -59,12 +59,13 @@ export function fromDatabase(error: unknown): SvcError | undefined {
   const known = CONSTRAINT_MESSAGES[constraint];
   if (known) return new SvcError(known[0], known[1], { constraint });
   const message = String(e.message ?? '');
+  // The server answered but will not let us in: a mistyped database name or credentials, or a pooler refusing
+  // what the client sent (PgBouncer: "unsupported startup parameter", 08P01). The operator's to fix.
+  if (code === '3D000' || code === '28P01' || code === '28000' || code === '08P01') {
+    return new SvcError('unavailable', `the database refused the connection: ${message}`);
+  }
   if (CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P03' || /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/i.test(message)) {
     return new SvcError('unavailable', 'the database is unavailable; try again shortly');
-  }
-  // The server answered but will not let us in: a mistyped database name or credentials (operator's to fix).
-  if (code === '3D000' || code === '28P01' || code === '28000') {
-    return new SvcError('unavailable', `the database refused the connection: ${message}`);
   }
   switch (code) {
     case '23505':

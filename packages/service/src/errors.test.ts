@@ -1,0 +1,20 @@
+import { SvcError } from '@svc/domain';
+import { describe, expect, it } from 'vitest';
+import { fromDatabase } from './errors.js';
+
+// Errors the way pg raises them; the cases a real server produces are also covered end to end (cli.test.ts,
+// reliability). These are the ones no server on this machine produces on demand.
+const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+describe('fromDatabase', () => {
+  it("passes a pooler's refusal of the connection on with its reason, as unavailable", () => {
+    const mapped = fromDatabase(pgError('08P01', 'unsupported startup parameter: statement_timeout'));
+    expect(mapped).toEqual(new SvcError('unavailable', 'the database refused the connection: unsupported startup parameter: statement_timeout'));
+  });
+
+  it('keeps a broken connection a plain, retryable unavailable without the driver text', () => {
+    for (const error of [pgError('08006', 'connection failure at 10.0.0.7'), pgError('57P01', 'terminating connection due to administrator command')]) {
+      expect(fromDatabase(error)).toEqual(new SvcError('unavailable', 'the database is unavailable; try again shortly'));
+    }
+  });
+});

@@ -248,10 +248,10 @@ export async function setChainDeleted(tx: Transaction<Database>, chainId: string
     .execute();
 }
 
-/** Every version of a chain, oldest first. */
-export async function listChainVersions(db: Kysely<Database>, chainId: string): Promise<Item[]> {
-  const rows = await db.selectFrom('items').selectAll().where('chain_id', '=', chainId).orderBy('version').execute();
-  return rows.map(toItem);
+/** The latest `limit` versions of a chain, oldest first. */
+export async function listChainVersions(db: Kysely<Database>, chainId: string, limit: number): Promise<Item[]> {
+  const rows = await db.selectFrom('items').selectAll().where('chain_id', '=', chainId).orderBy('version', 'desc').limit(limit).execute();
+  return rows.reverse().map(toItem);
 }
 
 /** Heads of the given chains inside one project (missing or deleted ones are left out). */

@@ -10,7 +10,9 @@ export const itemHistory = defineOperation({
   name: 'item_history',
   surface: 'operator',
   title: 'Versions and history of an item',
-  description: 'Every version of an item, oldest first, and its history entries, newest first.',
+  description:
+    `The versions of an item, oldest first, and its history entries, newest first: the latest ${MAX_VERSIONS} of each. ` +
+    'Returns {chain_id, head_id, versions, entries, truncated}.',
   input: z.object({
     item_id: itemRef,
     project_id: projectRef.optional().describe('Resolve the id only inside this project'),
@@ -19,7 +21,7 @@ export const itemHistory = defineOperation({
   async run(ctx, input) {
     const projectId = input.project_id ? (await resolveProject(ctx.tx, input.project_id)).id : undefined;
     const { head } = await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId, includeDeleted: true });
-    const versions = await listChainVersions(ctx.tx, head.chain_id);
+    const versions = await listChainVersions(ctx.tx, head.chain_id, MAX_VERSIONS + 1);
     const entries = await queryHistory(ctx.tx, { project_id: head.project_id, chain_id: head.chain_id, limit: MAX_VERSIONS });
     return {
       chain_id: head.chain_id,

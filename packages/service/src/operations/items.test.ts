@@ -42,6 +42,23 @@ describe.each(testBackends())('item core on $name', (backend) => {
     ]);
   });
 
+  it('item_history answers the latest 200 versions, oldest first, and says when older ones were left out', async () => {
+    let head = await upsert({ title: 'Often edited', body: 'v1' });
+    const chain = head.chain_id;
+    for (let v = 2; v <= 200; v++) head = await upsert({ item_id: head.id, body: `v${v}` });
+    type History = { chain_id: string; head_id: string; versions: Item[]; truncated: boolean };
+    const all = (await call('item_history', { item_id: chain })) as History;
+    expect(all.versions.map((v) => v.version)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(all.truncated).toBe(false);
+
+    head = await upsert({ item_id: head.id, body: 'v201' });
+    const cut = (await call('item_history', { item_id: chain })) as History;
+    expect(cut.versions.map((v) => v.version)).toEqual(Array.from({ length: 200 }, (_, i) => i + 2));
+    expect(cut.versions.at(-1)?.id).toBe(head.id);
+    expect(cut.head_id).toBe(head.id);
+    expect(cut.truncated).toBe(true);
+  });
+
   it("labels 'timeout 30s' → 'timeout 45s' numeric_change and an added 'must' sentence rule_addition", async () => {
     const v1 = await upsert({ title: 'Timeouts', body: 'Use timeout 30s for upstream calls.' });
     const v2 = await upsert({ item_id: v1.id, body: 'Use timeout 45s for upstream calls.' });

@@ -96,15 +96,21 @@ export interface DecisionEntry {
   system_id: string | null;
   system_name: string | null;
   updated_at: string;
-  /** Other items this decision supersedes through `supersedes` links. */
+  /** Other items this decision supersedes through `supersedes` links, by title: at most `maxLinks`. */
   supersedes_links: { id: string; title: string }[];
+  /** True when it supersedes more than were listed. */
+  supersedes_more: boolean;
 }
 
-/** Current decisions of a project (optionally one system), grouped by system name; `limit + 1` read. */
+/**
+ * Current decisions of a project (optionally one system), grouped by system name; `limit + 1` read, and for
+ * each at most `maxLinks` superseded items (`maxLinks + 1` read).
+ */
 export async function currentDecisions(
   db: Kysely<Database>,
   f: { project_id: string; system_id?: string | undefined },
   limit: number,
+  maxLinks: number,
 ): Promise<DecisionEntry[]> {
   const { rows } = await sql<{
     id: string;
@@ -126,9 +132,12 @@ export async function currentDecisions(
       limit ${limit + 1}
     )
     select d.*, (
-      select json_agg(json_build_object('id', t.id, 'title', t.title) order by t.title)
-      from links l join items t on t.chain_id = l.to_chain_id and t.is_head
-      where l.from_chain_id = d.chain_id and l.link_type = 'supersedes'
+      select json_agg(json_build_object('id', s.id, 'title', s.title) order by s.title, s.id)
+      from (
+        select t.id, t.title from links l join items t on t.chain_id = l.to_chain_id and t.is_head
+        where l.from_chain_id = d.chain_id and l.link_type = 'supersedes'
+        order by t.title, t.id limit ${maxLinks + 1}
+      ) s
     ) as links
     from decisions d
     order by d.system_name nulls first, d.updated_at desc, d.id`.execute(db);
@@ -141,7 +150,8 @@ export async function currentDecisions(
     system_id: r.system_id,
     system_name: r.system_name,
     updated_at: iso(r.updated_at),
-    supersedes_links: r.links ?? [],
+    supersedes_links: (r.links ?? []).slice(0, maxLinks),
+    supersedes_more: (r.links ?? []).length > maxLinks,
   }));
 }
 

@@ -80,6 +80,25 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
     expect(text.match(/^## Active Work Units$/gm)).toHaveLength(1);
   });
 
+  it('names at most 10 items a decision supersedes on the page, by title, and says when there are more', async () => {
+    const replaced = (await call('svc_save_decisions', {
+      project_id: 'brief',
+      decisions: Array.from({ length: 11 }, (_, i) => ({ title: `Old rule ${String(i).padStart(2, '0')}`, body: 'b' })),
+    })) as { created: string[] };
+    const links = replaced.created.map((id) => ({ type: 'supersedes', target_id: id }));
+    await call('svc_item_upsert', { project_id: 'brief', title: 'Ten at once', links: links.slice(0, 10) });
+    await call('svc_item_upsert', { project_id: 'brief', title: 'Eleven at once', links });
+
+    const { page } = (await call('svc_page_sync', { project_id: 'brief' })) as { page: string };
+    const line = (title: string) => page.split('\n').find((l) => l.startsWith(`- **${title}**`)) ?? '';
+    const named = (title: string) => [...line(title).matchAll(/supersedes (Old rule \d\d)/g)].map((m) => m[1]);
+    const first10 = Array.from({ length: 10 }, (_, i) => `Old rule ${String(i).padStart(2, '0')}`);
+    expect(named('Ten at once')).toEqual(first10);
+    expect(line('Ten at once')).not.toContain('more not shown');
+    expect(named('Eleven at once')).toEqual(first10);
+    expect(line('Eleven at once')).toMatch(/; supersedes more not shown\)$/);
+  });
+
   it('builds the decisions page grouped by system with what each superseded, plus the review queue, and records a sync job', async () => {
     await call('system_add', { project_id: 'brief', name: 'payments' });
     const old = (await call('svc_item_upsert', { project_id: 'brief', title: 'Retry twice', system_id: 'payments' })) as { id: string };

@@ -7,6 +7,8 @@ import { defineOperation } from '../operation.js';
 
 const MAX_DECISIONS = 200;
 const MAX_QUEUE = 50;
+/** Superseded items named per decision. */
+const MAX_SUPERSEDED = 10;
 
 interface PageData {
   project: Pick<Project, 'id' | 'slug' | 'name'>;
@@ -27,6 +29,7 @@ function renderPage(data: PageData): string {
     const notes: string[] = [];
     if (d.supersedes_id) notes.push(`supersedes v${d.version - 1} (${ref(d.supersedes_id)})`);
     for (const link of d.supersedes_links) notes.push(`supersedes ${inline(link.title, 60)} (${ref(link.id)})`);
+    if (d.supersedes_more) notes.push('supersedes more not shown');
     const suffix = notes.length > 0 ? `; ${notes.join('; ')}` : '';
     lines.push(`- **${inline(d.title)}** (${ref(d.id)}, v${d.version}, ${day(d.updated_at)}${suffix})`);
   }
@@ -55,7 +58,7 @@ export const pageSync = defineOperation({
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const systemId = input.system_id ? (await resolveSystem(ctx.tx, project.id, input.system_id)).id : undefined;
-    const decisions = await currentDecisions(ctx.tx, { project_id: project.id, system_id: systemId }, MAX_DECISIONS);
+    const decisions = await currentDecisions(ctx.tx, { project_id: project.id, system_id: systemId }, MAX_DECISIONS, MAX_SUPERSEDED);
     const queue = await reviewQueue(ctx.tx, project.id, MAX_QUEUE);
     const page = renderPage({
       project: { id: project.id, slug: project.slug, name: project.name },

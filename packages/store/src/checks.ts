@@ -15,6 +15,8 @@ export interface RawFinding {
 
 /** Most findings one rule reports; the total is still counted. */
 export const MAX_FINDINGS_PER_RULE = 50;
+/** Items listed in one finding (a cycle, a closed unit's open tasks); its note gives the full count. */
+export const MAX_ITEMS_PER_FINDING = 10;
 
 type RuleQuery = (db: Kysely<Database>, projectId: string, settings: { research_ttl_days: number }) => Promise<{ findings: RawFinding[]; total: number }>;
 
@@ -73,8 +75,8 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
         and l.from_chain_id not in (select chain_id from broken) and l.to_chain_id not in (select chain_id from broken)`.execute(db);
     const edges = rows.map((e) => [e.from_chain_id, e.to_chain_id] as const);
     const cycles = findCycles(edges);
-    const shown = cycles.slice(0, MAX_FINDINGS_PER_RULE);
-    const chains = [...new Set(shown.flat())];
+    const shown = cycles.slice(0, MAX_FINDINGS_PER_RULE).map((cycle) => ({ size: cycle.length, listed: cycle.slice(0, MAX_ITEMS_PER_FINDING) }));
+    const chains = [...new Set(shown.flatMap((c) => c.listed))];
     const heads =
       chains.length === 0
         ? []
@@ -86,9 +88,9 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
             .execute();
     const byChain = new Map(heads.map((h) => [h.chain_id, { id: h.id, title: h.title, kind: h.item_type }]));
     return {
-      findings: shown.map((cycle) => ({
-        items: cycle.map((c) => byChain.get(c)).filter((x): x is FindingItem => x !== undefined),
-        note: `cycle of ${cycle.length}`,
+      findings: shown.map(({ size, listed }) => ({
+        items: listed.map((c) => byChain.get(c)).filter((x): x is FindingItem => x !== undefined),
+        note: `cycle of ${size}${size > listed.length ? `, first ${listed.length} listed` : ''}`,
       })),
       total: cycles.length,
     };
@@ -147,8 +149,9 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
   'closed-unit-unfinished-tasks': (db, p) =>
     bounded(
       db,
-      sql`select jsonb_agg(${item('t')} order by t.title) as items,
-                 'work unit ' || w.title || ' is closed with ' || count(*) || ' unfinished task(s)' as note
+      sql`select to_jsonb((array_agg(${item('t')} order by t.title, t.id))[1:${sql.lit(MAX_ITEMS_PER_FINDING)}]) as items,
+                 'work unit ' || w.title || ' is closed with ' || count(*) || ' unfinished task(s)' ||
+                   case when count(*) > ${sql.lit(MAX_ITEMS_PER_FINDING)} then ${sql.lit(`, first ${MAX_ITEMS_PER_FINDING} listed`)} else '' end as note
           from work_units w
           join items t on t.work_unit_id = w.id and t.item_type = 'task' and ${current('t')} and t.status <> 'done'
           where w.project_id = ${p}::uuid and w.status = 'closed'

@@ -275,6 +275,25 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     expect((await run('dependency-cycle')).map((f) => f.items.map((i) => i.title).sort())).toEqual([['A edited', 'B']]);
   });
 
+  it('lists at most 10 items in one finding and counts the rest in its note', async () => {
+    // A closed unit with 12 proposed tasks (closing refuses only while one is in progress).
+    const u = await unit('Big unit');
+    for (let i = 0; i < 12; i++) await task(u, `Task ${String(i).padStart(2, '0')}`);
+    await call('svc_work_close', { work_unit_id: u });
+    const [closed] = await run('closed-unit-unfinished-tasks');
+    expect(closed?.items.map((i) => i.title)).toEqual(Array.from({ length: 10 }, (_, i) => `Task ${String(i).padStart(2, '0')}`));
+    expect(closed?.note).toBe('work unit Big unit is closed with 12 unfinished task(s), first 10 listed');
+
+    // A ring of 12 items: one cycle of 12.
+    const ring: Item[] = [];
+    for (let i = 0; i < 12; i++) ring.push(await item(`Ring ${i}`, i === 0 ? {} : { links: [{ type: 'depends', target_id: ring[i - 1]?.id }] }));
+    await call('link_add', { project_id: 'chk', from_id: ring[0]?.id, type: 'depends', to_id: ring[11]?.id });
+    const [cycle] = await run('dependency-cycle');
+    expect(cycle?.items).toHaveLength(10);
+    expect(new Set(cycle?.items.map((i) => i.title)).size).toBe(10);
+    expect(cycle?.note).toBe('cycle of 12, first 10 listed');
+  });
+
   it('reports a chain whose versions lost their head once, naming its latest version', async () => {
     const a = await item('First');
     const a2 = await item('Second', { item_id: a.id });

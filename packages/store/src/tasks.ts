@@ -7,7 +7,10 @@ function heads(db: Kysely<Database>) {
   return db.selectFrom('items').selectAll().where('is_head', '=', true).where('deleted_at', 'is', null);
 }
 
-/** Head tasks of a work unit ordered by sort_order; `limit + 1` read so callers can tell if it was cut. */
+/**
+ * Head tasks of work units, unit by unit in the order given, each by sort_order; `limit + 1` read so callers
+ * can tell if it was cut (a cut drops the later units' tasks first).
+ */
 export async function listTasks(
   db: Kysely<Database>,
   workUnitIds: string[],
@@ -18,7 +21,7 @@ export async function listTasks(
   let query = heads(db).where('item_type', '=', 'task').where('work_unit_id', 'in', workUnitIds);
   if (status !== undefined) query = query.where('status', '=', status);
   const rows = await query
-    .orderBy('work_unit_id')
+    .orderBy(sql`array_position(array[${sql.join(workUnitIds.map((id) => sql`${id}::uuid`))}], work_unit_id)`)
     .orderBy(sql`(context->>'sort_order')::bigint`)
     .orderBy('created_at')
     .orderBy('chain_id')
@@ -27,12 +30,15 @@ export async function listTasks(
   return rows.map(toItem);
 }
 
-/** Tasks in progress in a work unit (at most one while the invariant holds). */
+/** Tasks in progress in a work unit: at most one while the invariant holds, so at most two are read. */
 export async function inProgressTasks(db: Kysely<Database>, workUnitId: string): Promise<Item[]> {
   const rows = await heads(db)
     .where('item_type', '=', 'task')
     .where('work_unit_id', '=', workUnitId)
     .where('status', '=', 'in_progress')
+    .orderBy('created_at')
+    .orderBy('chain_id')
+    .limit(2)
     .execute();
   return rows.map(toItem);
 }

@@ -206,6 +206,24 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     expect(resumed.qa_checks!.map((q) => q.title)).toEqual(['API reviewed']);
   });
 
+  it('resume lists tasks unit by unit in the units\' order, and a check shared by two units once', async () => {
+    const [x, y] = [await open('Payments alpha'), await open('Payments beta')];
+    // Make the unit whose id sorts last the most recently touched, so that it comes first.
+    const [first, second] = x > y ? [x, y] : [y, x];
+    await svc.store.db.updateTable('work_units').set({ updated_at: new Date(Date.now() - 60_000) }).where('id', '=', second).execute();
+    const a1 = await addTask(second, 'Second unit, task 1');
+    await addTask(second, 'Second unit, task 2');
+    const b1 = await addTask(first, 'First unit, task 1');
+    await addTask(first, 'First unit, task 2');
+    await svc.store.db.updateTable('work_units').set({ updated_at: new Date(Date.now() - 60_000) }).where('id', '=', second).execute();
+    await call('svc_qa_add', { project_id: 'work', title: 'Both verified', target_task_ids: [a1.id, b1.id] });
+
+    const resumed = (await call('svc_work_resume', { project_id: 'work', keyword: 'payments' })) as Record<string, { id: string; title: string }[]>;
+    expect(resumed.work_units!.map((u) => u.id)).toEqual([first, second]);
+    expect(resumed.tasks!.map((t) => t.title)).toEqual(['First unit, task 1', 'First unit, task 2', 'Second unit, task 1', 'Second unit, task 2']);
+    expect(resumed.qa_checks!.map((q) => q.title)).toEqual(['Both verified']);
+  });
+
   it('finds pending checks by task, by item and by work unit; a passed check cannot pass again', async () => {
     const unit = await open();
     const task = await addTask(unit, 'Build');

@@ -1,4 +1,4 @@
-import { SvcError, workUnitTransition } from '@svc/domain';
+import { type Item, SvcError, workUnitTransition } from '@svc/domain';
 import {
   findWorkUnitsByKeyword,
   inProgressTasks,
@@ -65,10 +65,15 @@ export const workResume = defineOperation({
     const units = await findWorkUnitsByKeyword(ctx.tx, project.id, input.keyword?.trim() ?? '', RESUME_UNITS);
     const ids = units.map((u) => u.id);
     const tasks = await listTasks(ctx.tx, ids, undefined, RESUME_TASKS);
-    const checks = [];
-    for (const id of ids) checks.push(...(await listQaChecks(ctx.tx, { project_id: project.id, work_unit_id: id }, RESUME_CHECKS)));
-    const unique = [...new Map(checks.map((c) => [c.chain_id, c])).values()];
-    return { work_units: units, tasks: tasks.slice(0, RESUME_TASKS), qa_checks: unique.slice(0, RESUME_CHECKS) };
+    // Unit by unit, reading only what is still wanted (a check may belong to two units: listed once).
+    const checks = new Map<string, Item>();
+    for (const id of ids) {
+      if (checks.size >= RESUME_CHECKS) break;
+      for (const c of await listQaChecks(ctx.tx, { project_id: project.id, work_unit_id: id }, RESUME_CHECKS - checks.size)) {
+        if (!checks.has(c.chain_id)) checks.set(c.chain_id, c);
+      }
+    }
+    return { work_units: units, tasks: tasks.slice(0, RESUME_TASKS), qa_checks: [...checks.values()].slice(0, RESUME_CHECKS) };
   },
 });
 

@@ -4,14 +4,20 @@ import { z } from 'zod';
 import { projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
+/** Items one sweep reads and, with soft_delete, deletes; more are left for the next sweep (`remaining`). */
 const MAX_SWEEP = 10_000;
+/** Items the answer names; `expired_count` counts them all. */
+const MAX_LISTED = 200;
 
 export const researchSweep = defineOperation({
   name: 'research_sweep',
   surface: 'operator',
   title: 'Sweep expired research',
   description:
-    "List research items past the project's research.ttl_days; with soft_delete, soft-delete them (restorable with svc item restore).",
+    "List research items past the project's research.ttl_days, oldest first; with soft_delete, soft-delete them " +
+    `(restorable with svc item restore). One sweep handles up to ${MAX_SWEEP.toLocaleString('en')} and names the first ${MAX_LISTED}. ` +
+    'Returns {ttl_days, expired, expired_count, soft_deleted, truncated, remaining}: truncated when expired names fewer than ' +
+    'expired_count, remaining when more expired items are left for another sweep.',
   input: z.object({
     project_id: projectRef,
     soft_delete: z.boolean().optional().describe('Soft-delete the expired items (default: only list them)'),
@@ -25,9 +31,11 @@ export const researchSweep = defineOperation({
       where project_id = ${project.id}::uuid and item_type = 'research' and is_head and deleted_at is null
         and updated_at < now() - make_interval(days => ${ttl}::int)
       order by updated_at, id
-      limit ${MAX_SWEEP}`.execute(ctx.tx);
+      limit ${MAX_SWEEP + 1}`.execute(ctx.tx);
+    const remaining = rows.length > MAX_SWEEP;
+    const swept = rows.slice(0, MAX_SWEEP);
     if (input.soft_delete) {
-      for (const [i, row] of rows.entries()) {
+      for (const [i, row] of swept.entries()) {
         await setChainDeleted(ctx.tx as Transaction<Database>, row.chain_id, new Date());
         await recordHistory(ctx.tx, {
           project_id: project.id,
@@ -40,15 +48,17 @@ export const researchSweep = defineOperation({
           actor_id: ctx.actor?.id ?? null,
           source: ctx.source,
         });
-        ctx.progress(i + 1, rows.length, 'research');
+        ctx.progress(i + 1, swept.length, 'research');
       }
     }
-    ctx.audit({ project_id: project.id, target_kind: 'project', target_id: project.id, details: { expired: rows.length, soft_deleted: input.soft_delete === true } });
+    ctx.audit({ project_id: project.id, target_kind: 'project', target_id: project.id, details: { expired: swept.length, soft_deleted: input.soft_delete === true } });
     return {
       ttl_days: ttl,
-      expired: rows.map((r) => ({ id: r.id, title: r.title, updated_at: r.updated_at.toISOString() })),
+      expired: swept.slice(0, MAX_LISTED).map((r) => ({ id: r.id, title: r.title, updated_at: r.updated_at.toISOString() })),
+      expired_count: swept.length,
       soft_deleted: input.soft_delete === true,
-      truncated: rows.length === MAX_SWEEP,
+      truncated: swept.length > MAX_LISTED,
+      remaining,
     };
   },
 });

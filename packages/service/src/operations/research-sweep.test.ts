@@ -1,0 +1,84 @@
+import type { Item } from '@svc/domain';
+import { describe, expect, it } from 'vitest';
+import { type TestService, testBackends } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
+
+interface Sweep {
+  ttl_days: number;
+  expired: { id: string; title: string; updated_at: string }[];
+  expired_count: number;
+  soft_deleted: boolean;
+  truncated: boolean;
+  remaining: boolean;
+}
+
+const DAY = 86_400_000;
+
+describe.each(testBackends())('research_sweep on $name', (backend) => {
+  let svc: TestService;
+  let call: (name: string, input: unknown) => Promise<unknown>;
+
+  useTestService(backend, 'sweep', (t) => {
+    ({ svc, call } = t);
+  });
+
+  const item = async (title: string, ageDays: number, type = 'research') => {
+    const made = (await call('svc_item_upsert', {
+      project_id: 'sweep',
+      item_type: type,
+      title,
+      body: 'b',
+      ...(type === 'research' ? { source_url: 'https://example.test/study' } : {}),
+    })) as Item;
+    await svc.store.db.updateTable('items').set({ updated_at: new Date(Date.now() - ageDays * DAY) }).where('id', '=', made.id).execute();
+    return made;
+  };
+  const sweep = (softDelete?: boolean) => call('research_sweep', { project_id: 'sweep', soft_delete: softDelete }) as Promise<Sweep>;
+  const deletedAt = async (id: string) => ((await call('item_show', { item_id: id })) as { item: Item }).item.deleted_at;
+
+  it('lists research past the TTL oldest first and deletes nothing; soft_delete removes them, restorably, with history', async () => {
+    const older = await item('Vendor benchmark 2024', 120);
+    const old = await item('Library survey', 91);
+    const fresh = await item('Recent study', 30);
+    const decision = await item('Old decision', 400, 'decision');
+
+    const listed = await sweep();
+    expect(listed).toEqual({
+      ttl_days: 90,
+      expired: [
+        { id: older.id, title: older.title, updated_at: expect.any(String) },
+        { id: old.id, title: old.title, updated_at: expect.any(String) },
+      ],
+      expired_count: 2,
+      soft_deleted: false,
+      truncated: false,
+      remaining: false,
+    });
+    expect(await deletedAt(older.id)).toBeNull();
+
+    const swept = await sweep(true);
+    expect(swept).toMatchObject({ expired: listed.expired, expired_count: 2, soft_deleted: true });
+    expect(await deletedAt(older.id)).not.toBeNull();
+    expect(await deletedAt(old.id)).not.toBeNull();
+    expect(await deletedAt(fresh.id)).toBeNull();
+    expect(await deletedAt(decision.id)).toBeNull();
+    const history = await svc.store.db.selectFrom('items_history').selectAll().where('chain_id', '=', old.chain_id).where('change_kind', '=', 'deleted').execute();
+    expect(history).toHaveLength(1);
+    expect(history[0]?.details).toEqual({ reason: 'research expired' });
+    expect((await sweep()).expired_count).toBe(0);
+
+    await call('item_restore', { item_id: old.id });
+    expect(await deletedAt(old.id)).toBeNull();
+  });
+
+  it('names at most 200 expired items and counts them all', async () => {
+    for (let i = 0; i < 203; i++) await item(`Study ${String(i).padStart(3, '0')}`, 200 - i * 0.1);
+    const listed = await sweep();
+    expect(listed.expired).toHaveLength(200);
+    expect(listed.expired[0]?.title).toBe('Study 000');
+    expect(listed).toMatchObject({ expired_count: 203, truncated: true, remaining: false });
+    const swept = await sweep(true);
+    expect(swept).toMatchObject({ expired_count: 203, truncated: true });
+    expect((await sweep()).expired_count).toBe(0);
+  });
+});

@@ -75,6 +75,7 @@ export {
   insertCapture,
   listCaptures,
   lockCapture,
+  maskPromotedCopies,
   REDACTED,
   recordPromotion,
   redactCapture,

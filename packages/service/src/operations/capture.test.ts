@@ -93,6 +93,33 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     await call('svc_capture_annotate', { capture_id: id, summary: `about ${marker}`, sensitivity_hint: marker, signals: { [marker]: marker } });
     await call('svc_capture_set_state', { capture_id: id, review_state: 'review' });
     await call('svc_capture_redact', { capture_id: id });
+    await expectNowhere(marker, id);
+  });
+
+  it('redacting a promoted capture masks its text in every version of the item that still holds it', async () => {
+    const marker = `zqxmarker${Date.now().toString(36)}`;
+    const { id } = await add(`token ${marker} for the staging API`);
+    const promoted = (await call('svc_capture_promote', { capture_id: id, project_id: 'cap', title: 'Staging access' })) as { item_id: string };
+    const v2 = (await call('svc_item_upsert', {
+      project_id: 'cap',
+      item_id: promoted.item_id,
+      body: `token ${marker} for the staging API\nRotate it monthly.`,
+    })) as { id: string };
+    const findMarker = async () =>
+      ((await call('svc_item_search', { project_id: 'cap', query: marker })) as { items: unknown[] }).items.length;
+    expect(await findMarker()).toBe(1);
+
+    await call('svc_capture_redact', { capture_id: id });
+    const shown = (await call('item_show', { item_id: v2.id })) as { item: { body: string; title: string } };
+    expect(shown.item).toMatchObject({ title: 'Staging access', body: '[redacted]\nRotate it monthly.' });
+    expect(await findMarker()).toBe(0);
+    const audit = await svc.store.db.selectFrom('audit_log').select('details').where('operation', '=', 'svc_capture_redact').executeTakeFirstOrThrow();
+    expect(audit.details).toEqual({ from: 'promoted', to: 'redacted', item_id: promoted.item_id, masked_item_versions: 2 });
+    await expectNowhere(marker, id);
+  });
+
+  /** No row of any table holds `marker` (PostgreSQL: the whole pg_dump), while `id` is still there. */
+  async function expectNowhere(marker: string, id: string): Promise<void> {
     if (svc.store.url) {
       const { stdout } = await run('pg_dump', ['--data-only', svc.store.url], { maxBuffer: 64 * 1024 * 1024 });
       expect(stdout).toContain(id);
@@ -106,7 +133,7 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
         for (const { row } of rows) expect(row).not.toContain(marker);
       }
     }
-  });
+  }
 
   it('promotes through the item path: refused without project_id, searchable, bridged, body "" uses the text', async () => {
     const { id } = await add('Use blue-green deploys for the payment API');

@@ -4,6 +4,7 @@ import {
   insertCapture,
   listCaptures,
   lockCapture,
+  maskPromotedCopies,
   recordPromotion,
   redactCapture,
   resolveProject,
@@ -207,7 +208,9 @@ export const captureRedact = defineOperation({
   title: 'Redact a capture',
   description:
     'Remove a capture\'s content for good: text and summary become [redacted], hints and signals are cleared, and ' +
-    'the original words can no longer be found by any search. The row stays, marked redacted. Cannot be undone.',
+    'the original words can no longer be found by any search. The row stays, marked redacted. A promoted capture ' +
+    'can be redacted too: its text is then masked wherever the promoted item\'s versions still hold it verbatim. ' +
+    'Cannot be undone.',
   input: z.object({ capture_id: captureRef, actor_id: actorId }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
@@ -217,8 +220,14 @@ export const captureRedact = defineOperation({
     if (capture.review_state === 'redacted') {
       throw new SvcError('refused_transition', `capture ${shortId(capture.id)} is already redacted`, { state: 'redacted' });
     }
+    const itemId = capture.promoted_item_id;
+    const masked = itemId ? await maskPromotedCopies(ctx.tx, itemId, capture.text) : 0;
     const updated = await redactCapture(ctx.tx, capture.id, ctx.actor?.id ?? null);
-    ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: 'redacted' } });
+    ctx.audit({
+      target_kind: 'capture',
+      target_id: capture.id,
+      details: { from: capture.review_state, to: 'redacted', ...(itemId ? { item_id: itemId, masked_item_versions: masked } : {}) },
+    });
     return { id: updated.id, state: updated.review_state };
   },
 });

@@ -2,7 +2,7 @@ import type { Item } from '@svc/domain';
 import { RULES } from '@svc/domain';
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../catalog.js';
-import { type TestService, testBackends } from '../testing/index.js';
+import { DAY, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
 interface CheckResult {
@@ -12,8 +12,6 @@ interface CheckResult {
   disabled: string[];
   results: { rule: string; total: number; findings: { items: { id: string; title: string }[]; note: string }[] }[];
 }
-
-const DAY = 86_400_000;
 
 describe.each(testBackends())('svc_check on $name', (backend) => {
   let svc: TestService;
@@ -29,8 +27,7 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
   };
   const item = async (title: string, extra: Record<string, unknown> = {}) =>
     (await call('svc_item_upsert', { project_id: 'chk', title, body: 'why', ...extra })) as Item;
-  const age = (table: 'items' | 'work_units', id: string, days: number) =>
-    svc.store.db.updateTable(table).set({ updated_at: new Date(Date.now() - days * DAY) }).where('id', '=', id).execute();
+  const age = (table: 'items' | 'work_units', id: string, days: number) => svc.backdate(table, id, days * DAY);
   const unit = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'chk', title })) as { id: string }).id;
   const task = async (workUnit: string, title = 'Task') => (await call('svc_task_add', { work_unit_id: workUnit, title })) as Item;
 

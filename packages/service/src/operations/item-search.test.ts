@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type TestService, testBackends } from '../testing/index.js';
+import { DAY, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
 interface Hit {
@@ -97,11 +97,7 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     const gone = await add('Deleted quota', 'quota removed');
     await call('item_delete', { item_id: gone.id });
     const research = await add('Quota research', 'quota study', { item_type: 'research', source_url: 'https://example.test/q' });
-    await svc.store.db
-      .updateTable('items')
-      .set({ updated_at: new Date(Date.now() - 91 * 86_400_000) })
-      .where('id', '=', research.id)
-      .execute();
+    await svc.backdate('items', research.id, 91 * DAY);
     await svc.store.db.insertInto('captures').values({ text: 'quota from a capture', signals: '{}' }).execute();
 
     const hits = await search('quota');

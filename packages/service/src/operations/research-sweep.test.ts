@@ -1,6 +1,6 @@
 import type { Item } from '@svc/domain';
 import { describe, expect, it } from 'vitest';
-import { type TestService, testBackends } from '../testing/index.js';
+import { DAY, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
 interface Sweep {
@@ -11,8 +11,6 @@ interface Sweep {
   truncated: boolean;
   remaining: boolean;
 }
-
-const DAY = 86_400_000;
 
 describe.each(testBackends())('research_sweep on $name', (backend) => {
   let svc: TestService;
@@ -30,7 +28,7 @@ describe.each(testBackends())('research_sweep on $name', (backend) => {
       body: 'b',
       ...(type === 'research' ? { source_url: 'https://example.test/study' } : {}),
     })) as Item;
-    await svc.store.db.updateTable('items').set({ updated_at: new Date(Date.now() - ageDays * DAY) }).where('id', '=', made.id).execute();
+    await svc.backdate('items', made.id, ageDays * DAY);
     return made;
   };
   const sweep = (softDelete?: boolean) => call('research_sweep', { project_id: 'sweep', soft_delete: softDelete }) as Promise<Sweep>;

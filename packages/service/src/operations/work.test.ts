@@ -210,12 +210,12 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     const [x, y] = [await open('Payments alpha'), await open('Payments beta')];
     // Make the unit whose id sorts last the most recently touched, so that it comes first.
     const [first, second] = x > y ? [x, y] : [y, x];
-    await svc.store.db.updateTable('work_units').set({ updated_at: new Date(Date.now() - 60_000) }).where('id', '=', second).execute();
+    await svc.backdate('work_units', second, 60_000);
     const a1 = await addTask(second, 'Second unit, task 1');
     await addTask(second, 'Second unit, task 2');
     const b1 = await addTask(first, 'First unit, task 1');
     await addTask(first, 'First unit, task 2');
-    await svc.store.db.updateTable('work_units').set({ updated_at: new Date(Date.now() - 60_000) }).where('id', '=', second).execute();
+    await svc.backdate('work_units', second, 60_000);
     await call('svc_qa_add', { project_id: 'work', title: 'Both verified', target_task_ids: [a1.id, b1.id] });
 
     const resumed = (await call('svc_work_resume', { project_id: 'work', keyword: 'payments' })) as Record<string, { id: string; title: string }[]>;

@@ -16,7 +16,11 @@ export interface TestService extends Service {
   seed(slug?: string): Promise<{ actorId: string; projectId: string; slug: string }>;
   /** Call as a tool over a surface that carries the actor (the seeded one by default). */
   as(actorId: string): (name: string, input: unknown) => Promise<unknown>;
+  /** Set a row's updated_at `ms` milliseconds into the past (aging research, stale work, recency order). */
+  backdate(table: 'items' | 'work_units', id: string, ms: number): Promise<void>;
 }
+
+export const DAY = 86_400_000;
 
 let counter = 0;
 
@@ -35,6 +39,9 @@ export async function openTestService(backend: TestBackend): Promise<TestService
     },
     as(actorId) {
       return (name, input) => service.call(name, input, { source: 'test', actorId });
+    },
+    async backdate(table, id, ms) {
+      await store.db.updateTable(table).set({ updated_at: new Date(Date.now() - ms) }).where('id', '=', id).execute();
     },
   };
 }

@@ -121,21 +121,6 @@ export async function redactCapture(db: Kysely<Database>, id: string, actorId: s
   return findCapture(db, id);
 }
 
-/**
- * Mask every copy of a redacted capture's text in the item chain it was promoted to: promotion with an empty
- * body copies the text verbatim, and later versions keep what they did not change. Every version (deleted
- * ones too) whose title or body holds the text gets it replaced by [redacted]; the search vector follows (a
- * generated column). Returns how many versions were masked. Words an editor rewrote are theirs, not a copy.
- */
-export async function maskPromotedCopies(db: Kysely<Database>, itemId: string, text: string): Promise<number> {
-  const { rows } = await sql<{ id: string }>`
-    update items set title = replace(title, ${text}, ${REDACTED}), body = replace(body, ${text}, ${REDACTED})
-    where chain_id = (select chain_id from items where id = ${itemId}::uuid)
-      and (strpos(title, ${text}) > 0 or strpos(body, ${text}) > 0)
-    returning id`.execute(db);
-  return rows.length;
-}
-
 export async function recordPromotion(
   db: Kysely<Database>,
   p: { capture_id: string; item_id: string; project_id: string; promoted_by: string | null },

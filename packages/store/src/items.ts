@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type IdRef, type Item, notFound, SvcError, shortId } from '@svc/domain';
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
+import { REDACTED } from './captures.js';
 import { type Link, type LinkRow, listLinksOf, toLink } from './links.js';
 import { prepared } from './prepared.js';
 import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
@@ -129,17 +130,19 @@ export async function showItem(
   ref: IdRef,
   options: { projectId?: string | undefined; maxLinks: number },
 ): Promise<ShownItem> {
-  const { maxLinks } = options;
+  const { item, links } = await headAndLinks(db, ref, options.projectId, options.maxLinks + 1);
+  return { item, links: links.slice(0, options.maxLinks), truncated: links.length > options.maxLinks };
+}
+
+async function headAndLinks(db: Kysely<Database>, ref: IdRef, projectId: string | undefined, limit: number): Promise<{ item: Item; links: Link[] }> {
   if (ref.kind === 'prefix') {
-    const { head } = await resolveItem(db, ref, { projectId: options.projectId, includeDeleted: true });
-    const links = await listLinksOf(db, head.chain_id, maxLinks + 1);
-    return { item: head, links: links.slice(0, maxLinks), truncated: links.length > maxLinks };
+    const { head } = await resolveItem(db, ref, { projectId, includeDeleted: true });
+    return { item: head, links: await listLinksOf(db, head.chain_id, limit) };
   }
-  const row = (await db.executeQuery<ShowRow>(CompiledQuery.raw(SHOW_ITEM, [ref.id, options.projectId ?? null, maxLinks + 1]))).rows[0];
+  const row = (await db.executeQuery<ShowRow>(CompiledQuery.raw(SHOW_ITEM, [ref.id, projectId ?? null, limit]))).rows[0];
   if (!row) throw notFound('item', ref.input);
   const { links, ...head } = row;
-  const listed = links ?? [];
-  return { item: toItem(head as ItemRow), links: listed.slice(0, maxLinks).map(toLink), truncated: listed.length > maxLinks };
+  return { item: toItem(head as ItemRow), links: (links ?? []).map(toLink) };
 }
 
 /**
@@ -246,6 +249,21 @@ export async function setChainDeleted(tx: Transaction<Database>, chainId: string
     .set({ deleted_at: deletedAt, updated_at: new Date() })
     .where('chain_id', '=', chainId)
     .execute();
+}
+
+/**
+ * Replace every occurrence of `text` in the title and body of every version of the chain holding `itemId`
+ * (deleted ones too) with [redacted]; the search vector follows (a generated column). Returns how many
+ * versions held it. Redaction of a promoted capture (decision 0011): promotion with an empty body copies the
+ * capture text verbatim, and later versions keep what they did not change.
+ */
+export async function maskTextInChain(db: Kysely<Database>, itemId: string, text: string): Promise<number> {
+  const { rows } = await sql<{ id: string }>`
+    update items set title = replace(title, ${text}, ${REDACTED}), body = replace(body, ${text}, ${REDACTED})
+    where chain_id = (select chain_id from items where id = ${itemId}::uuid)
+      and (strpos(title, ${text}) > 0 or strpos(body, ${text}) > 0)
+    returning id`.execute(db);
+  return rows.length;
 }
 
 /** The latest `limit` versions of a chain, oldest first. */

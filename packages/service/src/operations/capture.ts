@@ -4,7 +4,7 @@ import {
   insertCapture,
   listCaptures,
   lockCapture,
-  maskPromotedCopies,
+  maskTextInChain,
   recordPromotion,
   redactCapture,
   resolveProject,
@@ -221,7 +221,7 @@ export const captureRedact = defineOperation({
       throw new SvcError('refused_transition', `capture ${shortId(capture.id)} is already redacted`, { state: 'redacted' });
     }
     const itemId = capture.promoted_item_id;
-    const masked = itemId ? await maskPromotedCopies(ctx.tx, itemId, capture.text) : 0;
+    const masked = itemId ? await maskTextInChain(ctx.tx, itemId, capture.text) : 0;
     const updated = await redactCapture(ctx.tx, capture.id, ctx.actor?.id ?? null);
     ctx.audit({
       target_kind: 'capture',

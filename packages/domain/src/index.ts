@@ -14,6 +14,7 @@ export {
   isTypeKey,
   type JsonSchema,
   LINK_TYPES,
+  LINK_WAITER,
   type LinkType,
   QA_COVERAGES,
   QA_STATUSES,
@@ -24,6 +25,8 @@ export {
   type SystemItemType,
   TASK_STATUSES,
   type TaskStatus,
+  WAIT_LINK_TYPES,
+  waitForEdge,
 } from './item-types.js';
 export {
   classifySemanticImpact,

@@ -22,8 +22,8 @@ export const RULES = [
   {
     id: 'dependency-cycle',
     severity: 'error',
-    description: 'Items depend on or block each other in a cycle.',
-    fix: 'Remove one depends/blocks link of the cycle.',
+    description: 'Items wait on each other in a cycle (A depends on B, or B blocks A: A waits on B).',
+    fix: 'Remove or reverse one depends/blocks link of the cycle.',
   },
   {
     id: 'chain-integrity',

@@ -1,4 +1,4 @@
-import { findCycles, type RuleId } from '@svc/domain';
+import { findCycles, type LinkType, type RuleId, WAIT_LINK_TYPES, waitForEdge } from '@svc/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -66,14 +66,17 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
     ),
 
   'dependency-cycle': async (db, p) => {
-    // The depends/blocks edges straight from the links index (no join per edge), less those touching one of
-    // the few chains without a current version: cycles are reported among current items only.
-    const { rows } = await sql<{ from_chain_id: string; to_chain_id: string }>`
+    // The waiting links straight from the links index (no join per edge), less those touching one of the few
+    // chains without a current version: cycles are reported among current items only. Each link becomes its
+    // wait-for edge (domain: a blocks link points the other way), so a cycle is items waiting on each other.
+    const { rows } = await sql<{ link_type: LinkType; from_chain_id: string; to_chain_id: string }>`
       with broken as (${brokenChains(p)})
-      select l.from_chain_id, l.to_chain_id from links l
-      where l.project_id = ${p}::uuid and l.link_type in ('depends', 'blocks')
+      select l.link_type, l.from_chain_id, l.to_chain_id from links l
+      where l.project_id = ${p}::uuid and l.link_type in (${sql.join(WAIT_LINK_TYPES)})
         and l.from_chain_id not in (select chain_id from broken) and l.to_chain_id not in (select chain_id from broken)`.execute(db);
-    const edges = rows.map((e) => [e.from_chain_id, e.to_chain_id] as const);
+    const edges = rows
+      .map((e) => waitForEdge(e.link_type, e.from_chain_id, e.to_chain_id))
+      .filter((e): e is readonly [string, string] => e !== null);
     const cycles = findCycles(edges);
     const shown = cycles.slice(0, MAX_FINDINGS_PER_RULE).map((cycle) => ({ size: cycle.length, listed: cycle.slice(0, MAX_ITEMS_PER_FINDING) }));
     const chains = [...new Set(shown.flatMap((c) => c.listed))];

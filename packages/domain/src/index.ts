@@ -31,6 +31,7 @@ export {
 export {
   classifySemanticImpact,
   isSemanticImpact,
+  rewritesContent,
   SEMANTIC_IMPACTS,
   type SemanticImpact,
   type VersionFacts,
@@ -70,6 +71,7 @@ export {
   findRule,
   LINK_PRIORITY,
   MAX_IMPACT_DEPTH,
+  RESEARCH_EXPIRING_DAYS,
   RULES,
   type RuleId,
   type RuleInfo,

@@ -101,6 +101,9 @@ export const RULES = [
 
 export type RuleId = (typeof RULES)[number]['id'];
 
+/** research-expiring reports research that expires within this many days. */
+export const RESEARCH_EXPIRING_DAYS = 7;
+
 export function findRule(id: string): RuleInfo | undefined {
   return RULES.find((r) => r.id === id);
 }

@@ -1,5 +1,6 @@
-import { findCycles, type LinkType, type RuleId, WAIT_LINK_TYPES, waitForEdge } from '@svc/domain';
+import { findCycles, type LinkType, RESEARCH_EXPIRING_DAYS, type RuleId, WAIT_LINK_TYPES, waitForEdge } from '@svc/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { researchExpired, researchExpiresAt, researchExpiring } from './research.js';
 import type { Database } from './schema.js';
 
 export interface FindingItem {
@@ -142,11 +143,10 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
     bounded(
       db,
       sql`select jsonb_build_array(${item('i')}) as items,
-                 'expired ' || to_char(i.updated_at + make_interval(days => ${s.research_ttl_days}::int), 'YYYY-MM-DD') as note
+                 'expired ' || to_char(${researchExpiresAt('i', s.research_ttl_days)}, 'YYYY-MM-DD') as note
           from items i
-          where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')}
-            and i.updated_at < now() - make_interval(days => ${s.research_ttl_days}::int)
-          order by i.updated_at`,
+          where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')} and ${researchExpired('i', s.research_ttl_days)}
+          order by i.refreshed_at, i.id`,
     ),
 
   'closed-unit-unfinished-tasks': (db, p) =>
@@ -209,12 +209,11 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
     bounded(
       db,
       sql`select jsonb_build_array(${item('i')}) as items,
-                 'expires ' || to_char(i.updated_at + make_interval(days => ${s.research_ttl_days}::int), 'YYYY-MM-DD') as note
+                 'expires ' || to_char(${researchExpiresAt('i', s.research_ttl_days)}, 'YYYY-MM-DD') as note
           from items i
           where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')}
-            and i.updated_at >= now() - make_interval(days => ${s.research_ttl_days}::int)
-            and i.updated_at < now() - make_interval(days => ${s.research_ttl_days}::int) + interval '7 days'
-          order by i.updated_at`,
+            and ${researchExpiring('i', s.research_ttl_days, RESEARCH_EXPIRING_DAYS)}
+          order by i.refreshed_at, i.id`,
     ),
 
   'done-task-without-qa': (db, p) =>

@@ -66,9 +66,9 @@ export async function insertRows(db: Kysely<Database>, rows: Row[]): Promise<voi
   const col = <K extends keyof Row>(k: K) => rows.map((r) => r[k]);
   await sql`
     insert into items (id, project_id, item_type, title, body, context, source_url, work_unit_id, status,
-                       chain_id, supersedes_id, is_head, version, created_at, updated_at, deleted_at)
+                       chain_id, supersedes_id, is_head, version, created_at, updated_at, refreshed_at, deleted_at)
     select id::uuid, project_id::uuid, item_type, title, body, context::jsonb, source_url, work_unit_id::uuid, status,
-           chain_id::uuid, supersedes_id::uuid, is_head, version, at::timestamptz, at::timestamptz, deleted_at::timestamptz
+           chain_id::uuid, supersedes_id::uuid, is_head, version, at::timestamptz, at::timestamptz, at::timestamptz, deleted_at::timestamptz
     from unnest(${col('id')}::text[], ${col('project_id')}::text[], ${col('item_type')}::text[], ${col('title')}::text[],
                 ${col('body')}::text[], ${col('context')}::text[], ${col('source_url')}::text[], ${col('work_unit_id')}::text[],
                 ${col('status')}::text[], ${col('chain_id')}::text[], ${col('supersedes_id')}::text[], ${col('is_head')}::bool[],

@@ -323,11 +323,11 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
       c.option('--soft-delete', 'soft-delete the expired items (restorable with svc item restore)');
       actorOption(c);
     },
-    (r: { expired: { id: string; title: string; updated_at: string }[]; expired_count: number; soft_deleted: boolean; remaining: boolean; ttl_days: number }) =>
+    (r: { expired: { id: string; title: string; refreshed_at: string }[]; expired_count: number; soft_deleted: boolean; remaining: boolean; ttl_days: number }) =>
       r.expired_count === 0
         ? `(no research older than ${r.ttl_days} days)`
         : [
-            ...r.expired.map((e) => `${shortId(e.id)}  ${e.updated_at.slice(0, 10)}  ${e.title}`),
+            ...r.expired.map((e) => `${shortId(e.id)}  ${e.refreshed_at.slice(0, 10)}  ${e.title}`),
             ...(r.expired_count > r.expired.length ? [`… ${r.expired_count - r.expired.length} more`] : []),
             r.soft_deleted ? `soft-deleted ${r.expired_count}` : `${r.expired_count} expired (run with --soft-delete to remove)`,
             ...(r.remaining ? ['more expired research is left: run the sweep again'] : []),

@@ -76,6 +76,63 @@ describe.each(testBackends())('HTTP impact and checks on $name', (backend) => {
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
+  it('answers GET /items/{id}/impact without project_id: the id alone names the item', async () => {
+    await svc.store.reset();
+    const { actorId } = await svc.seed('web');
+    const other = await svc.seed('web-other');
+    const call = svc.as(actorId);
+    const db = (await call('svc_item_upsert', { project_id: 'web', title: 'Use PostgreSQL' })) as { id: string };
+    const cache = (await call('svc_item_upsert', { project_id: 'web', title: 'Cache', links: [{ type: 'depends', target_id: db.id }] })) as { id: string };
+    const elsewhere = (await svc.as(other.actorId)('svc_item_upsert', { project_id: 'web-other', title: 'Elsewhere' })) as { id: string };
+    const app = createHttpApp(svc);
+
+    const byUuid = await app.request(`/items/${cache.id}/impact`);
+    expect(byUuid.status).toBe(200);
+    const body = (await byUuid.json()) as { direction: string; reachable: { id: string }[] };
+    expect(body).toEqual(await call('svc_impact', { project_id: 'web', item_id: cache.id }));
+    expect(body.direction).toBe('outgoing');
+    expect(body.reachable.map((r) => r.id)).toEqual([db.id]);
+    const byPrefix = await app.request(`/items/${elsewhere.id.slice(0, 8)}/impact`);
+    expect(byPrefix.status).toBe(200);
+    expect(((await byPrefix.json()) as { item: { title: string } }).item.title).toBe('Elsewhere');
+
+    const incoming = await app.request(`/items/${db.id}/impact?direction=incoming`);
+    expect(incoming.status).toBe(200);
+    const back = (await incoming.json()) as { direction: string; reachable: { id: string; link_type: string }[] };
+    expect(back.direction).toBe('incoming');
+    expect(back.reachable.map((r) => [r.id, r.link_type])).toEqual([[cache.id, 'depends']]);
+    const badDirection = await app.request(`/items/${db.id}/impact?direction=sideways`);
+    expect(badDirection.status).toBe(400);
+    expect(((await badDirection.json()) as { error: { details: { field: string } } }).error.details.field).toBe('direction');
+
+    // project_id still scopes the id: an item of another project is not found inside this one.
+    const scoped = await app.request(`/items/${elsewhere.id}/impact?project_id=web`);
+    expect(scoped.status).toBe(404);
+  });
+
+  it('answers GET /items/{prefix}/impact for a prefix two projects share with ambiguous_id listing both', async () => {
+    await svc.store.reset();
+    const first = await svc.seed('web');
+    const second = await svc.seed('web-other');
+    const id = (n: number) => `abcd${n}000-0000-4000-8000-000000000000`;
+    await svc.store.db
+      .insertInto('items')
+      .values([
+        { id: id(1), chain_id: id(1), project_id: first.projectId, item_type: 'decision', title: 'One', context: '{}' },
+        { id: id(2), chain_id: id(2), project_id: second.projectId, item_type: 'decision', title: 'Two', context: '{}' },
+      ])
+      .execute();
+    const app = createHttpApp(svc);
+    const response = await app.request('/items/abcd/impact');
+    expect(response.status).toBe(400);
+    const error = ((await response.json()) as { error: { code: string; details: { candidates: { id: string }[] } } }).error;
+    expect(error.code).toBe('ambiguous_id');
+    expect(error.details.candidates.map((c) => c.id).sort()).toEqual([id(1), id(2)]);
+    const scoped = await app.request('/items/abcd/impact?project_id=web-other');
+    expect(scoped.status).toBe(200);
+    expect(((await scoped.json()) as { item: { id: string } }).item.id).toBe(id(2));
+  });
+
   it('answers GET /checks with findings as JSON and 400 for an unknown rule', async () => {
     await svc.store.reset();
     const { actorId } = await svc.seed('web');

@@ -57,6 +57,33 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     const ok = await client.callTool({ name: 'svc_history_query', arguments: { project_id: 'mcp' } });
     expect(ok.isError).toBeFalsy();
   });
+
+  it('svc_impact follows incoming links on request and says which way it went; project_id stays required', async () => {
+    const save = async (args: Record<string, unknown>) =>
+      (await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp', ...args } })).structuredContent as { id: string };
+    const db = await save({ title: 'Use PostgreSQL' });
+    const cache = await save({ title: 'Cache in Postgres', links: [{ type: 'depends', target_id: db.id }] });
+    const text = async (args: Record<string, unknown>) => {
+      const result = await client.callTool({ name: 'svc_impact', arguments: { project_id: 'mcp', item_id: db.id, ...args } });
+      expect(result.isError).toBeFalsy();
+      return (result.content as { text: string }[])[0]!.text;
+    };
+    const outgoing = await text({});
+    expect(outgoing).toContain('outgoing links');
+    expect(outgoing).not.toContain('Cache in Postgres');
+    const incoming = await text({ direction: 'incoming' });
+    expect(incoming).toContain('incoming links');
+    expect(incoming).toContain(`- depends ← **Cache in Postgres** (\`${cache.id.slice(0, 8)}\``);
+
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'svc_impact')!;
+    expect(tool.inputSchema.required).toEqual(expect.arrayContaining(['item_id', 'project_id']));
+    expect((tool.inputSchema.properties as Record<string, { enum?: string[] }>).direction?.enum).toEqual(['outgoing', 'incoming']);
+    expect(tool.description).not.toMatch(/affected if this item changes/);
+    const unscoped = await client.callTool({ name: 'svc_impact', arguments: { item_id: db.id } });
+    expect(unscoped.isError).toBe(true);
+    const error = (unscoped.structuredContent as { error: { code: string; details: { field: string } } }).error;
+    expect([error.code, error.details.field]).toEqual(['invalid_input', 'project_id']);
+  });
 });
 
 describe('MCP error sanitising', () => {

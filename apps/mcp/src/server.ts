@@ -29,7 +29,10 @@ function compact(node: unknown): unknown {
 }
 
 function inputSchema(op: AnyOperation): Tool['inputSchema'] {
-  return compact(z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' })) as Tool['inputSchema'];
+  const schema = compact(z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' })) as Tool['inputSchema'];
+  if (!op.mcpRequired?.length) return schema;
+  const required = new Set([...(schema.required ?? []), ...op.mcpRequired]);
+  return { ...schema, required: Object.keys(schema.properties ?? {}).filter((key) => required.has(key)) };
 }
 
 /** Tool definitions from the catalog: only `tool` operations; operator ones stay in the CLI. */

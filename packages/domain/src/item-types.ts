@@ -18,6 +18,33 @@ export type QaCoverage = (typeof QA_COVERAGES)[number];
 export const LINK_TYPES = ['depends', 'blocks', 'supersedes', 'conflicts'] as const;
 export type LinkType = (typeof LINK_TYPES)[number];
 
+/**
+ * Which end of a link waits on the other. "A depends B": A waits on B (the waiting end is `from`). "A blocks
+ * B": B waits on A (`to`). supersedes and conflicts say nothing about waiting (null). The one place a link's
+ * direction is given a meaning: the dependency-cycle rule's wait-for graph is derived from it.
+ */
+export const LINK_WAITER: Record<LinkType, 'from' | 'to' | null> = {
+  depends: 'from',
+  blocks: 'to',
+  supersedes: null,
+  conflicts: null,
+};
+
+/** The link types that make one item wait on another. */
+export const WAIT_LINK_TYPES: readonly LinkType[] = LINK_TYPES.filter((t) => LINK_WAITER[t] !== null);
+
+/** The wait-for edge a link states, as [waiting item, awaited item]; null when its type is not about waiting. */
+export function waitForEdge<T>(type: LinkType, from: T, to: T): readonly [T, T] | null {
+  switch (LINK_WAITER[type]) {
+    case 'from':
+      return [from, to];
+    case 'to':
+      return [to, from];
+    case null:
+      return null;
+  }
+}
+
 export type JsonSchema = Record<string, unknown>;
 
 const permissive: JsonSchema = { type: 'object' };

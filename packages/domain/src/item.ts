@@ -17,6 +17,8 @@ export interface Item {
   created_by: string | null;
   created_at: string;
   updated_at: string;
+  /** When a person last wrote what it says (created it, or edited title, body, context or source); research expires from it. */
+  refreshed_at: string;
   deleted_at: string | null;
 }
 

@@ -22,8 +22,8 @@ export const RULES = [
   {
     id: 'dependency-cycle',
     severity: 'error',
-    description: 'Items depend on or block each other in a cycle.',
-    fix: 'Remove one depends/blocks link of the cycle.',
+    description: 'Items wait on each other in a cycle (A depends on B, or B blocks A: A waits on B).',
+    fix: 'Remove or reverse one depends/blocks link of the cycle.',
   },
   {
     id: 'chain-integrity',
@@ -100,6 +100,9 @@ export const RULES = [
 ] as const satisfies readonly RuleInfo[];
 
 export type RuleId = (typeof RULES)[number]['id'];
+
+/** research-expiring reports research that expires within this many days. */
+export const RESEARCH_EXPIRING_DAYS = 7;
 
 export function findRule(id: string): RuleInfo | undefined {
   return RULES.find((r) => r.id === id);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   classifySemanticImpact,
   isSemanticImpact,
+  rewritesContent,
   SEMANTIC_IMPACTS,
   type SemanticImpact,
   type VersionFacts,
@@ -369,5 +370,20 @@ describe('classifySemanticImpact on generated edits', () => {
       ),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('rewritesContent', () => {
+  it('counts a new title, body, context or source as a re-write of the content', () => {
+    for (const change of [{ title: 'Limits' }, { body: 'Re-read.' }, { context: { k: 1 } }, { source_url: 'https://example.test/v2' }]) {
+      expect(rewritesContent(facts(), facts(change))).toBe(true);
+    }
+  });
+
+  it('does not count a move, a type or status change, or the same context in another key order', () => {
+    for (const change of [{ system_id: UUID_A }, { work_unit_id: UUID_B }, { item_type: 'decision' }, { status: 'done' }]) {
+      expect(rewritesContent(facts(), facts(change))).toBe(false);
+    }
+    expect(rewritesContent(facts({ context: { a: 1, b: [2] } }), facts({ context: { b: [2], a: 1 } }))).toBe(false);
   });
 });

@@ -71,6 +71,20 @@ function stableJson(value: unknown): string {
 const SCOPE_CONTEXT_KEYS = new Set(['target_task_ids', 'target_item_ids']);
 
 /**
+ * Whether `after` re-writes what the item says: its title, body, context or source. Research expires
+ * research.ttl_days after the last such write (refreshed_at): a move to another system, work unit or type, a
+ * status change, a delete or a restore is not a new look at the source.
+ */
+export function rewritesContent(before: VersionFacts, after: VersionFacts): boolean {
+  return (
+    before.title !== after.title ||
+    before.body !== after.body ||
+    (before.source_url ?? '') !== (after.source_url ?? '') ||
+    stableJson(before.context) !== stableJson(after.context)
+  );
+}
+
+/**
  * Classify the change from `before` to `after`. Returns labels in the canonical order; an empty array means
  * nothing the classifier looks at changed.
  */

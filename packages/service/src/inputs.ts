@@ -24,7 +24,7 @@ export const jsonObject = z.record(z.string(), z.unknown());
 export const context = jsonObject.describe("Structured fields, validated against the item type's JSON Schema");
 export const linkType = z.enum(['depends', 'blocks', 'supersedes', 'conflicts']);
 export const linkInput = z.object({
-  type: linkType.describe('Edge type, from this item to the target'),
+  type: linkType.describe('Edge from this item to the target; depends: this waits on the target, blocks: the target waits on this'),
   target_id: itemRef.describe('Target item: UUID or unique prefix, in the same project'),
 });
 export const semanticImpacts = z

@@ -63,6 +63,12 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O = unknown> {
   readonly snapshot?: boolean;
   /** Input field whose value, when given, names the acting actor (capture tools take actor_id). */
   readonly actorField?: keyof z.output<I> & string;
+  /**
+   * Optional input fields the MCP tool requires all the same: the spec's tool contract lists them, while a
+   * surface that names the record another way can do without (svc_impact's project_id: REST's
+   * /items/{id}/impact takes the item's own project). tools/list marks them required; the runner enforces it.
+   */
+  readonly mcpRequired?: readonly (keyof z.output<I> & string)[];
   run(ctx: OperationContext, input: z.output<I>): Promise<O>;
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Actor, isUuid, SvcError } from '@svc/domain';
+import { type Actor, invalidInput, isUuid, SvcError } from '@svc/domain';
 import { type Database, type Kysely, requireActor, type Store, writeAudit } from '@svc/store';
 import type { z } from 'zod';
 import { fromDatabase, fromZod, isRetryable } from './errors.js';
@@ -67,6 +67,10 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
   const requestId = call.requestId ?? randomUUID();
   try {
     const input = parseInput(op, raw) as Record<string, unknown>;
+    if (call.source === 'mcp') {
+      const missing = op.mcpRequired?.find((field) => input[field] === undefined);
+      if (missing !== undefined) throw invalidInput(missing, `required by ${op.name}`);
+    }
     if (op.annotations.readOnlyHint && op.snapshot) {
       return await runtime.store.db
         .transaction()

@@ -1,6 +1,7 @@
 import type { TsPlan } from '@svc/domain';
 import { type Kysely, sql } from 'kysely';
 import { iso } from './refs.js';
+import { researchExpired } from './research.js';
 import type { Database } from './schema.js';
 import { tsquery } from './search.js';
 
@@ -79,7 +80,7 @@ export async function recentItems(
     select i.id, i.chain_id, i.item_type, i.title, i.version, i.updated_at from items i
     where i.project_id = ${f.project_id}::uuid and i.is_head and i.deleted_at is null
       and i.item_type not in ('task', 'qa_check')
-      and not (i.item_type = 'research' and i.updated_at < now() - make_interval(days => ${f.research_ttl_days}::int))
+      and not ${researchExpired('i', f.research_ttl_days)}
       ${f.system_id ? sql`and i.system_id = ${f.system_id}::uuid` : sql``}
       ${f.plan ? sql`and i.search @@ ${tsquery(f.plan)}` : sql``}
     order by i.updated_at desc, i.id

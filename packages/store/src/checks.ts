@@ -1,5 +1,6 @@
-import { findCycles, type RuleId } from '@svc/domain';
+import { findCycles, type LinkType, RESEARCH_EXPIRING_DAYS, type RuleId, WAIT_LINK_TYPES, waitForEdge } from '@svc/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { researchExpired, researchExpiresAt, researchExpiring } from './research.js';
 import type { Database } from './schema.js';
 
 export interface FindingItem {
@@ -66,14 +67,17 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
     ),
 
   'dependency-cycle': async (db, p) => {
-    // The depends/blocks edges straight from the links index (no join per edge), less those touching one of
-    // the few chains without a current version: cycles are reported among current items only.
-    const { rows } = await sql<{ from_chain_id: string; to_chain_id: string }>`
+    // The waiting links straight from the links index (no join per edge), less those touching one of the few
+    // chains without a current version: cycles are reported among current items only. Each link becomes its
+    // wait-for edge (domain: a blocks link points the other way), so a cycle is items waiting on each other.
+    const { rows } = await sql<{ link_type: LinkType; from_chain_id: string; to_chain_id: string }>`
       with broken as (${brokenChains(p)})
-      select l.from_chain_id, l.to_chain_id from links l
-      where l.project_id = ${p}::uuid and l.link_type in ('depends', 'blocks')
+      select l.link_type, l.from_chain_id, l.to_chain_id from links l
+      where l.project_id = ${p}::uuid and l.link_type in (${sql.join(WAIT_LINK_TYPES)})
         and l.from_chain_id not in (select chain_id from broken) and l.to_chain_id not in (select chain_id from broken)`.execute(db);
-    const edges = rows.map((e) => [e.from_chain_id, e.to_chain_id] as const);
+    const edges = rows
+      .map((e) => waitForEdge(e.link_type, e.from_chain_id, e.to_chain_id))
+      .filter((e): e is readonly [string, string] => e !== null);
     const cycles = findCycles(edges);
     const shown = cycles.slice(0, MAX_FINDINGS_PER_RULE).map((cycle) => ({ size: cycle.length, listed: cycle.slice(0, MAX_ITEMS_PER_FINDING) }));
     const chains = [...new Set(shown.flatMap((c) => c.listed))];
@@ -139,11 +143,10 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
     bounded(
       db,
       sql`select jsonb_build_array(${item('i')}) as items,
-                 'expired ' || to_char(i.updated_at + make_interval(days => ${s.research_ttl_days}::int), 'YYYY-MM-DD') as note
+                 'expired ' || to_char(${researchExpiresAt('i', s.research_ttl_days)}, 'YYYY-MM-DD') as note
           from items i
-          where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')}
-            and i.updated_at < now() - make_interval(days => ${s.research_ttl_days}::int)
-          order by i.updated_at`,
+          where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')} and ${researchExpired('i', s.research_ttl_days)}
+          order by i.refreshed_at, i.id`,
     ),
 
   'closed-unit-unfinished-tasks': (db, p) =>
@@ -206,12 +209,11 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
     bounded(
       db,
       sql`select jsonb_build_array(${item('i')}) as items,
-                 'expires ' || to_char(i.updated_at + make_interval(days => ${s.research_ttl_days}::int), 'YYYY-MM-DD') as note
+                 'expires ' || to_char(${researchExpiresAt('i', s.research_ttl_days)}, 'YYYY-MM-DD') as note
           from items i
           where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')}
-            and i.updated_at >= now() - make_interval(days => ${s.research_ttl_days}::int)
-            and i.updated_at < now() - make_interval(days => ${s.research_ttl_days}::int) + interval '7 days'
-          order by i.updated_at`,
+            and ${researchExpiring('i', s.research_ttl_days, RESEARCH_EXPIRING_DAYS)}
+          order by i.refreshed_at, i.id`,
     ),
 
   'done-task-without-qa': (db, p) =>

@@ -13,10 +13,14 @@ export interface ImpactEntry {
   via_chain_id: string;
 }
 
+/** Which way svc_impact walks a link: from its source to its target (outgoing), or back (incoming). */
+export type ImpactDirection = 'outgoing' | 'incoming';
+
 /**
- * Items reachable from `start` along outgoing typed links, within `depth` hops, each once at its shortest
- * depth with the edge type that first reached it (ties: depends, blocks, supersedes, conflicts, then the
- * predecessor's chain id). Deleted items are neither reported nor passed through. One round trip.
+ * Items reachable from `start` along typed links, within `depth` hops, each once at its shortest depth with
+ * the edge type that first reached it (ties: depends, blocks, supersedes, conflicts, then the predecessor's
+ * chain id). Outgoing follows links from their source to their target; incoming follows them backwards, to the
+ * items linking to the one reached. Deleted items are neither reported nor passed through. One round trip.
  *
  * A breadth-first search in one recursive query: each step is one row holding the frontier (the chains first
  * reached at that depth) and `seen`, a jsonb object keyed by every chain reached so far, so a chain is
@@ -31,8 +35,13 @@ export async function impact(
   start: string,
   depth: number,
   limit: number,
+  direction: ImpactDirection = 'outgoing',
 ): Promise<{ entries: ImpactEntry[]; total: number }> {
   const priority = sql.raw(`array[${LINK_PRIORITY.map((t) => `'${t}'`).join(', ')}]::text[]`);
+  // The end of a link the walk stands on, and the end it reaches.
+  const [near, far] = direction === 'outgoing' ? ['from_chain_id', 'to_chain_id'] : ['to_chain_id', 'from_chain_id'];
+  const nearRef = sql.ref(`l.${near}`);
+  const farRef = sql.ref(`l.${far}`);
   const { rows } = await sql<ImpactEntry & { total: number }>`
     with recursive bfs(depth, frontier, seen, added) as (
       select 0, array[${start}::uuid], jsonb_build_object(${start}::uuid::text, 0), '{}'::jsonb
@@ -40,15 +49,15 @@ export async function impact(
       select b.depth + 1, n.next, b.seen || n.added, n.added
       from bfs b
       cross join lateral (
-        select array_agg(x.to_chain_id) as next,
-               jsonb_object_agg(x.to_chain_id, jsonb_build_array(x.link_type, x.from_chain_id)) as added
+        select array_agg(x.reached) as next,
+               jsonb_object_agg(x.reached, jsonb_build_array(x.link_type, x.via)) as added
         from (
-          select distinct on (l.to_chain_id) l.to_chain_id, l.link_type, l.from_chain_id
+          select distinct on (${farRef}) ${farRef} as reached, l.link_type, ${nearRef} as via
           from unnest(b.frontier) f(chain_id)
-          join links l on l.from_chain_id = f.chain_id and l.project_id = ${projectId}::uuid
-          join items n on n.chain_id = l.to_chain_id and n.is_head and n.deleted_at is null
-          where not b.seen ? l.to_chain_id::text
-          order by l.to_chain_id, array_position(${priority}, l.link_type), l.from_chain_id
+          join links l on ${nearRef} = f.chain_id and l.project_id = ${projectId}::uuid
+          join items n on n.chain_id = ${farRef} and n.is_head and n.deleted_at is null
+          where not b.seen ? ${farRef}::text
+          order by ${farRef}, array_position(${priority}, l.link_type), ${nearRef}
         ) x
       ) n
       where b.depth < ${depth}::int and n.next is not null

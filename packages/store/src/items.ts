@@ -26,6 +26,7 @@ export function toItem(row: ItemRow): Item {
     created_by: row.created_by,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
+    refreshed_at: iso(row.refreshed_at),
     deleted_at: isoOrNull(row.deleted_at),
   };
 }
@@ -48,6 +49,7 @@ const ITEM_COLUMNS = [
   'created_by',
   'created_at',
   'updated_at',
+  'refreshed_at',
   'deleted_at',
 ] as const;
 
@@ -193,9 +195,10 @@ export async function insertItem(tx: Transaction<Database>, values: ItemValues):
 
 /**
  * Supersede `head` (which the caller has locked) with a new row: the old row stops being the head, the new
- * one continues the chain. Returns the new head.
+ * one continues the chain. `rewritten`: the new version re-writes the content (domain: rewritesContent), so
+ * its refreshed_at is now; otherwise it keeps the head's. Returns the new head.
  */
-export async function supersedeItem(tx: Transaction<Database>, head: Item, values: ItemValues): Promise<Item> {
+export async function supersedeItem(tx: Transaction<Database>, head: Item, values: ItemValues, rewritten: boolean): Promise<Item> {
   const demoted = await tx
     .updateTable('items')
     .set({ is_head: false })
@@ -215,6 +218,7 @@ export async function supersedeItem(tx: Transaction<Database>, head: Item, value
       version: head.version + 1,
       deleted_at: head.deleted_at === null ? null : new Date(head.deleted_at),
       created_at: head.created_at,
+      refreshed_at: rewritten ? sql<Date>`now()` : head.refreshed_at,
       context: JSON.stringify(values.context),
     })
     .returningAll()

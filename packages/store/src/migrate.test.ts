@@ -1,8 +1,11 @@
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SYSTEM_TYPE_SCHEMAS } from '@svc/domain';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from './connection.js';
-import { loadMigrations, migrate, migrationStatus } from './migrate.js';
+import { loadMigrations, MIGRATIONS_DIR, migrate, migrationStatus } from './migrate.js';
 import { createEmptyPostgresDatabase, type TestStore, testBackends } from './testing/index.js';
 
 describe('migration files', () => {
@@ -16,6 +19,7 @@ describe('migration files', () => {
       ['0006', 'v0.7.0'],
       ['0007', 'v0.8.0'],
       ['0008', 'v0.8.1'],
+      ['0009', 'v0.8.2'],
     ]);
   });
 });
@@ -31,10 +35,10 @@ describe.each(testBackends())('schema on $name', (backend) => {
 
   it('is current after migrating, and migrating again applies nothing', async () => {
     const status = await migrationStatus(store.db);
-    expect(status.current).toBe('0008');
-    expect(status.currentRelease).toBe('v0.8.1');
+    expect(status.current).toBe('0009');
+    expect(status.currentRelease).toBe('v0.8.2');
     expect(status.pending).toEqual([]);
-    expect(await migrate(store.db)).toEqual({ applied: [], current: '0008' });
+    expect(await migrate(store.db)).toEqual({ applied: [], current: '0009' });
   });
 
   it('seeds the seven system item types with the schemas the domain validates against', async () => {
@@ -104,11 +108,73 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('concurrent migration on Pos
       const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
       const results = await Promise.all(stores.map((s) => migrate(s.db)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008']);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009']);
       const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
-      expect(rows).toHaveLength(8);
+      expect(rows).toHaveLength(9);
       await Promise.all(stores.map((s) => s.close()));
     } finally {
+      await empty.drop();
+    }
+  });
+});
+
+describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0009 on a database with items', () => {
+  it('backfills refreshed_at from when each version was written, not from a later restore or a scope-only edit', async () => {
+    const empty = await createEmptyPostgresDatabase();
+    if (!empty) return;
+    const before = mkdtempSync(join(tmpdir(), 'svc-migrations-'));
+    const store = await openStore({ databaseUrl: empty.url, poolSize: 1 });
+    try {
+      for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f < '0009')) copyFileSync(join(MIGRATIONS_DIR, file), join(before, file));
+      await migrate(store.db, before);
+      const ago = (days: number) => new Date(Date.now() - days * 86_400_000);
+      const project = await store.db.insertInto('projects').values({ slug: 'old', name: 'old', settings: '{}' }).returning('id').executeTakeFirstOrThrow();
+      const system = await store.db.insertInto('systems').values({ project_id: project.id, name: 'billing' }).returning('id').executeTakeFirstOrThrow();
+      const [v1, v2, v3, restored, bare] = Array.from({ length: 5 }, () => crypto.randomUUID()) as [string, string, string, string, string];
+      const research = { project_id: project.id, item_type: 'research', source_url: 'https://example.test', context: '{}' };
+      // A chain: written 200 days ago, moved to a system 50 days ago (same content), re-written 10 days ago.
+      await store.db.insertInto('items').values({ ...research, id: v1, chain_id: v1, title: 'Study', body: 'b', is_head: false, updated_at: ago(50) }).execute();
+      await store.db
+        .insertInto('items')
+        .values({ ...research, id: v2, chain_id: v1, supersedes_id: v1, version: 2, title: 'Study', body: 'b', system_id: system.id, is_head: false, updated_at: ago(10) })
+        .execute();
+      await store.db
+        .insertInto('items')
+        .values({ ...research, id: v3, chain_id: v1, supersedes_id: v2, version: 3, title: 'Study', body: 'b, re-read', system_id: system.id, updated_at: ago(10) })
+        .execute();
+      // Written 100 days ago, deleted and restored today; and a row without history.
+      await store.db.insertInto('items').values({ ...research, id: restored, chain_id: restored, title: 'Survey', body: 'b' }).execute();
+      await store.db.insertInto('items').values({ ...research, id: bare, chain_id: bare, title: 'Bare', body: 'b', updated_at: ago(30) }).execute();
+      const history = (item_id: string, version: number, change_kind: 'created' | 'superseded' | 'deleted' | 'restored', days: number) => ({
+        project_id: project.id,
+        item_id,
+        chain_id: item_id === v2 || item_id === v3 ? v1 : item_id,
+        version,
+        change_kind,
+        source: 'test',
+        details: '{}',
+        actor_id: null,
+        changed_at: ago(days),
+      });
+      await store.db
+        .insertInto('items_history')
+        .values([
+          history(v1, 1, 'created', 200),
+          history(v2, 2, 'superseded', 50),
+          history(v3, 3, 'superseded', 10),
+          history(restored, 1, 'created', 100),
+          history(restored, 1, 'deleted', 1),
+          history(restored, 1, 'restored', 0),
+        ])
+        .execute();
+
+      expect((await migrate(store.db)).applied).toEqual(['0009']);
+      const rows = await store.db.selectFrom('items').select(['id', 'refreshed_at']).execute();
+      const days = Object.fromEntries(rows.map((r) => [r.id, Math.round((Date.now() - new Date(r.refreshed_at).getTime()) / 86_400_000)]));
+      expect(days).toEqual({ [v1]: 200, [v2]: 200, [v3]: 10, [restored]: 100, [bare]: 30 });
+    } finally {
+      await store.close();
+      rmSync(before, { recursive: true, force: true });
       await empty.drop();
     }
   });

@@ -70,6 +70,8 @@ export interface ItemsTable {
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** When a person last wrote the content (created it, or edited title, body, context or source_url). */
+  refreshed_at: Timestamp;
   deleted_at: Date | null;
   search: ReadOnly<string>;
 }

@@ -1,6 +1,7 @@
 import type { TsPlan } from '@svc/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { iso } from './refs.js';
+import { researchExpired } from './research.js';
 import type { Database } from './schema.js';
 
 /** Turn a query plan into a tsquery expression made only of functions over bound parameters. */
@@ -23,7 +24,7 @@ export interface SearchFilters {
   project_id: string;
   item_types?: string[] | undefined;
   system_ids?: string[] | undefined;
-  /** Hide research whose head is older than this many days (undefined: show expired research too). */
+  /** Hide research past this time to live, in days (undefined: show expired research too). */
   research_ttl_days?: number | undefined;
 }
 
@@ -63,7 +64,7 @@ function filters(f: SearchFilters): RawBuilder<unknown> {
   if (f.item_types && f.item_types.length > 0) parts.push(sql`i.item_type in (${sql.join(f.item_types)})`);
   if (f.system_ids && f.system_ids.length > 0) parts.push(sql`i.system_id in (${sql.join(f.system_ids.map((id) => sql`${id}::uuid`))})`);
   if (f.research_ttl_days !== undefined) {
-    parts.push(sql`not (i.item_type = 'research' and i.updated_at < now() - make_interval(days => ${f.research_ttl_days}::int))`);
+    parts.push(sql`not ${researchExpired('i', f.research_ttl_days)}`);
   }
   return sql.join(parts, sql` and `);
 }

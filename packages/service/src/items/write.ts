@@ -5,6 +5,7 @@ import {
   type LinkType,
   type Project,
   parseIdRef,
+  rewritesContent,
   SvcError,
   shortId,
   validateContext,
@@ -200,7 +201,7 @@ export async function supersede(
   extraImpacts: string[] = [],
 ): Promise<{ item: Item; changed: boolean }> {
   if (sameContent(head, values)) return { item: head, changed: false };
-  const next = await supersedeItem(txOf(ctx), head, { ...values, created_by: ctx.actor?.id ?? null });
+  const next = await supersedeItem(txOf(ctx), head, { ...values, created_by: ctx.actor?.id ?? null }, rewritesContent(head, values));
   const computed = classifySemanticImpact(head, next);
   const impacts = [...new Set([...computed, ...extraImpacts])];
   await recordHistory(ctx.tx, {

@@ -44,15 +44,19 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
       },
     },
     'dependency-cycle': {
+      // A waits on B (A depends on B) and B waits on A (A blocks B): a deadlock.
       fire: async () => {
-        const a = await item('A');
-        const b = await item('B', { links: [{ type: 'depends', target_id: a.id }] });
+        const b = await item('B');
+        const a = await item('A', { links: [{ type: 'depends', target_id: b.id }] });
         await call('link_add', { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
       },
+      // "B depends on A" and "A blocks B" both say B waits on A: one fact twice, no cycle.
       quiet: async () => {
         const a = await item('A');
         const b = await item('B', { links: [{ type: 'depends', target_id: a.id }] });
+        await call('link_add', { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
         await call('link_add', { project_id: 'chk', from_id: a.id, type: 'supersedes', to_id: b.id });
+        await call('link_add', { project_id: 'chk', from_id: b.id, type: 'conflicts', to_id: a.id });
       },
     },
     'chain-integrity': {
@@ -255,19 +259,48 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     expect(typo.message).toContain('ttl_dayz');
   });
 
+  it('reads a blocks link as the target waiting on its source: depends plus blocks the same way round is no cycle', async () => {
+    // A depends on B: A waits on B. B blocks A: A waits on B. The same fact twice.
+    const b = await item('B');
+    const a = await item('A', { links: [{ type: 'depends', target_id: b.id }] });
+    await call('link_add', { project_id: 'chk', from_id: b.id, type: 'blocks', to_id: a.id });
+    expect(await run('dependency-cycle')).toEqual([]);
+    // Blocks alone, both ways round: A blocks B and B blocks A is a deadlock.
+    const c = await item('C');
+    const d = await item('D', { links: [{ type: 'blocks', target_id: c.id }] });
+    await call('link_add', { project_id: 'chk', from_id: c.id, type: 'blocks', to_id: d.id });
+    expect((await run('dependency-cycle')).map((f) => f.items.map((i) => i.title).sort())).toEqual([['C', 'D']]);
+  });
+
+  it('reports A depends on B plus A blocks B as a deadlock naming both items', async () => {
+    const b = await item('Schema migration');
+    const a = await item('Cache layer', { links: [{ type: 'depends', target_id: b.id }] });
+    await call('link_add', { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
+    const findings = await run('dependency-cycle');
+    expect(findings).toHaveLength(1);
+    expect(findings[0]?.items.map((i) => [i.id, i.title]).sort()).toEqual(
+      [
+        [a.id, 'Cache layer'],
+        [b.id, 'Schema migration'],
+      ].sort(),
+    );
+  });
+
   it('reports a dependency cycle among current versions only, across edits, not through a deleted item', async () => {
-    const a = await item('A');
-    const b = await item('B', { links: [{ type: 'depends', target_id: a.id }] });
+    const b = await item('B');
+    const a = await item('A', { links: [{ type: 'depends', target_id: b.id }] });
     await call('link_add', { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
     const a2 = await item('A edited', { item_id: a.id });
     const [cycle] = await run('dependency-cycle');
     expect(cycle?.items.map((i) => i.title).sort()).toEqual(['A edited', 'B']);
     expect(cycle?.items.map((i) => i.id)).toContain(a2.id);
+    // B waits on D (depends), D on C (C blocks D), C on B (depends).
     const c = await item('C', { links: [{ type: 'depends', target_id: b.id }] });
-    const d = await item('D', { links: [{ type: 'depends', target_id: c.id }] });
+    const d = await item('D');
+    await call('link_add', { project_id: 'chk', from_id: c.id, type: 'blocks', to_id: d.id });
     await call('link_add', { project_id: 'chk', from_id: b.id, type: 'depends', to_id: d.id });
     // One strongly connected group: A ↔ B and B → D → C → B.
-    expect((await run('dependency-cycle')).map((f) => f.items.length)).toEqual([4]);
+    expect((await run('dependency-cycle')).map((f) => f.items.map((i) => i.title).sort())).toEqual([['A edited', 'B', 'C', 'D']]);
     await call('item_delete', { item_id: d.id });
     expect((await run('dependency-cycle')).map((f) => f.items.map((i) => i.title).sort())).toEqual([['A edited', 'B']]);
   });

@@ -14,8 +14,13 @@ interface Reached {
   via_chain_id: string;
 }
 
-/** Breadth-first search written independently of the service: the specification of svc_impact. */
-function referenceImpact(ids: string[], deleted: Set<number>, edges: Edge[], start: number, depth: number): Reached[] {
+type Direction = 'outgoing' | 'incoming';
+
+/**
+ * Breadth-first search written independently of the service: the specification of svc_impact. Outgoing
+ * follows each link from its source to its target; incoming follows it backwards, from target to source.
+ */
+function referenceImpact(ids: string[], deleted: Set<number>, edges: Edge[], start: number, depth: number, direction: Direction): Reached[] {
   const best = new Map<number, Reached>();
   let frontier = [start];
   const seen = new Set([start]);
@@ -23,14 +28,15 @@ function referenceImpact(ids: string[], deleted: Set<number>, edges: Edge[], sta
     const next = new Map<number, Reached>();
     for (const from of frontier) {
       for (const e of edges) {
-        if (e.from !== from || deleted.has(e.to) || seen.has(e.to)) continue;
-        const candidate = { chain_id: ids[e.to] as string, depth: d, link_type: e.type, via_chain_id: ids[from] as string };
-        const current = next.get(e.to);
+        const [near, far] = direction === 'outgoing' ? [e.from, e.to] : [e.to, e.from];
+        if (near !== from || deleted.has(far) || seen.has(far)) continue;
+        const candidate = { chain_id: ids[far] as string, depth: d, link_type: e.type, via_chain_id: ids[from] as string };
+        const current = next.get(far);
         const better =
           !current ||
           TYPES.indexOf(e.type) < TYPES.indexOf(current.link_type as Edge['type']) ||
           (e.type === current.link_type && candidate.via_chain_id < current.via_chain_id);
-        if (better) next.set(e.to, candidate);
+        if (better) next.set(far, candidate);
       }
     }
     for (const [node, reached] of next) {
@@ -45,6 +51,7 @@ function referenceImpact(ids: string[], deleted: Set<number>, edges: Edge[], sta
 describe.each(testBackends())('svc_impact on $name', (backend) => {
   let svc: TestService;
   let call: (name: string, input: unknown) => Promise<unknown>;
+  let impactProject: string;
   let otherProject: string;
   let otherItem: string;
 
@@ -53,6 +60,7 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
     await svc.store.reset();
     const seeded = await svc.seed('impact');
     call = svc.as(seeded.actorId);
+    impactProject = seeded.projectId;
     otherProject = (await svc.seed('impact-other')).projectId;
     otherItem = randomUUID();
     await svc.store.db
@@ -64,7 +72,7 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
     await svc.close();
   });
 
-  it('equals a reference breadth-first search on 500 random graphs at every depth 1 to 7', async () => {
+  it('equals a reference breadth-first search on 500 random graphs, in both directions at every depth 1 to 6', async () => {
     let graph = 0;
     const graphs = fc.record({
       size: fc.integer({ min: 1, max: 9 }),
@@ -105,16 +113,20 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
         const deleted = new Set(rawDeleted.map((d) => d % size).filter((d) => d !== start));
         for (const d of deleted) await svc.store.db.updateTable('items').set({ deleted_at: new Date() }).where('id', '=', ids[d]!).execute();
 
-        for (let depth = 1; depth <= 7; depth++) {
-          const result = (await call('svc_impact', { project_id: project.slug, item_id: ids[start], depth })) as {
-            depth: number;
-            reachable: Reached[];
-          };
-          expect(result.depth).toBe(Math.min(depth, 5));
-          const got = result.reachable
-            .map(({ chain_id, depth: d, link_type, via_chain_id }) => ({ chain_id, depth: d, link_type, via_chain_id }))
-            .sort((a, b) => a.chain_id.localeCompare(b.chain_id));
-          expect(got).toEqual(referenceImpact(ids, deleted, edges, start, depth));
+        for (const direction of ['outgoing', 'incoming'] as const) {
+          for (let depth = 1; depth <= 6; depth++) {
+            const result = (await call('svc_impact', { project_id: project.slug, item_id: ids[start], depth, direction })) as {
+              depth: number;
+              direction: Direction;
+              reachable: Reached[];
+            };
+            expect(result.depth).toBe(Math.min(depth, 5));
+            expect(result.direction).toBe(direction);
+            const got = result.reachable
+              .map(({ chain_id, depth: d, link_type, via_chain_id }) => ({ chain_id, depth: d, link_type, via_chain_id }))
+              .sort((a, b) => a.chain_id.localeCompare(b.chain_id));
+            expect(got).toEqual(referenceImpact(ids, deleted, edges, start, depth, direction));
+          }
         }
       }),
       { numRuns: 500 },
@@ -149,6 +161,53 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
     expect(result.reachable[199]).toMatchObject({ depth: 2, link_type: 'blocks' });
   });
 
+  it('follows outgoing links by default and incoming links on request: from the database decision, what depends on it', async () => {
+    const db = (await call('svc_item_upsert', { project_id: 'impact', title: 'Use PostgreSQL' })) as { id: string };
+    const cache = (await call('svc_item_upsert', { project_id: 'impact', title: 'Cache in Postgres', links: [{ type: 'depends', target_id: db.id }] })) as {
+      id: string;
+    };
+    const outgoing = (await call('svc_impact', { project_id: 'impact', item_id: db.id })) as { direction: string; reachable: Reached[] };
+    expect(outgoing.direction).toBe('outgoing');
+    expect(outgoing.reachable).toEqual([]);
+    const incoming = (await call('svc_impact', { project_id: 'impact', item_id: db.id, direction: 'incoming' })) as {
+      direction: string;
+      reachable: (Reached & { id: string; title: string })[];
+    };
+    expect(incoming.direction).toBe('incoming');
+    expect(incoming.reachable.map((r) => [r.id, r.title, r.link_type, r.depth])).toEqual([[cache.id, 'Cache in Postgres', 'depends', 1]]);
+    const fromCache = (await call('svc_impact', { project_id: 'impact', item_id: cache.id })) as { reachable: { id: string }[] };
+    expect(fromCache.reachable.map((r) => r.id)).toEqual([db.id]);
+    const bad = (await call('svc_impact', { project_id: 'impact', item_id: db.id, direction: 'both' }).catch((e) => e)) as { code: string; details: { field: string } };
+    expect(bad.code).toBe('invalid_input');
+    expect(bad.details.field).toBe('direction');
+  });
+
+  it('resolves the item without project_id: a full UUID in any project, a prefix only when unique across projects', async () => {
+    const here = (await call('svc_item_upsert', { project_id: 'impact', title: 'Here' })) as { id: string };
+    const next = (await call('svc_item_upsert', { project_id: 'impact', title: 'Next', links: [{ type: 'blocks', target_id: here.id }] })) as { id: string };
+    const byUuid = (await call('svc_impact', { item_id: next.id })) as { item: { id: string }; reachable: { id: string }[] };
+    expect(byUuid.item.id).toBe(next.id);
+    expect(byUuid.reachable.map((r) => r.id)).toEqual([here.id]);
+    expect(await call('svc_impact', { item_id: next.id.slice(0, 8) })).toEqual(byUuid);
+    // The item of the other project: its full UUID resolves without a project, and not inside this one.
+    expect(((await call('svc_impact', { item_id: otherItem })) as { item: { title: string } }).item.title).toBe('elsewhere');
+    const scoped = (await call('svc_impact', { project_id: 'impact', item_id: otherItem }).catch((e) => e)) as { code: string };
+    expect(scoped.code).toBe('not_found');
+    // Two items in two projects sharing a prefix: ambiguous without a project, resolved inside one.
+    const twin = `${otherItem.slice(0, 8)}-0000-4000-8000-000000000000`;
+    await svc.store.db
+      .insertInto('items')
+      .values({ id: twin, chain_id: twin, project_id: impactProject, item_type: 'decision', title: 'twin', context: '{}' })
+      .execute();
+    const ambiguous = (await call('svc_impact', { item_id: otherItem.slice(0, 8) }).catch((e) => e)) as {
+      code: string;
+      details: { candidates: { id: string }[] };
+    };
+    expect(ambiguous.code).toBe('ambiguous_id');
+    expect(ambiguous.details.candidates.map((c) => c.id).sort()).toEqual([otherItem, twin].sort());
+    expect(((await call('svc_impact', { project_id: 'impact', item_id: otherItem.slice(0, 8) })) as { item: { id: string } }).item.id).toBe(twin);
+  });
+
   it('renders markdown citing the reachable items, and says so when none are', async () => {
     const a = (await call('svc_item_upsert', { project_id: 'impact', title: 'Root decision' })) as { id: string };
     const b = (await call('svc_item_upsert', { project_id: 'impact', title: 'Depends on root', links: [] })) as { id: string };
@@ -156,9 +215,13 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
     const op = findOperation('svc_impact')!;
     if (op.presentation.kind !== 'markdown') throw new Error('markdown expected');
     const text = op.presentation.render((await call('svc_impact', { project_id: 'impact', item_id: a.id.slice(0, 8) })) as never);
+    expect(text).toContain('outgoing links');
     expect(text).toContain('## Depth 1');
     expect(text).toContain(`- depends → **Depends on root** (\`${b.id.slice(0, 8)}\`, decision)`);
     const lonely = op.presentation.render((await call('svc_impact', { project_id: 'impact', item_id: b.id })) as never);
     expect(lonely).toContain('_No items are reachable');
+    const back = op.presentation.render((await call('svc_impact', { project_id: 'impact', item_id: b.id, direction: 'incoming' })) as never);
+    expect(back).toContain('incoming links');
+    expect(back).toContain(`- depends ← **Root decision** (\`${a.id.slice(0, 8)}\`, decision)`);
   });
 });

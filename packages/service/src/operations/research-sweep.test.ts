@@ -5,7 +5,7 @@ import { useTestService } from '../testing/suite.js';
 
 interface Sweep {
   ttl_days: number;
-  expired: { id: string; title: string; updated_at: string }[];
+  expired: { id: string; title: string; refreshed_at: string }[];
   expired_count: number;
   soft_deleted: boolean;
   truncated: boolean;
@@ -44,8 +44,8 @@ describe.each(testBackends())('research_sweep on $name', (backend) => {
     expect(listed).toEqual({
       ttl_days: 90,
       expired: [
-        { id: older.id, title: older.title, updated_at: expect.any(String) },
-        { id: old.id, title: old.title, updated_at: expect.any(String) },
+        { id: older.id, title: older.title, refreshed_at: expect.any(String) },
+        { id: old.id, title: old.title, refreshed_at: expect.any(String) },
       ],
       expired_count: 2,
       soft_deleted: false,
@@ -67,6 +67,46 @@ describe.each(testBackends())('research_sweep on $name', (backend) => {
 
     await call('item_restore', { item_id: old.id });
     expect(await deletedAt(old.id)).toBeNull();
+  });
+
+  it('counts expiry from the last write of the reference, not from a delete, restore or scope change', async () => {
+    const survey = await item('Library survey', 91);
+    const pricing = await item('Pricing page', 85);
+    for (const id of [survey.id, pricing.id]) {
+      await call('item_delete', { item_id: id });
+      await call('item_restore', { item_id: id });
+    }
+    const rule = async (id: string) =>
+      ((await call('svc_check', { project_id: 'sweep', rule: id })) as { results: { findings: { items: { title: string }[] }[] }[] }).results[0]?.findings.map(
+        (f) => f.items[0]?.title,
+      );
+    const searched = async (include_expired: boolean) =>
+      ((await call('svc_item_search', { project_id: 'sweep', query: 'survey OR pricing', include_expired })) as { items: { title: string }[] }).items
+        .map((i) => i.title)
+        .sort();
+    const briefed = async () => ((await call('svc_brief', { project_id: 'sweep' })) as { recent_items: { title: string }[] }).recent_items.map((i) => i.title);
+
+    expect((await sweep()).expired.map((e) => e.id)).toEqual([survey.id]);
+    expect(await rule('research-expired')).toEqual(['Library survey']);
+    expect(await rule('research-expiring')).toEqual(['Pricing page']);
+    expect(await searched(false)).toEqual(['Pricing page']);
+    expect(await searched(true)).toEqual(['Library survey', 'Pricing page']);
+    expect(await briefed()).toEqual(['Pricing page']);
+
+    // Swept and restored: still as old as its reference.
+    await sweep(true);
+    await call('item_restore', { item_id: survey.id });
+    expect((await sweep()).expired.map((e) => e.title)).toEqual(['Library survey']);
+
+    // Moving it to a system is not a new look at the source; editing what it says is.
+    await call('system_add', { project_id: 'sweep', name: 'billing' });
+    const moved = (await call('svc_item_upsert', { project_id: 'sweep', item_id: survey.id, system_id: 'billing' })) as Item;
+    expect((await sweep()).expired.map((e) => e.id)).toEqual([moved.id]);
+    const reread = (await call('svc_item_upsert', { project_id: 'sweep', item_id: moved.id, body: 'Re-read in full; still current.' })) as Item;
+    expect((await sweep()).expired_count).toBe(0);
+    expect(await rule('research-expired')).toEqual([]);
+    expect(await searched(false)).toEqual(['Library survey', 'Pricing page']);
+    expect(reread.version).toBe(3);
   });
 
   it('names at most 200 expired items and counts them all', async () => {

@@ -1,5 +1,4 @@
-import { recordHistory, resolveProject, setChainDeleted, type Database, type Transaction } from '@svc/store';
-import { sql } from 'kysely';
+import { listExpiredResearch, recordHistory, resolveProject, setChainDeleted, type Database, type Transaction } from '@svc/store';
 import { z } from 'zod';
 import { projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -14,7 +13,8 @@ export const researchSweep = defineOperation({
   surface: 'operator',
   title: 'Sweep expired research',
   description:
-    "List research items past the project's research.ttl_days, oldest first; with soft_delete, soft-delete them " +
+    "List research items past the project's research.ttl_days since a person last wrote them (refreshed_at), oldest " +
+    'first; with soft_delete, soft-delete them ' +
     `(restorable with svc item restore). One sweep handles up to ${MAX_SWEEP.toLocaleString('en')} and names the first ${MAX_LISTED}. ` +
     'Returns {ttl_days, expired, expired_count, soft_deleted, truncated, remaining}: truncated when expired names fewer than ' +
     'expired_count, remaining when more expired items are left for another sweep.',
@@ -26,12 +26,7 @@ export const researchSweep = defineOperation({
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const ttl = project.settings.research.ttl_days;
-    const { rows } = await sql<{ id: string; chain_id: string; title: string; version: number; updated_at: Date }>`
-      select id, chain_id, title, version, updated_at from items
-      where project_id = ${project.id}::uuid and item_type = 'research' and is_head and deleted_at is null
-        and updated_at < now() - make_interval(days => ${ttl}::int)
-      order by updated_at, id
-      limit ${MAX_SWEEP + 1}`.execute(ctx.tx);
+    const rows = await listExpiredResearch(ctx.tx, project.id, ttl, MAX_SWEEP + 1);
     const remaining = rows.length > MAX_SWEEP;
     const swept = rows.slice(0, MAX_SWEEP);
     if (input.soft_delete) {
@@ -54,7 +49,7 @@ export const researchSweep = defineOperation({
     ctx.audit({ project_id: project.id, target_kind: 'project', target_id: project.id, details: { expired: swept.length, soft_deleted: input.soft_delete === true } });
     return {
       ttl_days: ttl,
-      expired: swept.slice(0, MAX_LISTED).map((r) => ({ id: r.id, title: r.title, updated_at: r.updated_at.toISOString() })),
+      expired: swept.slice(0, MAX_LISTED).map((r) => ({ id: r.id, title: r.title, refreshed_at: new Date(r.refreshed_at).toISOString() })),
       expired_count: swept.length,
       soft_deleted: input.soft_delete === true,
       truncated: swept.length > MAX_LISTED,

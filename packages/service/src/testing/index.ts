@@ -16,7 +16,10 @@ export interface TestService extends Service {
   seed(slug?: string): Promise<{ actorId: string; projectId: string; slug: string }>;
   /** Call as a tool over a surface that carries the actor (the seeded one by default). */
   as(actorId: string): (name: string, input: unknown) => Promise<unknown>;
-  /** Set a row's updated_at `ms` milliseconds into the past (aging research, stale work, recency order). */
+  /**
+   * Set a row's updated_at `ms` milliseconds into the past (aging research, stale work, recency order); an item's
+   * refreshed_at too, as if it had been written then.
+   */
   backdate(table: 'items' | 'work_units', id: string, ms: number): Promise<void>;
 }
 
@@ -41,7 +44,9 @@ export async function openTestService(backend: TestBackend): Promise<TestService
       return (name, input) => service.call(name, input, { source: 'test', actorId });
     },
     async backdate(table, id, ms) {
-      await store.db.updateTable(table).set({ updated_at: new Date(Date.now() - ms) }).where('id', '=', id).execute();
+      const then = new Date(Date.now() - ms);
+      if (table === 'items') await store.db.updateTable('items').set({ updated_at: then, refreshed_at: then }).where('id', '=', id).execute();
+      else await store.db.updateTable(table).set({ updated_at: then }).where('id', '=', id).execute();
     },
   };
 }

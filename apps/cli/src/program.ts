@@ -338,6 +338,23 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     c.addHelpText('after', '\nExamples:\n  svc check my-project\n  svc check my-project --rule dependency-cycle --json\n  svc check my-project --severity warn');
   });
 
+  // purge
+  op(
+    program,
+    'purge',
+    'rewrite the tables redaction changes (VACUUM FULL), so redacted text leaves the database files too',
+    'storage_purge',
+    () => ({}),
+    (c) => {
+      actorOption(c);
+      c.addHelpText(
+        'after',
+        '\nRedaction removes text from every answer at once; the old bytes stay in the data files until this runs.\n' +
+          'Each table is locked while it is rewritten. Backups, WAL archives and replicas are yours to handle.',
+      );
+    },
+  );
+
   // export, import
   program
     .command('export <project>')

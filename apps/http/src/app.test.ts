@@ -146,3 +146,39 @@ describe.each(testBackends())('HTTP impact and checks on $name', (backend) => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe.each(testBackends())('HTTP redaction of a promoted capture on $name', (backend) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('redacting a promoted capture "ok" over REST redacts its item and leaves "token" intact everywhere', async () => {
+    await svc.store.reset();
+    const { actorId } = await svc.seed('web');
+    const app = createHttpApp(svc);
+    const post = async (path: string, body: unknown) => {
+      const response = await app.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-actor': actorId },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { id: string; item_id: string };
+    };
+    const capture = await post('/captures', { text: 'ok' });
+    const promoted = await post(`/captures/${capture.id}/promote`, { project_id: 'web', title: 'Token rotation' });
+    const edited = await post('/projects/web/items', { item_id: promoted.item_id, body: 'ok: the token rotates monthly' });
+    const other = await post('/projects/web/items', { title: 'token looks ok', body: 'this token is ok' });
+
+    expect(await post(`/captures/${capture.id}/redact`, {})).toEqual({ id: capture.id, state: 'redacted', item_id: promoted.item_id });
+    const shown = async (id: string) => ((await (await app.request(`/items/${id}`)).json()) as { item: { title: string; body: string } }).item;
+    expect(await shown(edited.id)).toMatchObject({ title: '[redacted]', body: '[redacted]' });
+    expect(await shown(other.id)).toMatchObject({ title: 'token looks ok', body: 'this token is ok' });
+    const hits = (await (await app.request('/projects/web/items/search?query=token')).json()) as { items: { id: string }[] };
+    expect(hits.items.map((i) => i.id)).toEqual([other.id]);
+  });
+});

@@ -36,6 +36,7 @@ import { projectConfigExport, projectConfigImport } from './operations/project-c
 import { qaAdd, qaFail, qaListPending, qaPass } from './operations/qa.js';
 import { researchSweep } from './operations/research-sweep.js';
 import { saveDecisions } from './operations/save-decisions.js';
+import { storagePurge } from './operations/storage-purge.js';
 import { systemAdd } from './operations/system-add.js';
 import { projectExport, projectImport } from './operations/transfer.js';
 import { taskAdd, taskBlock, taskDone, taskEdit, taskList, taskStart } from './operations/task.js';
@@ -89,6 +90,7 @@ export const catalog: readonly AnyOperation[] = [
   projectExport,
   projectImport,
   researchSweep,
+  storagePurge,
   systemAdd,
   actorAdd,
   actorList,

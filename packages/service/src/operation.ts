@@ -61,6 +61,11 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O = unknown> {
   readonly presentation: Presentation<O>;
   /** A read of several statements that must see one snapshot (export): runs in a read-only transaction. */
   readonly snapshot?: boolean;
+  /**
+   * A maintenance write that cannot run in a transaction block (VACUUM): the runner gives it no transaction and
+   * writes its audit row after it. Operator surface only.
+   */
+  readonly outsideTransaction?: boolean;
   /** Input field whose value, when given, names the acting actor (capture tools take actor_id). */
   readonly actorField?: keyof z.output<I> & string;
   /**

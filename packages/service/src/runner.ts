@@ -93,27 +93,29 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
     if (actorId !== undefined && !isUuid(actorId)) {
       throw new SvcError('invalid_input', `actor: '${actorId}' is not an actor UUID`, { field: 'actor' });
     }
+    const write = async (db: Kysely<Database>) => {
+      const actor = actorId === undefined ? null : await requireActor(db, actorId.toLowerCase(), 'actor');
+      let target: AuditTarget = {};
+      const ctx = makeContext(runtime, db, actor, call, requestId, (t) => {
+        target = { ...target, ...t, details: { ...target.details, ...t.details } };
+      });
+      const result = await op.run(ctx, input);
+      await writeAudit(db, {
+        actor_id: actor?.id ?? null,
+        source: call.source,
+        operation: op.name,
+        project_id: target.project_id ?? null,
+        target_kind: target.target_kind ?? null,
+        target_id: target.target_id ?? null,
+        request_id: requestId,
+        details: target.details ?? {},
+      });
+      return result;
+    };
+    if (op.outsideTransaction) return await write(runtime.store.db);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await runtime.store.db.transaction().execute(async (tx) => {
-          const actor = actorId === undefined ? null : await requireActor(tx, actorId.toLowerCase(), 'actor');
-          let target: AuditTarget = {};
-          const ctx = makeContext(runtime, tx, actor, call, requestId, (t) => {
-            target = { ...target, ...t, details: { ...target.details, ...t.details } };
-          });
-          const result = await op.run(ctx, input);
-          await writeAudit(tx, {
-            actor_id: actor?.id ?? null,
-            source: call.source,
-            operation: op.name,
-            project_id: target.project_id ?? null,
-            target_kind: target.target_kind ?? null,
-            target_id: target.target_id ?? null,
-            request_id: requestId,
-            details: target.details ?? {},
-          });
-          return result;
-        });
+        return await runtime.store.db.transaction().execute(write);
       } catch (error) {
         if (attempt < 3 && isRetryable(error)) continue;
         throw error;

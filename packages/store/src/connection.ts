@@ -40,6 +40,12 @@ export interface Store {
   readonly location: string;
   /** One trivial round trip through the pool (readiness). */
   ping(): Promise<void>;
+  /**
+   * Run `fn` on a session for maintenance statements that cannot run in a transaction block and may outlast
+   * the statement time-out (VACUUM): on PostgreSQL a connection of its own with no time-out; on PGlite the one
+   * connection, taken in turn like any other caller's.
+   */
+  maintenance<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -138,6 +144,20 @@ async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
     async ping() {
       await sql`select 1`.execute(db);
     },
+    async maintenance(fn) {
+      const session = new Kysely<Database>({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, application_name: 'svc maintenance' }) }),
+      });
+      try {
+        return await session.connection().execute(async (conn) => {
+          // A role or database default could still set one.
+          await sql`set statement_timeout = 0`.execute(conn);
+          return fn(conn);
+        });
+      } finally {
+        await session.destroy();
+      }
+    },
     async close() {
       await db.destroy();
     },
@@ -168,6 +188,7 @@ async function openPGlite(config: StoreConfig): Promise<Store> {
     async ping() {
       await sql`select 1`.execute(db);
     },
+    maintenance: (fn) => fn(db),
     async close() {
       await db.destroy();
       try {

@@ -11,9 +11,9 @@ export {
   type ItemValues,
   listChainVersions,
   lockHead,
-  maskTextInChain,
   type ResolvedItem,
   type ResolveOptions,
+  redactChainText,
   resolveItem,
   type ShownItem,
   setChainDeleted,
@@ -23,6 +23,7 @@ export {
   updateHeadState,
 } from './items.js';
 export { addLink, type Link, listLinksOf, removeLink } from './links.js';
+export { REDACTABLE_TABLES, type RedactableTable, type RewrittenTable, rewriteTables } from './maintenance.js';
 export {
   assertSchemaCurrent,
   loadMigrations,

@@ -256,16 +256,16 @@ export async function setChainDeleted(tx: Transaction<Database>, chainId: string
 }
 
 /**
- * Replace every occurrence of `text` in the title and body of every version of the chain holding `itemId`
- * (deleted ones too) with [redacted]; the search vector follows (a generated column). Returns how many
- * versions held it. Redaction of a promoted capture (decision 0011): promotion with an empty body copies the
- * capture text verbatim, and later versions keep what they did not change.
+ * Redact the text of every version of the chain holding `itemId` (deleted ones too): title and body become
+ * [redacted], every other column stays; the search vector follows (a generated column). Returns how many
+ * versions changed. Redaction of a promoted capture (decision 0015): the item was made from the capture, and
+ * svc cannot tell which of its words carry the secret, so none of them are kept.
  */
-export async function maskTextInChain(db: Kysely<Database>, itemId: string, text: string): Promise<number> {
+export async function redactChainText(db: Kysely<Database>, itemId: string): Promise<number> {
   const { rows } = await sql<{ id: string }>`
-    update items set title = replace(title, ${text}, ${REDACTED}), body = replace(body, ${text}, ${REDACTED})
+    update items set title = ${REDACTED}, body = ${REDACTED}
     where chain_id = (select chain_id from items where id = ${itemId}::uuid)
-      and (strpos(title, ${text}) > 0 or strpos(body, ${text}) > 0)
+      and (title <> ${REDACTED} or body <> ${REDACTED})
     returning id`.execute(db);
   return rows.length;
 }

@@ -96,43 +96,139 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     await expectNowhere(marker, id);
   });
 
-  it('redacting a promoted capture masks its text in every version of the item that still holds it', async () => {
+  interface Version {
+    id: string;
+    title: string;
+    body: string;
+    item_type: string;
+    status: string | null;
+    context: Record<string, unknown>;
+    version: number;
+    deleted_at: string | null;
+  }
+  interface Chain {
+    versions: Version[];
+    entries: { change_kind: string; version: number; semantic_impacts: string[]; details: unknown }[];
+  }
+  const chainOf = async (itemId: string) => (await call('item_history', { item_id: itemId })) as Chain;
+  const itemHits = async (query: string) =>
+    ((await call('svc_item_search', { project_id: 'cap', query })) as { items: { id: string }[] }).items.map((i) => i.id);
+
+  it('redacting a promoted capture redacts the item made from it: title and body of every version, nothing else', async () => {
     const marker = `zqxmarker${Date.now().toString(36)}`;
     const { id } = await add(`token ${marker} for the staging API`);
-    const promoted = (await call('svc_capture_promote', { capture_id: id, project_id: 'cap', title: 'Staging access' })) as { item_id: string };
+    // The title is typed at promotion from a fragment of the capture; the body is copied from it.
+    const promoted = (await call('svc_capture_promote', { capture_id: id, project_id: 'cap', title: `Staging ${marker}` })) as { item_id: string };
+    // An edit after promotion that no longer holds the capture text verbatim, but still the secret.
     const v2 = (await call('svc_item_upsert', {
       project_id: 'cap',
       item_id: promoted.item_id,
-      body: `token ${marker} for the staging API\nRotate it monthly.`,
+      body: `Token ${marker}, fixed for staging.\nRotate it monthly.`,
     })) as { id: string };
-    const findMarker = async () =>
-      ((await call('svc_item_search', { project_id: 'cap', query: marker })) as { items: unknown[] }).items.length;
-    expect(await findMarker()).toBe(1);
+    const other = (await call('svc_item_upsert', { project_id: 'cap', item_type: 'knowledge', title: 'Rotation', body: 'Rotate every token monthly.' })) as { id: string };
+    await call('link_add', { project_id: 'cap', from_id: other.id, type: 'depends', to_id: promoted.item_id });
+    expect(await itemHits(marker)).toEqual([v2.id]);
+    // Deleted versions are redacted too (restored below, so search would see them again).
+    await call('item_delete', { project_id: 'cap', item_id: promoted.item_id });
+    const before = await chainOf(promoted.item_id);
+    const otherBefore = await chainOf(other.id);
 
-    await call('svc_capture_redact', { capture_id: id });
-    const shown = (await call('item_show', { item_id: v2.id })) as { item: { body: string; title: string } };
-    expect(shown.item).toMatchObject({ title: 'Staging access', body: '[redacted]\nRotate it monthly.' });
-    expect(await findMarker()).toBe(0);
+    const ack = (await call('svc_capture_redact', { capture_id: id })) as { id: string; state: string; item_id: string };
+    expect(ack).toEqual({ id, state: 'redacted', item_id: promoted.item_id });
+    const op = findOperation('svc_capture_redact')!;
+    expect(op.presentation.kind === 'ack' && op.presentation.render(ack as never)).toBe(`capture ${id.slice(0, 8)} redacted item ${promoted.item_id.slice(0, 8)}`);
+
+    const after = await chainOf(promoted.item_id);
+    expect(after.versions.map((v) => [v.version, v.title, v.body])).toEqual([
+      [1, '[redacted]', '[redacted]'],
+      [2, '[redacted]', '[redacted]'],
+    ]);
+    // Everything but the text stays: ids, type, status, context, deletion, history entries and their labels.
+    const rest = (c: Chain) => ({ versions: c.versions.map(({ title: _t, body: _b, ...v }) => v), entries: c.entries });
+    expect(rest(after)).toEqual(rest(before));
+    expect(await chainOf(other.id)).toEqual(otherBefore);
+    const links = (await call('item_show', { item_id: other.id })) as { links: { to_chain_id: string }[] };
+    expect(links.links.map((l) => l.to_chain_id)).toEqual([promoted.item_id]);
+
+    await call('item_restore', { project_id: 'cap', item_id: promoted.item_id });
+    const shown = (await call('item_show', { item_id: v2.id })) as { item: Version };
+    expect(shown.item).toMatchObject({ id: v2.id, title: '[redacted]', body: '[redacted]', version: 2 });
+    for (const word of [marker, 'staging', 'monthly']) {
+      expect(await itemHits(word)).toEqual(word === 'monthly' ? [other.id] : []);
+    }
+    const history = (await call('svc_history_query', { project_id: 'cap', item_id: promoted.item_id })) as { entries: unknown[] };
+    expect(JSON.stringify(history)).not.toContain(marker);
+    const exported = (await call('project_export', { project_id: 'cap' })) as { lines: string[] };
+    expect(exported.lines.join('\n')).not.toContain(marker);
+    expect(exported.lines.join('\n')).toContain('Rotate every token monthly.');
     const audit = await svc.store.db.selectFrom('audit_log').select('details').where('operation', '=', 'svc_capture_redact').executeTakeFirstOrThrow();
-    expect(audit.details).toEqual({ from: 'promoted', to: 'redacted', item_id: promoted.item_id, masked_item_versions: 2 });
+    expect(audit.details).toEqual({ from: 'promoted', to: 'redacted', item_id: promoted.item_id, redacted_item_versions: 2 });
     await expectNowhere(marker, id);
   });
 
-  /** No row of any table holds `marker` (PostgreSQL: the whole pg_dump), while `id` is still there. */
+  it('redacting a promoted capture "ok" corrupts no word anywhere: "token" stays "token"', async () => {
+    const { id } = await add('ok');
+    const promoted = (await call('svc_capture_promote', { capture_id: id, project_id: 'cap', title: 'Token rotation' })) as { item_id: string };
+    await call('svc_item_upsert', { project_id: 'cap', item_id: promoted.item_id, body: 'ok: the token rotates monthly' });
+    const other = (await call('svc_item_upsert', {
+      project_id: 'cap',
+      item_type: 'knowledge',
+      title: 'token looks ok',
+      body: 'The broken tokens are not ok; this token is ok.',
+    })) as { id: string };
+    const otherBefore = await chainOf(other.id);
+
+    await call('svc_capture_redact', { capture_id: id });
+    expect(await chainOf(other.id)).toEqual(otherBefore);
+    expect((await chainOf(promoted.item_id)).versions.map((v) => [v.title, v.body])).toEqual([
+      ['[redacted]', '[redacted]'],
+      ['[redacted]', '[redacted]'],
+    ]);
+    expect(await itemHits('token')).toEqual([other.id]);
+    expect(await itemHits('ok')).toEqual([other.id]);
+    const { rows } = await sql<{ n: string }>`select count(*)::text as n from items where title || body like '%[redacted]%' and title <> '[redacted]'`.execute(svc.store.db);
+    expect(rows[0]?.n).toBe('0');
+    for (const table of await publicTables()) {
+      const { rows: hits } = await sql<{ row: string }>`select t::text as row from ${sql.table(table)} t where t::text like '%_[redacted]%' escape '!'`.execute(svc.store.db);
+      expect(hits.filter((h) => /\w\[redacted\]|\[redacted\]\w/.test(h.row))).toEqual([]);
+    }
+  });
+
+  it('redacting a capture that was never promoted touches no item', async () => {
+    const { id } = await add('ok');
+    const item = (await call('svc_item_upsert', { project_id: 'cap', item_type: 'knowledge', title: 'ok', body: 'ok' })) as { id: string };
+    const ack = await call('svc_capture_redact', { capture_id: id });
+    expect(ack).toEqual({ id, state: 'redacted' });
+    expect((await chainOf(item.id)).versions.map((v) => [v.title, v.body])).toEqual([['ok', 'ok']]);
+  });
+
+  async function publicTables(): Promise<string[]> {
+    const { rows } = await sql<{ table_name: string }>`
+      select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`.execute(svc.store.db);
+    return rows.map((r) => r.table_name);
+  }
+
+  /**
+   * No row of any table holds `marker`, generated search vectors included (each row as text), while `id` is
+   * still there; on PostgreSQL the whole pg_dump too.
+   */
   async function expectNowhere(marker: string, id: string): Promise<void> {
     if (svc.store.url) {
       const { stdout } = await run('pg_dump', ['--data-only', svc.store.url], { maxBuffer: 64 * 1024 * 1024 });
       expect(stdout).toContain(id);
       expect(stdout).not.toContain(marker);
-    } else {
-      const { rows: tables } = await sql<{ table_name: string }>`
-        select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`.execute(svc.store.db);
-      expect(tables.length).toBeGreaterThan(15);
-      for (const { table_name } of tables) {
-        const { rows } = await sql<{ row: string }>`select t::text as row from ${sql.table(table_name)} t`.execute(svc.store.db);
-        for (const { row } of rows) expect(row).not.toContain(marker);
+    }
+    const tables = await publicTables();
+    expect(tables.length).toBeGreaterThan(15);
+    let seen = false;
+    for (const table of tables) {
+      const { rows } = await sql<{ row: string }>`select t::text as row from ${sql.table(table)} t`.execute(svc.store.db);
+      for (const { row } of rows) {
+        expect(row).not.toContain(marker);
+        seen ||= row.includes(id);
       }
     }
+    expect(seen).toBe(true);
   }
 
   it('promotes through the item path: refused without project_id, searchable, bridged, body "" uses the text', async () => {

@@ -4,8 +4,8 @@ import {
   insertCapture,
   listCaptures,
   lockCapture,
-  maskTextInChain,
   recordPromotion,
+  redactChainText,
   redactCapture,
   resolveProject,
   updateCapture,
@@ -208,9 +208,10 @@ export const captureRedact = defineOperation({
   title: 'Redact a capture',
   description:
     'Remove a capture\'s content for good: text and summary become [redacted], hints and signals are cleared, and ' +
-    'the original words can no longer be found by any search. The row stays, marked redacted. A promoted capture ' +
-    'can be redacted too: its text is then masked wherever the promoted item\'s versions still hold it verbatim. ' +
-    'Cannot be undone.',
+    'the original words can no longer be found by any search. The row stays, marked redacted. Redacting a promoted ' +
+    'capture also redacts the item made from it: the title and body of every version of that item become ' +
+    '[redacted] (type, status, links and history stay). Cannot be undone. Answers `capture <id> redacted`, with ' +
+    'the item id when an item was redacted too.',
   input: z.object({ capture_id: captureRef, actor_id: actorId }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
@@ -221,14 +222,14 @@ export const captureRedact = defineOperation({
       throw new SvcError('refused_transition', `capture ${shortId(capture.id)} is already redacted`, { state: 'redacted' });
     }
     const itemId = capture.promoted_item_id;
-    const masked = itemId ? await maskTextInChain(ctx.tx, itemId, capture.text) : 0;
+    const versions = itemId ? await redactChainText(ctx.tx, itemId) : 0;
     const updated = await redactCapture(ctx.tx, capture.id, ctx.actor?.id ?? null);
     ctx.audit({
       target_kind: 'capture',
       target_id: capture.id,
-      details: { from: capture.review_state, to: 'redacted', ...(itemId ? { item_id: itemId, masked_item_versions: masked } : {}) },
+      details: { from: capture.review_state, to: 'redacted', ...(itemId ? { item_id: itemId, redacted_item_versions: versions } : {}) },
     });
-    return { id: updated.id, state: updated.review_state };
+    return { id: updated.id, state: updated.review_state, ...(itemId ? { item_id: itemId } : {}) };
   },
 });
 

@@ -92,6 +92,40 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     expect((await svc(['export', 'carry'], freshEnv)).stdout).toBe(readFileSync(first, 'utf8'));
   }, 180_000);
 
+  it('import and config import refuse /dev/zero at their size caps, and a crafted file by line and field in plain words', async () => {
+    const zero = await svc(['import', '/dev/zero'], env);
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toMatch(/payload_too_large: <file>: line 1 of \/dev\/zero is longer than 2 MiB/);
+    expect((await svc(['project', 'create', 'src'], env)).code).toBe(0);
+    const config = await svc(['project', 'config', 'import', 'src', '/dev/zero'], env);
+    expect(config.code).toBe(1);
+    expect(config.stderr).toMatch(/payload_too_large: <file>: \/dev\/zero is larger than 1 MiB/);
+
+    expect((await svc(['system', 'add', 'src', 'api'], env)).code).toBe(0);
+    const other = JSON.parse((await svc(['project', 'create', 'victim', '--json'], env)).stdout) as { id: string };
+    const lines = (await svc(['export', 'src'], env)).stdout.trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.startsWith('{"type":"system"'));
+    const crafted = [...lines];
+    crafted[at] = JSON.stringify({ ...(JSON.parse(lines[at] as string) as object), project_id: other.id });
+    const file = join(dir, 'crafted.jsonl');
+    writeFileSync(file, `${crafted.join('\n')}\n`);
+    const refused = await svc(['import', file, '--as', 'stolen'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`invalid_input: line ${at + 1}: field 'project_id' is ${other.id}, not the imported project`));
+    expect(JSON.parse((await svc(['project', 'list', '--json'], env)).stdout).projects.map((p: { slug: string }) => p.slug)).not.toContain('stolen');
+
+    const same = join(dir, 'src.jsonl');
+    writeFileSync(same, `${lines.join('\n')}\n`);
+    const again = await svc(['import', same], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("conflict: project slug 'src' already exists: import with --as NEW_SLUG");
+    expect(again.stderr).not.toMatch(/constraint/);
+    const versioned = [...lines];
+    versioned[0] = JSON.stringify({ ...(JSON.parse(lines[0] as string) as object), format_version: '1' });
+    writeFileSync(same, `${versioned.join('\n')}\n`);
+    expect((await svc(['import', same], env)).stderr).toContain('invalid_input: line 1: format_version must be the number 1, not "1"');
+  }, 120_000);
+
   it('shows examples in --help', async () => {
     const help = await svc(['export', '--help'], env);
     expect(help.code).toBe(0);

@@ -1,12 +1,15 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { serveStdio } from '@svc/mcp';
 import { startHttpServer } from '@svc/http';
 import {
+  CONFIG_MAX_BYTES,
   codeVersion,
   type Config,
   createLogger,
   findOperation,
+  IMPORT_MAX_BYTES,
+  IMPORT_MAX_LINE_BYTES,
   loadConfig,
   migrateDatabase,
   openService,
@@ -54,12 +57,69 @@ function listenError(error: unknown, host: string, port: number): unknown {
   return new SvcError('unavailable', `cannot listen on ${host}:${port}: ${why}`, { host, port });
 }
 
-function readTextFile(path: string, flag: string): string {
+const MIB = 1024 * 1024;
+
+/**
+ * Read a file chunk by chunk, handing each complete line (without its newline) to `onLine`, and stop with a
+ * message naming the limit as soon as the file or a line outgrows it: `/dev/zero` or a runaway pipe is
+ * refused after reading at most a limit's worth, never held whole in memory.
+ */
+function readCapped(path: string, flag: string, maxBytes: number, maxLineBytes: number, onLine: (line: string) => void): void {
+  let fd: number;
   try {
-    return readFileSync(path, 'utf8');
+    fd = openSync(path, 'r');
   } catch (error) {
     throw new SvcError('invalid_input', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
   }
+  try {
+    const chunk = Buffer.alloc(MIB);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let total = 0;
+    let line = 1;
+    const tooLong = () =>
+      new SvcError('payload_too_large', `${flag}: line ${line} of ${path} is longer than ${maxLineBytes / MIB} MiB, the most a line may hold`, { field: flag, line });
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, chunk, 0, chunk.length, null);
+      } catch (error) {
+        throw new SvcError('invalid_input', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
+      }
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) throw new SvcError('payload_too_large', `${flag}: ${path} is larger than ${maxBytes / MIB} MiB, the most svc reads from such a file`, { field: flag });
+      let start = 0;
+      for (let at = chunk.indexOf(10, 0); at !== -1 && at < n; at = chunk.indexOf(10, start)) {
+        if (pendingBytes + at - start > maxLineBytes) throw tooLong();
+        onLine(Buffer.concat([...pending, chunk.subarray(start, at)]).toString('utf8'));
+        pending = [];
+        pendingBytes = 0;
+        start = at + 1;
+        line++;
+      }
+      if (pendingBytes + n - start > maxLineBytes) throw tooLong();
+      pending.push(Buffer.from(chunk.subarray(start, n)));
+      pendingBytes += n - start;
+    }
+    if (pendingBytes > 0) onLine(Buffer.concat(pending).toString('utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A whole small file (configuration, schema) as text, read with a cap of CONFIG_MAX_BYTES. */
+function readTextFile(path: string, flag: string): string {
+  const lines: string[] = [];
+  readCapped(path, flag, CONFIG_MAX_BYTES, CONFIG_MAX_BYTES, (line) => lines.push(line));
+  return lines.join('\n');
+}
+
+/** An export file as its lines, read with the import limits (docs/decisions/0014). */
+function readImportLines(path: string, flag: string): string[] {
+  const lines: string[] = [];
+  readCapped(path, flag, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, (line) => lines.push(line));
+  return lines;
 }
 
 function readJsonFile(path: string, flag: string): unknown {
@@ -380,7 +440,7 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     'import <file>',
     'restore a project from an export, in one transaction (a bad file writes nothing)',
     'project_import',
-    ([file], o) => ({ jsonl: readTextFile(String(file), '<file>'), as_slug: o.as }),
+    ([file], o) => ({ lines: readImportLines(String(file), '<file>'), as_slug: o.as }),
     (c) => {
       c.option('--as <slug>', 'import as a new project with this slug (every id renewed)');
       actorOption(c);

@@ -86,4 +86,4 @@ export { type Idea, type IdeaFilter, insertIdea, listIdeas, lockIdea, redactIdea
 export { type FindingItem, MAX_FINDINGS_PER_RULE, RULE_QUERIES, type RawFinding } from './checks.js';
 export { type ExpiredResearch, listExpiredResearch, researchExpired, researchExpiresAt, researchExpiring } from './research.js';
 export { type ImpactDirection, type ImpactEntry, impact } from './impact.js';
-export { exportRows, importRows, resetIdentities, TABLES, type TableSpec, tableColumns } from './transfer.js';
+export { type ColumnType, exportRows, importRows, resetIdentities, TABLES, type TableSpec, tableColumns, tableColumnTypes } from './transfer.js';

@@ -64,6 +64,24 @@ export async function tableColumns(db: Kysely<Database>, spec: TableSpec): Promi
   return rows.map((r) => r.column_name).filter((c) => !(spec.generated ?? []).includes(c));
 }
 
+/** A column as an import checks it: its name, its type (`uuid`, `text`, `jsonb`, `_text` for text[], …) and nullability. */
+export interface ColumnType {
+  name: string;
+  type: string;
+  nullable: boolean;
+}
+
+/** Columns of a table with their types, in table order, without generated ones. */
+export async function tableColumnTypes(db: Kysely<Database>, spec: TableSpec): Promise<ColumnType[]> {
+  const { rows } = await sql<{ column_name: string; udt_name: string; is_nullable: string }>`
+    select column_name, udt_name, is_nullable from information_schema.columns
+    where table_schema = current_schema() and table_name = ${spec.table}
+    order by ordinal_position`.execute(db);
+  return rows
+    .filter((r) => !(spec.generated ?? []).includes(r.column_name))
+    .map((r) => ({ name: r.column_name, type: r.udt_name, nullable: r.is_nullable === 'YES' }));
+}
+
 function jsonValue(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   return value;

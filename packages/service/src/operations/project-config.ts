@@ -24,6 +24,13 @@ const configSchema = z
   })
   .strict();
 
+/** Check stored settings (an import's project record) by the rules a configuration file obeys. */
+export function validateProjectSettings(settings: unknown): z.output<typeof configSchema> {
+  const parsed = configSchema.safeParse(settings);
+  if (!parsed.success) throw fromZod(parsed.error);
+  return parsed.data;
+}
+
 export function parseProjectConfig(text: string): z.output<typeof configSchema> {
   let raw: unknown;
   try {
@@ -32,17 +39,18 @@ export function parseProjectConfig(text: string): z.output<typeof configSchema> 
     const where = error instanceof TomlError ? ` (line ${error.line}, column ${error.column})` : '';
     throw new SvcError('invalid_input', `config: not valid TOML${where}: ${(error as Error).message.split('\n')[0]}`, { field: 'config' });
   }
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) throw fromZod(parsed.error);
-  return parsed.data;
+  return validateProjectSettings(raw);
 }
+
+/** The largest configuration file read (`svc project config import`). */
+export const CONFIG_MAX_BYTES = 1024 * 1024;
 
 export const projectConfigImport = defineOperation({
   name: 'project_config_import',
   surface: 'operator',
   title: 'Import project configuration',
   description: 'Apply a TOML project configuration ([research] ttl_days, [checks] disabled_rules); keys it omits keep their values.',
-  input: z.object({ project_id: projectRef, config: z.string().max(100_000).describe('The TOML text') }),
+  input: z.object({ project_id: projectRef, config: z.string().max(CONFIG_MAX_BYTES).describe('The TOML text (at most 1 MiB)') }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);

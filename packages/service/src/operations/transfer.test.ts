@@ -58,7 +58,7 @@ describe.each(testBackends())('export and import on $name', (backend) => {
 
   it('round-trips byte for byte: export, import into an empty database, export again', async () => {
     await svc.store.reset();
-    const result = (await svc.call('project_import', { jsonl: file }, { source: 'cli' })) as { counts: Record<string, number> };
+    const result = (await svc.call('project_import', { lines: file.split('\n') }, { source: 'cli' })) as { counts: Record<string, number> };
     expect(result.counts.item).toBe(10_007);
     expect(await exportOf('memory')).toBe(file);
     // The restored memory works: search, history and the settings came back.
@@ -67,14 +67,14 @@ describe.each(testBackends())('export and import on $name', (backend) => {
   }, 300_000);
 
   it('imports under a new slug with fresh ids, beside the original', async () => {
-    const result = (await svc.call('project_import', { jsonl: file, as_slug: 'memory-copy' }, { source: 'cli' })) as { project_id: string };
+    const result = (await svc.call('project_import', { lines: file.split('\n'), as_slug: 'memory-copy' }, { source: 'cli' })) as { project_id: string };
     const copy = await exportOf('memory-copy');
     expect(copy.split('\n').length).toBe(file.split('\n').length);
     const original = JSON.parse(file.split('\n')[1]!) as { id: string };
     expect(result.project_id).not.toBe(original.id);
     const hits = (await svc.call('svc_item_search', { project_id: 'memory-copy', query: 'audited' }, { source: 'cli' })) as { items: unknown[] };
     expect(hits.items).toHaveLength(1);
-    const again = await refusal(svc.call('project_import', { jsonl: file }, { source: 'cli' }));
+    const again = await refusal(svc.call('project_import', { lines: file.split('\n') }, { source: 'cli' }));
     expect(again.code).toBe('conflict');
   }, 300_000);
 
@@ -82,19 +82,171 @@ describe.each(testBackends())('export and import on $name', (backend) => {
     await svc.store.reset();
     const lines = file.trimEnd().split('\n');
     const truncated = `${lines.slice(0, 5000).join('\n')}\n`;
-    expect((await refusal(svc.call('project_import', { jsonl: truncated }, { source: 'cli' }))).message).toMatch(/^line 5001: .*truncated/);
+    expect((await refusal(svc.call('project_import', { lines: truncated.split('\n') }, { source: 'cli' }))).message).toMatch(/^line 5001: .*truncated/);
     const cut = `${lines.slice(0, 5000).join('\n')}\n${lines[5000]!.slice(0, 20)}\n`;
-    expect((await refusal(svc.call('project_import', { jsonl: cut }, { source: 'cli' }))).message).toMatch(/^line 5001: not valid JSON/);
+    expect((await refusal(svc.call('project_import', { lines: cut.split('\n') }, { source: 'cli' }))).message).toMatch(/^line 5001: not valid JSON/);
     const itemLine = lines.findIndex((l) => l.startsWith('{"type":"item"'));
     const corrupted = [...lines];
     corrupted[itemLine + 100] = corrupted[itemLine + 100]!.replace('"item_type":"decision"', '"item_type":"no_such_type"');
-    const refused = await refusal(svc.call('project_import', { jsonl: `${corrupted.join('\n')}\n` }, { source: 'cli' }));
-    expect(refused.message).toMatch(new RegExp(`^line ${itemLine + 101}: the database refuses this item`));
+    const refused = await refusal(svc.call('project_import', { lines: corrupted }, { source: 'cli' }));
+    expect(refused.message).toMatch(new RegExp(`^line ${itemLine + 101}: field 'item_type' names item type no_such_type, which is not in this file`));
     const extra = [...lines];
     extra[3] = extra[3]!.replace('{"type":', '{"colour":"red","type":');
-    expect((await refusal(svc.call('project_import', { jsonl: `${extra.join('\n')}\n` }, { source: 'cli' }))).message).toMatch(/^line 4: unknown field 'colour'/);
+    expect((await refusal(svc.call('project_import', { lines: extra }, { source: 'cli' }))).message).toMatch(/^line 4: unknown field 'colour'/);
     expect(await count('projects')).toBe(0);
     expect(await count('items')).toBe(0);
     expect(await count('links')).toBe(0);
   }, 300_000);
+});
+
+describe.each(testBackends())('import confines a crafted file to its own project on $name', (backend) => {
+  let svc: TestService;
+  /** The export of project 'mine', as lines without the final empty one. */
+  let lines: string[];
+  let mine: string;
+  let other: { projectId: string; actorId: string; itemId: string; taskId: string };
+
+  const importing = (file: string[], as_slug?: string) => svc.call('project_import', { lines: file, ...(as_slug ? { as_slug } : {}) }, { source: 'cli' });
+  const snapshot = async () => {
+    const out: Record<string, number> = {};
+    for (const table of ['projects', 'items', 'links', 'items_history', 'audit_log', 'item_types', 'actors', 'capture_promotions'] as const) {
+      out[table] = Number((await svc.store.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    }
+    return out;
+  };
+  /** The file with line `n` (1-based) of kind `type` changed by `edit`. */
+  const lineOf = (type: string, where: (r: Record<string, unknown>) => boolean = () => true) =>
+    lines.findIndex((l) => {
+      const r = JSON.parse(l) as Record<string, unknown>;
+      return r.type === type && where(r);
+    }) + 1;
+  const edited = (n: number, edit: (r: Record<string, unknown>) => void) => {
+    const copy = [...lines];
+    const r = JSON.parse(copy[n - 1] as string) as Record<string, unknown>;
+    edit(r);
+    copy[n - 1] = JSON.stringify(r);
+    return copy;
+  };
+  /** Refused as invalid input naming the line and the field, with nothing written. */
+  const refusedAt = async (file: string[], line: number, field: string, message: RegExp) => {
+    const before = await snapshot();
+    const error = await refusal(importing(file, 'crafted'));
+    expect(error.code, error.message).toBe('invalid_input');
+    expect(error.message).toMatch(new RegExp(`^line ${line}: `));
+    expect(error.message).toMatch(message);
+    expect(error.details).toMatchObject({ line, record_field: field });
+    expect(await snapshot()).toEqual(before);
+  };
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+    await svc.store.reset();
+    const them = await svc.seed('theirs');
+    const theirs = svc.as(them.actorId);
+    const unitOfTheirs = (await theirs('svc_work_open', { project_id: 'theirs', title: 'Their unit' })) as { id: string };
+    const theirTask = (await theirs('svc_task_add', { work_unit_id: unitOfTheirs.id, title: 'Their task' })) as { id: string };
+    const theirItem = (await theirs('svc_item_upsert', { project_id: 'theirs', title: 'Their secret', body: 'not yours' })) as { id: string };
+    other = { projectId: them.projectId, actorId: them.actorId, itemId: theirItem.id, taskId: theirTask.id };
+
+    const me = await svc.seed('mine');
+    mine = me.projectId;
+    const call = svc.as(me.actorId);
+    await call('type_add', { key: 'note', schema: { type: 'object', properties: { n: { type: 'integer' } } } });
+    const a = (await call('svc_item_upsert', { project_id: 'mine', title: 'A', item_type: 'note', context: { n: 1 } })) as { id: string };
+    await call('svc_item_upsert', { project_id: 'mine', title: 'B', links: [{ type: 'depends', target_id: a.id }] });
+    const unit = (await call('svc_work_open', { project_id: 'mine', title: 'Unit' })) as { id: string };
+    const task = (await call('svc_task_add', { work_unit_id: unit.id, title: 'Task' })) as { id: string };
+    await call('svc_qa_add', { project_id: 'mine', title: 'Check', target_task_ids: [task.id] });
+    const capture = (await call('svc_capture_add', { text: 'captured' })) as { id: string };
+    await call('svc_capture_promote', { capture_id: capture.id, project_id: 'mine', title: 'Promoted' });
+    const exported = (await svc.call('project_export', { project_id: 'mine' }, { source: 'cli' })) as { lines: string[] };
+    lines = exported.lines;
+  }, 120_000);
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('imports the honest file beside the original', async () => {
+    const result = (await importing(lines, 'honest')) as { counts: Record<string, number> };
+    expect(result.counts.item).toBeGreaterThan(4);
+  });
+
+  it("refuses a record carrying another project's id", async () => {
+    const n = lineOf('item');
+    await refusedAt(edited(n, (r) => { r.project_id = other.projectId; }), n, 'project_id', /field 'project_id' is .*, not the imported project/);
+    const s = lineOf('system');
+    if (s > 0) await refusedAt(edited(s, (r) => { r.project_id = other.projectId; }), s, 'project_id', /not the imported project/);
+  });
+
+  it('refuses audit rows forged into another project or naming an actor the file does not carry', async () => {
+    const n = lineOf('audit');
+    await refusedAt(edited(n, (r) => { r.project_id = other.projectId; }), n, 'project_id', /not the imported project/);
+    await refusedAt(edited(n, (r) => { r.actor_id = other.actorId; }), n, 'actor_id', /field 'actor_id' names actor .*, which is not in this file/);
+  });
+
+  it('refuses history, promotions, links and QA targets that point at another project', async () => {
+    const h = lineOf('history');
+    await refusedAt(edited(h, (r) => { r.item_id = other.itemId; }), h, 'item_id', /names item .* not in this file/);
+    const p = lineOf('capture_promotion');
+    await refusedAt(edited(p, (r) => { r.item_id = other.itemId; }), p, 'item_id', /names item .* not in this file/);
+    const l = lineOf('link');
+    await refusedAt(edited(l, (r) => { r.to_chain_id = other.itemId; }), l, 'to_chain_id', /names item .* not in this file/);
+    const q = lineOf('item', (r) => r.item_type === 'qa_check');
+    await refusedAt(edited(q, (r) => { (r.context as { target_task_ids: string[] }).target_task_ids = [other.taskId]; }), q, 'context', /target_task_ids' names item .* not in this file/);
+    const t = lineOf('item', (r) => r.item_type === 'task');
+    await refusedAt(edited(t, (r) => { r.work_unit_id = '00000000-0000-4000-8000-000000000000'; }), t, 'work_unit_id', /names work unit .* not in this file/);
+  });
+
+  it('compiles item-type schemas as type add does and refuses system types', async () => {
+    const n = lineOf('item_type');
+    await refusedAt(edited(n, (r) => { r.schema = { type: 'object', properties: 5 }; }), n, 'schema', /field 'schema' of item type 'note': .*not a valid JSON Schema/);
+    await refusedAt(edited(n, (r) => { r.schema = { type: 'string' }; }), n, 'schema', /must be 'object'/);
+    await refusedAt(edited(n, (r) => { r.key = 'decision'; }), n, 'owner', /system type/);
+    // An item whose context breaks its type's schema is refused as if written by hand.
+    const i = lineOf('item', (r) => r.item_type === 'note');
+    await refusedAt(edited(i, (r) => { r.context = { n: 'one' }; }), i, 'context', /context\.n/);
+  });
+
+  it('validates the settings as project config import does', async () => {
+    const n = lineOf('project');
+    await refusedAt(edited(n, (r) => { r.settings = { research: { ttl_days: 99_999_999_999 } }; }), n, 'settings', /field 'settings': research\.ttl_days: /);
+    await refusedAt(edited(n, (r) => { r.settings = { colour: 'red' }; }), n, 'settings', /field 'settings': /);
+  });
+
+  it('refuses wrong types, huge numbers, missing fields, unknown kinds and duplicate ids by line, never as an internal error', async () => {
+    const i = lineOf('item');
+    await refusedAt(edited(i, (r) => { r.version = '1'; }), i, 'version', /field 'version' of a item record must be a whole number/);
+    await refusedAt(edited(i, (r) => { r.version = 1e300; }), i, 'version', /must be a whole number/);
+    await refusedAt(edited(i, (r) => { r.title = 7; }), i, 'title', /must be a string/);
+    await refusedAt(edited(i, (r) => { r.created_at = 'yesterday'; }), i, 'created_at', /ISO 8601/);
+    await refusedAt(edited(i, (r) => { r.body = 'nul \u0000 byte'; }), i, 'body', /NUL/);
+    await refusedAt(edited(i, (r) => { r.context = JSON.parse(`${'{"a":'.repeat(100)}1${'}'.repeat(100)}`); }), i, 'context', /deeper than 64/);
+    await refusedAt(edited(i, (r) => { delete r.chain_id; }), i, 'chain_id', /missing field 'chain_id'/);
+    await refusedAt(edited(i, (r) => { r.type = 'secret'; }), i, 'type', /unknown record type "secret"/);
+    const copy = [...lines];
+    copy.splice(i, 0, lines[i - 1] as string);
+    const end = JSON.parse(copy.at(-1) as string) as { records: number };
+    copy[copy.length - 1] = JSON.stringify({ type: 'end', records: end.records + 1 });
+    await refusedAt(copy, i + 1, 'id', /a second item with id .* \(the first is on line \d+\)/);
+    const header = [...lines];
+    header[0] = 'null';
+    expect((await refusal(importing(header))).message).toMatch(/^line 1: not a svc export/);
+    header[0] = JSON.stringify({ ...(JSON.parse(lines[0] as string) as object), format_version: '1' });
+    expect((await refusal(importing(header))).message).toBe("line 1: format_version must be the number 1, not \"1\"");
+  });
+
+  it('refuses ids that exist in another project instead of overwriting or attaching to them', async () => {
+    // Keeping ids, under a slug and project id that are free: every other id is mine's already.
+    const fresh = '11111111-1111-4111-8111-111111111111';
+    const file = lines.map((l) => l.replaceAll(mine, fresh).replace('"slug":"mine"', '"slug":"mine-again"'));
+    const before = await snapshot();
+    const error = await refusal(importing(file));
+    expect(error.code).toBe('invalid_input');
+    expect(error.message).toMatch(/^line \d+: a \w+ with id .* already exists in this database \(outside this project\): import with --as NEW_SLUG/);
+    expect(await snapshot()).toEqual(before);
+    const again = await refusal(importing(lines));
+    expect(again.message).toBe("project slug 'mine' already exists: import with --as NEW_SLUG (as_slug) to import it beside, with fresh ids");
+    const taken = await refusal(importing(lines, 'theirs'));
+    expect(taken.message).toBe("project slug 'theirs' already exists: choose another slug for --as");
+  });
 });

@@ -58,6 +58,26 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     expect(ok.isError).toBeFalsy();
   });
 
+  it('refuses changing an item type through svc_item_upsert as invalid_input naming item_type; the task stays done', async () => {
+    const tool = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args });
+      return result as { isError?: boolean; structuredContent: Record<string, unknown> };
+    };
+    const unit = (await tool('svc_work_open', { project_id: 'mcp', title: 'Unit' })).structuredContent as { id: string };
+    const task = (await tool('svc_task_add', { work_unit_id: unit.id, title: 'Ship it' })).structuredContent as { id: string };
+    await tool('svc_task_start', { task_id: task.id });
+    await tool('svc_task_done', { task_id: task.id });
+
+    const refused = await tool('svc_item_upsert', { project_id: 'mcp', item_id: task.id, item_type: 'decision' });
+    expect(refused.isError).toBe(true);
+    const error = (refused.structuredContent as { error: { code: string; message: string; details: { field: string } } }).error;
+    expect([error.code, error.details.field]).toEqual(['invalid_input', 'item_type']);
+    expect(error.message).toMatch(/^item_type: an item's type cannot change/);
+
+    const pending = await tool('svc_task_list', { work_unit_id: unit.id, status: 'done' });
+    expect((pending.structuredContent as { tasks: { id: string }[] }).tasks.map((t) => t.id)).toEqual([task.id]);
+  });
+
   it('svc_impact follows incoming links on request and says which way it went; project_id stays required', async () => {
     const save = async (args: Record<string, unknown>) =>
       (await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp', ...args } })).structuredContent as { id: string };

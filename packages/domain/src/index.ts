@@ -13,6 +13,7 @@ export {
   isSystemItemType,
   isTypeKey,
   type JsonSchema,
+  keepItemType,
   LINK_TYPES,
   LINK_WAITER,
   type LinkType,

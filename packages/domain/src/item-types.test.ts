@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LINK_TYPES, WAIT_LINK_TYPES, waitForEdge } from './item-types.js';
+import { keepItemType, LINK_TYPES, WAIT_LINK_TYPES, waitForEdge } from './item-types.js';
 
 describe('wait-for edges of links', () => {
   it('reads depends forward, blocks backward, and supersedes and conflicts as no waiting', () => {
@@ -14,5 +14,19 @@ describe('wait-for edges of links', () => {
 
   it('makes "B depends on A" and "A blocks B" the same wait-for edge', () => {
     expect(waitForEdge('depends', 'B', 'A')).toEqual(waitForEdge('blocks', 'A', 'B'));
+  });
+});
+
+describe('the item type of a chain', () => {
+  it('allows the same type and refuses another, naming the field and both types', () => {
+    expect(() => keepItemType('task', 'task')).not.toThrow();
+    expect(() => keepItemType('task', 'decision', 'item_type')).toThrow(/^item_type: .*'task'.*'decision'/);
+    let thrown: unknown;
+    try {
+      keepItemType('qa_check', 'decision');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'invalid_input', details: { field: 'item_type', item_type: 'qa_check' } });
   });
 });

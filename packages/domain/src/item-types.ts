@@ -1,3 +1,5 @@
+import { SvcError } from './errors.js';
+
 /**
  * The seven system item types and the JSON Schemas their `context` is validated against. Task and QA check
  * schemas are strict (the service reads those fields); the others are permissive, for teams to use freely.
@@ -87,6 +89,21 @@ export const SYSTEM_TYPE_SCHEMAS: Record<SystemItemType, { display_name: string;
     },
   },
 };
+
+/**
+ * The item type of a chain is fixed at creation (decision 0016): a type decides the state machine, the context
+ * schema and the defaults of every version, so a version of another type would walk around them (a done task
+ * turned decision and back would be proposed again). Refused with the field named; the way out is a new item.
+ */
+export function keepItemType(current: string, requested: string, field = 'item_type'): void {
+  if (current === requested) return;
+  throw new SvcError(
+    'invalid_input',
+    `${field}: an item's type cannot change (this one is '${current}', asked '${requested}'): a type decides its states and ` +
+      `context, so a changed type would bypass them. Create a new '${requested}' item instead (and link or delete this one).`,
+    { field, item_type: current, requested },
+  );
+}
 
 const TYPE_KEY_RE = /^[a-z][a-z0-9_]{1,39}$/;
 

@@ -43,9 +43,9 @@ describe('task state machine', () => {
 
 describe('QA check state machine', () => {
   const expected: Record<string, Record<string, string>> = {
-    pending: { pass: 'passed', fail: 'failed' },
-    passed: { pass: 'refused(passed)', fail: 'refused(passed)' },
-    failed: { pass: 'refused(failed)', fail: 'refused(failed)' },
+    pending: { pass: 'passed', fail: 'failed', edit: 'pending' },
+    passed: { pass: 'refused(passed)', fail: 'refused(passed)', edit: 'passed' },
+    failed: { pass: 'refused(failed)', fail: 'refused(failed)', edit: 'failed' },
   };
   for (const state of QA_STATUSES) {
     for (const trigger of QA_TRIGGERS) {

@@ -6,12 +6,12 @@ import type { QaStatus, TaskStatus } from './item-types.js';
  * without a default: adding a state breaks the build until every trigger has decided what it does there.
  */
 export type TaskTrigger = 'start' | 'done' | 'block' | 'edit';
-export type QaTrigger = 'pass' | 'fail';
+export type QaTrigger = 'pass' | 'fail' | 'edit';
 export type WorkUnitStatus = 'open' | 'closed';
 export type WorkUnitTrigger = 'close' | 'reopen' | 'add_task';
 
 export const TASK_TRIGGERS: readonly TaskTrigger[] = ['start', 'done', 'block', 'edit'];
-export const QA_TRIGGERS: readonly QaTrigger[] = ['pass', 'fail'];
+export const QA_TRIGGERS: readonly QaTrigger[] = ['pass', 'fail', 'edit'];
 export const WORK_UNIT_STATUSES: readonly WorkUnitStatus[] = ['open', 'closed'];
 export const WORK_UNIT_TRIGGERS: readonly WorkUnitTrigger[] = ['close', 'reopen', 'add_task'];
 
@@ -91,6 +91,8 @@ export function qaTransition(state: QaStatus, trigger: QaTrigger): QaStatus {
           return 'passed';
         case 'fail':
           return 'failed';
+        case 'edit':
+          return state;
       }
       break;
     case 'passed':
@@ -99,6 +101,9 @@ export function qaTransition(state: QaStatus, trigger: QaTrigger): QaStatus {
         case 'pass':
         case 'fail':
           throw refuse('QA check', state, trigger, 'a decided check is final; add a new check to verify again');
+        case 'edit':
+          // Wording can be corrected; the verdict stays.
+          return state;
       }
       break;
   }

@@ -2,13 +2,19 @@ import {
   classifySemanticImpact,
   type Item,
   invalidInput,
+  keepItemType,
   type LinkType,
   type Project,
   parseIdRef,
+  type QaStatus,
+  qaTransition,
   rewritesContent,
   SvcError,
   shortId,
+  type TaskStatus,
+  taskTransition,
   validateContext,
+  workUnitTransition,
 } from '@svc/domain';
 import {
   addLink,
@@ -17,17 +23,20 @@ import {
   type ItemValues,
   listItemTypes,
   lockHead,
+  lockWorkUnit,
+  nextSortOrder,
   recordHistory,
   resolveItem,
   resolveSystem,
   resolveWorkUnit,
   supersedeItem,
+  touchWorkUnit,
   type Transaction,
   type Database,
 } from '@svc/store';
 import type { OperationContext } from '../operation.js';
 
-/** Item fields as a caller gives them: references not yet resolved. */
+/** Item fields as a caller gives them: references not yet resolved. Status is never among them. */
 export interface ItemFields {
   item_type: string;
   title: string;
@@ -36,7 +45,6 @@ export interface ItemFields {
   system_id?: string | undefined;
   work_unit_id?: string | undefined;
   source_url?: string | undefined;
-  status?: string | null | undefined;
 }
 
 export interface LinkRequest {
@@ -44,53 +52,155 @@ export interface LinkRequest {
   target_id: string;
 }
 
-const INITIAL_STATUS: Record<string, string> = { task: 'proposed', qa_check: 'pending' };
-
 function txOf(ctx: OperationContext): Transaction<Database> {
   return ctx.tx as Transaction<Database>;
 }
 
+/** What the type rules of tasks and QA checks decide about a version: its unit, context, status, system. */
+interface TypeRuled {
+  work_unit_id: string | null;
+  context: Record<string, unknown>;
+  status: string | null;
+  system_id?: string | null | undefined;
+}
+
 /**
- * Validate fields and resolve their references inside the project: the item type exists, the context fits
- * its schema, research names its source, tasks belong to a work unit. `prefix` names the fields in errors
- * (e.g. `decisions[3].`).
+ * Validate fields and resolve their references inside the project: the item type exists (and, for an edit of
+ * `head`, is the chain's type), the context fits its schema, research names its source. Tasks and QA checks
+ * get their state machine and defaults here, whichever tool writes them (task/QA tools, upsert, promote): the
+ * status is the initial one on creation and the head's, through the `edit` transition, on an edit. `prefix`
+ * names the fields in errors (e.g. `decisions[3].`).
  */
 export async function prepareItemValues(
   ctx: OperationContext,
   project: Project,
   fields: ItemFields,
   prefix = '',
+  head?: Item,
 ): Promise<ItemValues> {
   const type = await findItemType(ctx.tx, fields.item_type);
   if (!type) {
     const known = (await listItemTypes(ctx.tx)).map((t) => t.key).join(', ');
     throw invalidInput(`${prefix}item_type`, `unknown item type '${fields.item_type}'; known types: ${known}`);
   }
-  validateContext(type.key, type.schema, fields.context, `${prefix}context`);
+  if (head) keepItemType(head.item_type, type.key, `${prefix}item_type`);
   const sourceUrl = fields.source_url?.trim() || null;
   if (type.key === 'research' && sourceUrl === null) {
     throw invalidInput(`${prefix}source_url`, 'research items cache an external reference and require its source_url');
   }
   const system = fields.system_id ? await resolveSystem(ctx.tx, project.id, fields.system_id, `${prefix}system_id`) : null;
-  const workUnit = fields.work_unit_id
-    ? await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, `${prefix}work_unit_id`), project.id)
-    : null;
-  if (type.key === 'task' && workUnit === null) {
-    throw invalidInput(`${prefix}work_unit_id`, 'a task belongs to a work unit: give work_unit_id');
+  let ruled: TypeRuled;
+  if (type.key === 'task') ruled = await taskRules(ctx, project, fields, prefix, head);
+  else if (type.key === 'qa_check') ruled = await qaRules(ctx, project, fields, prefix, head);
+  else {
+    const unit = fields.work_unit_id
+      ? await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, `${prefix}work_unit_id`), project.id)
+      : null;
+    ruled = { work_unit_id: unit?.id ?? null, context: fields.context, status: head?.status ?? null };
   }
-  const status = fields.status !== undefined ? fields.status : (INITIAL_STATUS[type.key] ?? null);
+  validateContext(type.key, type.schema, ruled.context, `${prefix}context`);
   return {
     project_id: project.id,
-    system_id: system?.id ?? null,
+    system_id: system?.id ?? ruled.system_id ?? null,
     item_type: type.key,
     title: fields.title,
     body: fields.body,
-    context: fields.context,
+    context: ruled.context,
     source_url: sourceUrl,
-    work_unit_id: workUnit?.id ?? null,
-    status,
+    work_unit_id: ruled.work_unit_id,
+    status: ruled.status,
     created_by: ctx.actor?.id ?? null,
   };
+}
+
+/**
+ * A new task joins an open work unit (locked, so its sort_order default and a concurrent close are
+ * serialised), after its last task, in `proposed`. An edit keeps the unit and the status (the `edit`
+ * transition) and merges the given context over the head's, so an omitted sort_order is kept.
+ */
+async function taskRules(ctx: OperationContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
+  const field = `${prefix}work_unit_id`;
+  if (head) {
+    const status = taskTransition(head.status as TaskStatus, 'edit');
+    if (fields.work_unit_id) {
+      const unit = await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, field), project.id);
+      if (unit.id !== head.work_unit_id) {
+        throw invalidInput(field, 'a task stays in its work unit; add a new task to the other unit (svc_task_add) instead of moving this one');
+      }
+    }
+    return { work_unit_id: head.work_unit_id, context: { ...head.context, ...fields.context }, status };
+  }
+  if (!fields.work_unit_id) throw invalidInput(field, 'a task belongs to a work unit: give work_unit_id');
+  const found = await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, field), project.id);
+  const unit = await lockWorkUnit(txOf(ctx), found.id);
+  try {
+    workUnitTransition(unit.status, 'add_task');
+  } catch (error) {
+    if (error instanceof SvcError) throw new SvcError(error.code, error.message, { ...error.details, field, work_unit_id: unit.id });
+    throw error;
+  }
+  const context = { ...fields.context };
+  if (context.sort_order === undefined) context.sort_order = await nextSortOrder(ctx.tx, unit.id);
+  return { work_unit_id: unit.id, context, status: 'proposed', system_id: unit.system_id };
+}
+
+/**
+ * A QA check starts `pending` with coverage `human_only` unless given; its targets are stored as chain ids,
+ * resolved from any row id or prefix in the project. An edit keeps the status (the `edit` transition: a
+ * verdict is final) and merges the given context over the head's.
+ */
+async function qaRules(ctx: OperationContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
+  const unit = fields.work_unit_id
+    ? await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, `${prefix}work_unit_id`), project.id)
+    : null;
+  const context: Record<string, unknown> = { ...(head?.context ?? {}), ...fields.context };
+  context.coverage ??= 'human_only';
+  for (const key of ['target_task_ids', 'target_item_ids'] as const) {
+    // The head's targets are chain ids already; only what the caller gives is resolved (a since-deleted
+    // target then does not block an unrelated edit).
+    if (head && !(key in fields.context)) {
+      context[key] ??= [];
+      continue;
+    }
+    const refs = fields.context[key] ?? [];
+    // Anything but an array of strings is left for the schema to refuse with its own message.
+    context[key] =
+      Array.isArray(refs) && refs.every((r) => typeof r === 'string')
+        ? await resolveTargetChains(ctx, project, refs, `${prefix}context.${key}`, key === 'target_task_ids' ? 'task' : undefined)
+        : refs;
+  }
+  const status = head ? qaTransition(head.status as QaStatus, 'edit') : 'pending';
+  return { work_unit_id: unit?.id ?? null, context, status };
+}
+
+/**
+ * Resolve QA targets (any row id or unique prefix of an item in the project) to their chain ids, without
+ * duplicates; an unknown one is refused naming `${field}[i]`.
+ */
+export async function resolveTargetChains(
+  ctx: OperationContext,
+  project: Project,
+  refs: string[],
+  field: string,
+  itemType?: 'task',
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const [i, raw] of refs.entries()) {
+    try {
+      const { head } = await resolveItem(ctx.tx, parseIdRef(raw, `${field}[${i}]`), {
+        projectId: project.id,
+        itemType,
+        kind: itemType ?? 'item',
+      });
+      if (!out.includes(head.chain_id)) out.push(head.chain_id);
+    } catch (error) {
+      if (error instanceof SvcError && error.code === 'not_found') {
+        throw invalidInput(`${field}[${i}]`, `no ${itemType ?? 'item'} '${raw}' in project ${project.slug}`);
+      }
+      throw error;
+    }
+  }
+  return out;
 }
 
 /** Resolve link targets in the project to their chain ids; errors name `${prefix}links[i].target_id`. */
@@ -144,6 +254,8 @@ export async function createItem(
   prefix = '',
 ): Promise<Item> {
   const item = await insertItem(txOf(ctx), values);
+  // A new task, check or note in a work unit makes it recently active (the brief orders units by it).
+  if (item.work_unit_id) await touchWorkUnit(ctx.tx, item.work_unit_id);
   await recordHistory(ctx.tx, {
     project_id: project.id,
     chain_id: item.chain_id,

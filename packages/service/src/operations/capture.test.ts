@@ -255,6 +255,45 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     expect((await refusal(call('svc_capture_promote', { capture_id: id, project_id: 'cap', title: 'Again' }))).code).toBe('refused_transition');
   });
 
+  it('promotes to research with its source_url, and refuses research without one naming source_url', async () => {
+    const { id } = await add('RFC 9110 says 308 keeps the method');
+    const missing = await refusal(call('svc_capture_promote', { capture_id: id, project_id: 'cap', item_type: 'research', title: 'Redirects' }));
+    expect(missing.code).toBe('invalid_input');
+    expect(missing.details.field).toBe('source_url');
+    const op = findOperation('svc_capture_promote')!;
+    expect(Object.keys(op.input.shape)).toContain(missing.details.field);
+    const promoted = (await call('svc_capture_promote', {
+      capture_id: id,
+      project_id: 'cap',
+      item_type: 'research',
+      title: 'Redirects',
+      source_url: 'https://www.rfc-editor.org/rfc/rfc9110',
+    })) as { item_id: string };
+    const item = ((await call('item_show', { item_id: promoted.item_id })) as { item: { item_type: string; source_url: string } }).item;
+    expect(item).toMatchObject({ item_type: 'research', source_url: 'https://www.rfc-editor.org/rfc/rfc9110' });
+  });
+
+  it('promotes to a task in a work unit: proposed, after the last task; refused without work_unit_id, naming it', async () => {
+    const unit = ((await call('svc_work_open', { project_id: 'cap', title: 'Unit' })) as { id: string }).id;
+    await call('svc_task_add', { work_unit_id: unit, title: 'Existing', sort_order: 4 });
+    const { id } = await add('We should rotate the signing key');
+    const missing = await refusal(call('svc_capture_promote', { capture_id: id, project_id: 'cap', item_type: 'task', title: 'Rotate key' }));
+    expect(missing.details.field).toBe('work_unit_id');
+    const promoted = (await call('svc_capture_promote', {
+      capture_id: id,
+      project_id: 'cap',
+      item_type: 'task',
+      title: 'Rotate key',
+      work_unit_id: unit.slice(0, 8),
+    })) as { item_id: string };
+    const tasks = ((await call('svc_task_list', { work_unit_id: unit })) as { tasks: { id: string; status: string; context: unknown }[] }).tasks;
+    expect(tasks.map((t) => [t.status, t.context])).toEqual([
+      ['proposed', { sort_order: 4 }],
+      ['proposed', { sort_order: 5 }],
+    ]);
+    expect(tasks[1]!.id).toBe(promoted.item_id);
+  });
+
   it('captures never reach item search until promoted', async () => {
     await add('kumquat logistics');
     const hits = (await call('svc_item_search', { project_id: 'cap', query: 'kumquat' })) as { items: unknown[] };

@@ -11,7 +11,7 @@ import {
   updateCapture,
 } from '@svc/store';
 import { z } from 'zod';
-import { body, boundedLimit, idRef, limit, MAX_TEXT, projectRef, title } from '../inputs.js';
+import { body, boundedLimit, context, idRef, limit, MAX_TEXT, projectRef, title } from '../inputs.js';
 import { createItem, prepareItemValues } from '../items/write.js';
 import { defineOperation, type OperationContext } from '../operation.js';
 
@@ -238,15 +238,20 @@ export const capturePromote = defineOperation({
   surface: 'tool',
   title: 'Promote a capture to an item',
   description:
-    'Turn a capture into a normal item of a project (through the same creation path as svc_item_upsert) and ' +
-    'record the link between them. body "" uses the capture text. Only when the human decides it belongs in the ' +
-    'project memory. Answers `capture <id> promoted item <id>`.',
+    'Turn a capture into a normal item of a project (through the same creation path and rules as svc_item_upsert) ' +
+    'and record the link between them. body "" uses the capture text. Any item type: research needs source_url, a ' +
+    'task needs work_unit_id (an open unit). Only when the human decides it belongs in the project memory. Answers ' +
+    '`capture <id> promoted item <id>`.',
   input: z.object({
     capture_id: captureRef,
     project_id: projectRef,
     item_type: z.string().max(40).optional().describe("Item type key (default 'knowledge')"),
     title,
     body: body.optional().describe('Item body; empty or omitted uses the capture text'),
+    context: context.optional(),
+    system_id: z.string().max(200).optional().describe('System of the project (id, prefix or name)'),
+    work_unit_id: z.string().max(100).optional().describe('Work unit (id or prefix); required for tasks'),
+    source_url: z.string().max(2048).optional().describe('Source of the information; required for research'),
     actor_id: actorId,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -260,7 +265,10 @@ export const capturePromote = defineOperation({
       item_type: input.item_type ?? 'knowledge',
       title: input.title,
       body: input.body ?? capture.text,
-      context: {},
+      context: input.context ?? {},
+      system_id: input.system_id,
+      work_unit_id: input.work_unit_id,
+      source_url: input.source_url,
     });
     const item = await createItem(ctx, project, values);
     await recordPromotion(ctx.tx, { capture_id: capture.id, item_id: item.id, project_id: project.id, promoted_by: ctx.actor?.id ?? null });

@@ -13,11 +13,13 @@ export const itemUpsert = defineOperation({
     'Write one item (decision, knowledge, policy, document, research, …) only when the user asks to save it. ' +
     'Without item_id it creates a new item. With item_id it edits: a new version supersedes that one (nothing is ' +
     'overwritten); item_id must be the current version, else the call fails with `conflict` naming the current one. ' +
-    'Omitted fields keep their values. Returns the item (its id is the new current version; chain_id is stable).',
+    'Omitted fields keep their values. An item\'s type cannot change. Tasks (need work_unit_id of an open unit) and QA ' +
+    'checks follow their own rules: they start proposed/pending, status changes only through their svc_task_*/svc_qa_* ' +
+    'tools, and an edit keeps the status. Returns the item (its id is the new current version; chain_id is stable).',
   input: z.object({
     project_id: projectRef,
     item_id: itemRef.optional().describe('The current version to edit (omit to create a new item)'),
-    item_type: z.string().max(40).optional().describe("Item type key (default 'decision' for new items)"),
+    item_type: z.string().max(40).optional().describe("Item type key (default 'decision' for new items); cannot change on an edit"),
     title: title.optional().describe('Title (required for new items)'),
     body: body.optional(),
     context: context.optional(),
@@ -58,8 +60,7 @@ export const itemUpsert = defineOperation({
       system_id: input.system_id ?? head.system_id ?? undefined,
       work_unit_id: input.work_unit_id ?? head.work_unit_id ?? undefined,
       source_url: input.source_url ?? head.source_url ?? undefined,
-      status: head.item_type === (input.item_type ?? head.item_type) ? head.status : undefined,
-    });
+    }, '', head);
     const { item, changed } = await supersede(ctx, project, head, values, input.semantic_impacts ?? []);
     await writeLinks(ctx, project, item.chain_id, links, '');
     ctx.audit({

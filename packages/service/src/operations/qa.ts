@@ -1,39 +1,13 @@
-import { parseIdRef, type QaStatus, qaTransition, SvcError } from '@svc/domain';
-import { listQaChecks, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
+import { parseIdRef, type QaStatus, qaTransition, } from '@svc/domain';
+import { listQaChecks, resolveItem, resolveProject, } from '@svc/store';
 import { z } from 'zod';
 import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
-import { createItem, prepareItemValues } from '../items/write.js';
-import { defineOperation, type OperationContext } from '../operation.js';
+import { createItem, prepareItemValues, resolveTargetChains } from '../items/write.js';
+import { defineOperation, } from '../operation.js';
 import { changeStatus, findWorkUnit, lockItemOfType, scope } from '../work/shared.js';
 
 const qaRef = idRef('QA check');
 const scopeField = projectRef.optional().describe('Scope id prefixes to this project');
-
-async function chainIds(
-  ctx: OperationContext,
-  projectId: string,
-  refs: string[],
-  field: string,
-  itemType?: 'task',
-): Promise<string[]> {
-  const out: string[] = [];
-  for (const [i, raw] of refs.entries()) {
-    try {
-      const { head } = await resolveItem(ctx.tx, parseIdRef(raw, `${field}[${i}]`), {
-        projectId,
-        itemType,
-        kind: itemType ?? 'item',
-      });
-      if (!out.includes(head.chain_id)) out.push(head.chain_id);
-    } catch (error) {
-      if (error instanceof SvcError && error.code === 'not_found') {
-        throw new SvcError('invalid_input', `${field}[${i}]: no ${itemType ?? 'item'} '${raw}' in this project`, { field: `${field}[${i}]` });
-      }
-      throw error;
-    }
-  }
-  return out;
-}
 
 export const qaAdd = defineOperation({
   name: 'svc_qa_add',
@@ -59,14 +33,14 @@ export const qaAdd = defineOperation({
       title: input.title,
       body: input.body ?? '',
       context: {
-        coverage: input.coverage ?? 'human_only',
-        target_task_ids: await chainIds(ctx, project.id, input.target_task_ids ?? [], 'target_task_ids', 'task'),
-        target_item_ids: await chainIds(ctx, project.id, input.target_item_ids ?? [], 'target_item_ids'),
+        ...(input.coverage ? { coverage: input.coverage } : {}),
+        // Resolved here so that an unknown target is named by this tool's own parameter.
+        target_task_ids: await resolveTargetChains(ctx, project, input.target_task_ids ?? [], 'target_task_ids', 'task'),
+        target_item_ids: await resolveTargetChains(ctx, project, input.target_item_ids ?? [], 'target_item_ids'),
       },
       work_unit_id: input.work_unit_id,
     });
     const check = await createItem(ctx, project, values);
-    if (check.work_unit_id) await touchWorkUnit(ctx.tx, check.work_unit_id);
     ctx.audit({ project_id: project.id, target_kind: 'qa_check', target_id: check.id });
     return check;
   },

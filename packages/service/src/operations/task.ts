@@ -1,5 +1,5 @@
-import { draftDecision, type Item, parseIdRef, SvcError, type TaskStatus, taskTransition, workUnitTransition } from '@svc/domain';
-import { inProgressTasks, listTasks, lockHead, lockWorkUnit, nextSortOrder, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
+import { draftDecision, type Item, parseIdRef, SvcError, type TaskStatus, taskTransition, } from '@svc/domain';
+import { inProgressTasks, listTasks, lockHead, lockWorkUnit, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
 import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
 import { createItem, lockHeadForEdit, prepareItemValues, supersede } from '../items/write.js';
@@ -26,20 +26,16 @@ export const taskAdd = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const scoped = await scope(ctx, input.project_id);
-    const found = await findWorkUnit(ctx, input.work_unit_id, scoped);
-    const unit = await lockWorkUnit(txOf(ctx), found.id);
-    workUnitTransition(unit.status, 'add_task');
+    const unit = await findWorkUnit(ctx, input.work_unit_id, scoped);
     const project = scoped ?? (await resolveProject(ctx.tx, unit.project_id));
     const values = await prepareItemValues(ctx, project, {
       item_type: 'task',
       title: input.title,
       body: input.body ?? '',
-      context: { sort_order: input.sort_order ?? (await nextSortOrder(ctx.tx, unit.id)) },
+      context: input.sort_order !== undefined ? { sort_order: input.sort_order } : {},
       work_unit_id: unit.id,
-      system_id: unit.system_id ?? undefined,
     });
     const task = await createItem(ctx, project, values);
-    await touchWorkUnit(ctx.tx, unit.id);
     ctx.audit({ project_id: project.id, target_kind: 'task', target_id: task.id });
     return task;
   },
@@ -190,17 +186,14 @@ export const taskEdit = defineOperation({
     });
     if (input.title === undefined && input.body === undefined && input.sort_order === undefined) return head;
     const locked = await lockHeadForEdit(ctx, head.chain_id, matched_id);
-    taskTransition(locked.status as TaskStatus, 'edit');
     const owner = project ?? (await resolveProject(ctx.tx, locked.project_id));
     const values = await prepareItemValues(ctx, owner, {
       item_type: 'task',
       title: input.title ?? locked.title,
       body: input.body ?? locked.body,
-      context: { ...locked.context, ...(input.sort_order !== undefined ? { sort_order: input.sort_order } : {}) },
-      work_unit_id: locked.work_unit_id ?? undefined,
+      context: input.sort_order !== undefined ? { sort_order: input.sort_order } : {},
       system_id: locked.system_id ?? undefined,
-      status: locked.status,
-    });
+    }, '', locked);
     const { item } = await supersede(ctx, owner, locked, values);
     ctx.audit({ project_id: owner.id, target_kind: 'task', target_id: item.id, details: { supersedes_id: locked.id } });
     return item;

@@ -78,7 +78,7 @@ export async function prepareItemValues(
   if (type.key === 'task' && workUnit === null) {
     throw invalidInput(`${prefix}work_unit_id`, 'a task belongs to a work unit: give work_unit_id');
   }
-  const status = fields.status !== undefined ? fields.status : (INITIAL_STATUS[type.key] ?? null);
+  const status = fields.status !== undefined ? fields.status : (Object.hasOwn(INITIAL_STATUS, type.key) ? (INITIAL_STATUS[type.key] ?? null) : null);
   return {
     project_id: project.id,
     system_id: system?.id ?? null,

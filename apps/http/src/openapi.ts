@@ -10,7 +10,7 @@ const errorSchema = {
       type: 'object',
       required: ['code', 'message', 'details'],
       properties: {
-        code: { type: 'string', description: 'invalid_input, not_found, ambiguous_id, conflict, refused_transition, actor_required, unknown_actor, payload_too_large, unavailable or internal_error' },
+        code: { type: 'string', description: 'invalid_input, not_found, ambiguous_id, conflict, refused_transition, actor_required, unknown_actor, forbidden, payload_too_large, unsupported_media_type, unavailable or internal_error' },
         message: { type: 'string' },
         details: { type: 'object' },
       },

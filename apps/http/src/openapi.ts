@@ -21,9 +21,11 @@ const errorSchema = {
 const errorResponses = Object.fromEntries(
   [
     ['400', 'Invalid input, or a write without an actor'],
+    ['403', 'Host or Origin not allowed (SVC_ALLOWED_HOSTS)'],
     ['404', 'Not found'],
     ['409', 'Conflict or refused transition'],
     ['413', 'Request body too large'],
+    ['415', 'A request other than GET without Content-Type: application/json'],
     ['503', 'Database unavailable'],
   ].map(([status, description]) => [status, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
 );

@@ -33,13 +33,14 @@ function collect(value: string, previous: string[] = []): string[] {
 
 function parseExternalIds(pairs: string[] | undefined): Record<string, string> | undefined {
   if (!pairs || pairs.length === 0) return undefined;
-  const out: Record<string, string> = {};
-  for (const pair of pairs) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new SvcError('invalid_input', `--external-id: '${pair}' is not KEY=VALUE`, { field: 'external_ids' });
-    out[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return out;
+  // fromEntries defines own keys, so `__proto__=x` stays a key (and is judged as one) instead of a prototype.
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new SvcError('invalid_input', `--external-id: '${pair}' is not KEY=VALUE`, { field: 'external_ids' });
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
 }
 
 /** `--port`: refused as a usage error while parsing, before any database is opened. */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -12,6 +13,43 @@ export interface McpOptions {
   /** The actor of this connection's auth context (--actor, X-Actor); SVC_DEFAULT_ACTOR_ID applies when unset. */
   actorId?: string | undefined;
   source?: Source;
+  /** Tool calls of this server (one HTTP request, or one stdio session) that run at once; default 4. */
+  maxConcurrentCalls?: number;
+}
+
+/**
+ * tools/call as the SDK defines it, but with the arguments exactly as sent: zod's record drops a `__proto__`
+ * key, which must reach the runner to be refused like any other unknown parameter.
+ */
+const CallToolAsSent = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
+});
+
+/** Calls one server runs at a time: a JSON-RPC batch of 100 calls must not take every pooled connection. */
+export const MAX_CONCURRENT_CALLS = 4;
+
+/**
+ * A counting semaphore: a task waits for one of `limit` slots, first come first served. A task that waited
+ * starts on a later turn of the event loop, so other requests' I/O gets in between (the embedded database
+ * answers without real I/O, and a chain of its answers would otherwise never let the loop turn).
+ */
+function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (active >= limit) {
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      await nextTurn();
+    } else active++;
+    try {
+      return await task();
+    } finally {
+      // Hand the slot straight to the next caller, so a newcomer cannot overtake the queue.
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
 }
 
 /** Drop what zod emits that tells a model nothing (every tool description is paid for in every conversation). */
@@ -73,17 +111,20 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Ser
   );
   const tools = listTools();
   const byName = new Map(toolOperations().map((op) => [op.name, op]));
+  const slot = limiter(Math.max(1, options.maxConcurrentCalls ?? MAX_CONCURRENT_CALLS));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolAsSent, async (request): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
     if (!op) return errorResult('not_found', `no tool '${request.params.name}'; tools/list shows the tools`);
     try {
-      const result = await service.call(op.name, request.params.arguments ?? {}, {
-        source: options.source ?? 'mcp',
-        actorId: options.actorId,
-      });
+      const result = await slot(() =>
+        service.call(op.name, request.params.arguments ?? {}, {
+          source: options.source ?? 'mcp',
+          actorId: options.actorId,
+        }),
+      );
       if (op.presentation.kind === 'markdown') {
         return { content: [{ type: 'text', text: op.presentation.render(result) }] };
       }

@@ -10,7 +10,9 @@ export type ErrorCode =
   | 'refused_transition'
   | 'actor_required'
   | 'unknown_actor'
+  | 'forbidden'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'unavailable'
   | 'internal_error';
 

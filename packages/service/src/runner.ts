@@ -33,7 +33,8 @@ export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, u
   const shape = op.input.shape as Record<string, z.ZodType>;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    const field = shape[key];
+    // Own keys only: `constructor`, `toString` or `__proto__` must read as unknown, not as Object.prototype's.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (!field) {
       const known = Object.keys(shape).join(', ');
       throw new SvcError('invalid_input', `${key}: unknown parameter for ${op.name}; known parameters: ${known}`, {
@@ -53,10 +54,29 @@ export function parseInput<I extends z.ZodObject>(op: { input: I; name: string }
   return parsed.data;
 }
 
+const given = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+
+/**
+ * The actor of a write. The transport's actor (X-Actor, --actor) is the caller's identity as the deployment
+ * established it, so a body `actor_id` may repeat it but never name someone else (docs/decisions/0012).
+ * Without a transport actor, a body `actor_id` names the author and SVC_DEFAULT_ACTOR_ID is the fallback.
+ */
 function actorIdFor(op: AnyOperation, input: Record<string, unknown>, call: CallContext, runtime: Runtime): string | undefined {
-  const fromInput = op.actorField ? input[op.actorField] : undefined;
-  if (typeof fromInput === 'string' && fromInput !== '') return fromInput;
-  return call.actorId ?? runtime.defaultActorId ?? undefined;
+  const fromInput = op.actorField ? given(input[op.actorField]) : undefined;
+  const fromTransport = given(call.actorId);
+  if (fromTransport !== undefined) {
+    if (fromInput !== undefined && fromInput.toLowerCase() !== fromTransport.toLowerCase()) {
+      const field = op.actorField ?? 'actor_id';
+      throw new SvcError(
+        'invalid_input',
+        `${field}: names another actor than the one this connection acts as (${fromTransport}); omit ${field}, or send the same actor`,
+        { field },
+      );
+    }
+    return fromTransport;
+  }
+  return fromInput ?? given(runtime.defaultActorId);
 }
 
 /**

@@ -37,8 +37,11 @@ async function expectAllTools(client: Client) {
 
 describe('MCP over stdio: `svc serve mcp` as a child process', () => {
   let client: Client;
+  let actor: string;
   beforeAll(async () => {
-    const { env, actor } = await prepare();
+    const prepared = await prepare();
+    const env = prepared.env;
+    actor = prepared.actor;
     client = new Client({ name: 'e2e-stdio', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [...NODE_ARGS, 'serve', 'mcp', '--actor', actor], env, stderr: 'pipe' }));
   }, 120_000);
@@ -57,6 +60,18 @@ describe('MCP over stdio: `svc serve mcp` as a child process', () => {
     expect(refused.size).toBe(TOOL_COUNT);
     await expect(client.ping()).resolves.toBeDefined();
   }, 120_000);
+
+  it('refuses an actor_id naming another actor than --actor, and accepts the same one', async () => {
+    const stranger = '11111111-1111-4111-8111-111111111111';
+    const spoofed = await client.callTool({ name: 'svc_capture_add', arguments: { text: 'spoof', actor_id: stranger } });
+    expect(spoofed.isError).toBe(true);
+    expect((spoofed.structuredContent as { error: { code: string; details: { field: string } } }).error).toMatchObject({
+      code: 'invalid_input',
+      details: { field: 'actor_id' },
+    });
+    const same = await client.callTool({ name: 'svc_capture_add', arguments: { text: 'mine', actor_id: actor } });
+    expect(same.isError).toBeFalsy();
+  });
 });
 
 describe('MCP over Streamable HTTP: a listening `svc serve http`', () => {

@@ -16,6 +16,14 @@ describe.each(testBackends())('item core on $name', (backend) => {
 
   const upsert = (input: Record<string, unknown>) => call('svc_item_upsert', { project_id: 'core', ...input }) as Promise<Item>;
 
+  it('treats a custom type keyed like an Object.prototype member as any other custom type', async () => {
+    await call('type_add', { key: 'constructor', schema: { type: 'object' } });
+    const item = await upsert({ item_type: 'constructor', title: 'Prototype-named type', context: { constructor: 'x', toString: 1 } });
+    expect(item).toMatchObject({ item_type: 'constructor', status: null });
+    const edited = await upsert({ item_id: item.id, context: { constructor: 'y' } });
+    expect(edited.context).toEqual({ constructor: 'y' });
+  });
+
   it('supersedes on edit: a new head, the old id resolves to it, history keeps both versions', async () => {
     const v1 = await upsert({ title: 'Request timeout', body: 'Requests time out after timeout 30s.' });
     const v2 = await upsert({ item_id: v1.id, body: 'Requests time out after timeout 45s.' });

@@ -1,4 +1,4 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AnyOperation, codeVersion, isSvcError, type Service, type Source, toolOperations } from '@svc/service';
 import { z } from 'zod';
+import { registerContext } from './context.js';
 
 export interface McpOptions {
   /** The actor of this connection's auth context (--actor, X-Actor); SVC_DEFAULT_ACTOR_ID applies when unset. */
@@ -60,17 +61,22 @@ function errorResult(code: string, message: string, details: Record<string, unkn
  * An MCP server over the catalog. Every call goes through the service runner, so validation, transactions and
  * attribution are the same as on HTTP and the CLI. Failures come back as tool results with isError; nothing
  * but an SvcError's own code and message ever reaches the client (no SQL, no stack, no connection string).
+ * Tools are set on the low-level server (their schemas come from the catalog, compacted); resources, prompts
+ * and completions use the SDK's McpServer registration (context.ts), reading through the same runner.
  */
-export function createMcpServer(service: Service, options: McpOptions = {}): Server {
-  const server = new Server(
+export function createMcpServer(service: Service, options: McpOptions = {}): McpServer {
+  const mcp = new McpServer(
     { name: 'svc', title: 'svc project memory', version: codeVersion().release.replace(/^v/, '') },
     {
       capabilities: { tools: { listChanged: false } },
       instructions:
         'svc keeps decision memory for this team. Call svc_brief only when the human asks for context; save ' +
-        '(svc_item_upsert, svc_save_decisions) only when the human asks you to. Ids may be shortened to their first 8 characters.',
+        '(svc_item_upsert, svc_save_decisions) only when the human asks you to. Ids may be shortened to their first 8 characters. ' +
+        'Resources: svc://projects/{project}/brief and /decisions, svc://items/{id}; prompts: start-session, record-decision, review-inbox.',
     },
   );
+  const server = mcp.server;
+  const call = { source: options.source ?? ('mcp' as const), actorId: options.actorId };
   const tools = listTools();
   const byName = new Map(toolOperations().map((op) => [op.name, op]));
 
@@ -80,10 +86,7 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Ser
     const op = byName.get(request.params.name);
     if (!op) return errorResult('not_found', `no tool '${request.params.name}'; tools/list shows the tools`);
     try {
-      const result = await service.call(op.name, request.params.arguments ?? {}, {
-        source: options.source ?? 'mcp',
-        actorId: options.actorId,
-      });
+      const result = await service.call(op.name, request.params.arguments ?? {}, call);
       if (op.presentation.kind === 'markdown') {
         return { content: [{ type: 'text', text: op.presentation.render(result) }] };
       }
@@ -103,5 +106,6 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Ser
       return errorResult('internal_error', 'internal error; the server log has the details');
     }
   });
-  return server;
+  registerContext(mcp, service, call);
+  return mcp;
 }

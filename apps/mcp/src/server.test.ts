@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMcpServer } from './server.js';
+import { createMcpServer, TOOLS_LIST_BUDGET } from './server.js';
 
 describe.each(testBackends())('MCP surface on $name', (backend) => {
   let svc: TestService;
@@ -125,7 +125,13 @@ describe.each(testBackends())('MCP resources, prompts and completions on $name',
     expect(caps?.resources).toEqual({ listChanged: false });
     expect(caps?.prompts).toEqual({ listChanged: false });
     expect(caps?.completions).toEqual({});
-    expect((await client.listTools()).tools).toHaveLength(33);
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(33);
+    // Every conversation pays for tools/list; string bounds and default hints are left out to keep it small.
+    expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(TOOLS_LIST_BUDGET);
+    const read = tools.find((t) => t.name === 'svc_brief')!;
+    expect(read.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+    expect(JSON.stringify(tools)).not.toMatch(/"(min|max)Length"/);
   });
 
   it("lists each project's brief and decisions, and the three resource templates", async () => {

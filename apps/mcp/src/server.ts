@@ -15,13 +15,19 @@ export interface McpOptions {
   source?: Source;
 }
 
-/** Drop what zod emits that tells a model nothing (every tool description is paid for in every conversation). */
+/** The most tools/list may weigh, in characters of JSON: it is paid for in every conversation (scripts/conformance.sh). */
+export const TOOLS_LIST_BUDGET = 28_000;
+
+/**
+ * Drop what zod emits that tells a model nothing (every tool description is paid for in every conversation).
+ * String length bounds go too: the runner still enforces them, and a refusal names the field and the bound.
+ */
 function compact(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(compact);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-    if (key === '$schema') continue;
+    if (key === '$schema' || key === 'minLength' || key === 'maxLength') continue;
     if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
     if (key === 'additionalProperties' && JSON.stringify(value) === '{}') continue;
     out[key] = compact(value);
@@ -43,12 +49,16 @@ export function listTools(): Tool[] {
     title: op.title,
     description: op.description,
     inputSchema: inputSchema(op),
-    annotations: {
-      readOnlyHint: op.annotations.readOnlyHint,
-      destructiveHint: op.annotations.destructiveHint ?? false,
-      idempotentHint: op.annotations.idempotentHint ?? false,
-      openWorldHint: false,
-    },
+    // Only hints that say something: destructive and idempotent mean nothing for a read, and idempotent is
+    // false unless said (MCP's defaults).
+    annotations: op.annotations.readOnlyHint
+      ? { readOnlyHint: true, openWorldHint: false }
+      : {
+          readOnlyHint: false,
+          destructiveHint: op.annotations.destructiveHint ?? false,
+          ...(op.annotations.idempotentHint ? { idempotentHint: true } : {}),
+          openWorldHint: false,
+        },
   }));
 }
 

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS_LIST_BUDGET } from '../server.js';
 import { runSession } from './session.js';
 
 const run = promisify(execFile);
@@ -48,7 +49,7 @@ describe('MCP over stdio: `svc serve mcp` as a child process', () => {
 
   it('lists all 33 tools with input schemas, within the context budget', async () => {
     const tools = await expectAllTools(client);
-    expect(JSON.stringify({ tools }).length).toBeLessThan(32_000);
+    expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(TOOLS_LIST_BUDGET);
   });
 
   it('serves a scripted session: every tool on a happy path and a refused one, and keeps serving', async () => {

@@ -7,7 +7,7 @@ import { defineOperation, type OperationContext } from '../operation.js';
 import { changeStatus, findWorkUnit, lockItemOfType, scope } from '../work/shared.js';
 
 const qaRef = idRef('QA check');
-const scopeField = projectRef.optional().describe('Scope id prefixes to this project');
+const scopeField = projectRef.optional().describe('Scope ids to this project');
 
 async function chainIds(
   ctx: OperationContext,

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMcpServer } from './server.js';
+import { createMcpServer, TOOLS_LIST_BUDGET } from './server.js';
 
 describe.each(testBackends())('MCP surface on $name', (backend) => {
   let svc: TestService;
@@ -103,6 +103,151 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     expect(unscoped.isError).toBe(true);
     const error = (unscoped.structuredContent as { error: { code: string; details: { field: string } } }).error;
     expect([error.code, error.details.field]).toEqual(['invalid_input', 'project_id']);
+  });
+});
+
+describe.each(testBackends())('MCP resources, prompts and completions on $name', (backend) => {
+  let svc: TestService;
+  let client: Client;
+  let actorId: string;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await svc.close();
+  });
+  beforeEach(async () => {
+    await client?.close();
+    await svc.store.reset();
+    ({ actorId } = await svc.seed('mcp'));
+    const server = createMcpServer(svc, { actorId });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(clientSide);
+  });
+
+  const tool = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    return result.structuredContent as Record<string, unknown>;
+  };
+  const readText = async (uri: string) => {
+    const { contents } = await client.readResource({ uri });
+    expect(contents).toHaveLength(1);
+    return contents[0] as { uri: string; mimeType: string; text: string };
+  };
+
+  it('declares resources, prompts and completions without list_changed, and keeps exactly the 33 tools', async () => {
+    const caps = client.getServerCapabilities();
+    expect(caps?.resources).toEqual({ listChanged: false });
+    expect(caps?.prompts).toEqual({ listChanged: false });
+    expect(caps?.completions).toEqual({});
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(33);
+    // Every conversation pays for tools/list; string bounds and default hints are left out to keep it small.
+    expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(TOOLS_LIST_BUDGET);
+    const read = tools.find((t) => t.name === 'svc_brief')!;
+    expect(read.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+    expect(JSON.stringify(tools)).not.toMatch(/"(min|max)Length"/);
+  });
+
+  it("lists each project's brief and decisions, and the three resource templates", async () => {
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(['svc://projects/mcp/brief', 'svc://projects/mcp/decisions']);
+    expect(resources.every((r) => r.name && r.mimeType === 'text/markdown' && r.description)).toBe(true);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      'svc://items/{id}',
+      'svc://projects/{project}/brief',
+      'svc://projects/{project}/decisions',
+    ]);
+  });
+
+  it('reads the brief, the current decisions and an item through the same operations as the tools', async () => {
+    const saved = (await tool('svc_save_decisions', { project_id: 'mcp', decisions: [{ title: 'Use REST', body: 'Browsers.' }] })) as { created: string[] };
+    const id = saved.created[0]!;
+    const brief = await readText('svc://projects/mcp/brief');
+    expect(brief).toMatchObject({ uri: 'svc://projects/mcp/brief', mimeType: 'text/markdown' });
+    expect(brief.text).toContain('## Active Work Units');
+    expect(brief.text).toContain('[decision] **Use REST**');
+    const decisions = await readText('svc://projects/mcp/decisions');
+    expect(decisions.text).toContain(`- **Use REST** (\`${id.slice(0, 8)}\``);
+    const item = await readText(`svc://items/${id.slice(0, 8)}`);
+    expect(item.mimeType).toBe('application/json');
+    expect(JSON.parse(item.text)).toMatchObject({ item: { id, title: 'Use REST', body: 'Browsers.' }, links: [] });
+  });
+
+  it('answers an unknown project or item as a clean resource-not-found error, and keeps serving', async () => {
+    await expect(client.readResource({ uri: 'svc://projects/nope/brief' })).rejects.toMatchObject({
+      code: -32002,
+      data: { code: 'not_found' },
+    });
+    await expect(client.readResource({ uri: 'svc://projects/nope/decisions' })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: 'svc://items/ffffffff' })).rejects.toMatchObject({ code: -32002 });
+    const bad = client.readResource({ uri: 'svc://items/not-an-id' });
+    await expect(bad).rejects.toMatchObject({ code: -32602, data: { code: 'invalid_input', details: { field: 'item_id' } } });
+    await expect(bad).rejects.not.toThrow(/ at .*\.ts:\d+|select |MCP error -32602: MCP error/i);
+    await expect(client.readResource({ uri: 'other://x' })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.listTools()).resolves.toBeDefined();
+  });
+
+  it('gets start-session with the brief embedded, and with a work unit its tasks', async () => {
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['start-session', 'record-decision', 'review-inbox']);
+    expect(prompts[0]!.arguments).toEqual([
+      { name: 'project', description: 'Project slug', required: true },
+      { name: 'work_unit', description: 'Work unit id to continue (optional)', required: false },
+    ]);
+    const plain = await client.getPrompt({ name: 'start-session', arguments: { project: 'mcp' } });
+    const embedded = plain.messages[0]!.content as { type: string; resource: { uri: string; text: string } };
+    expect(embedded.type).toBe('resource');
+    expect(embedded.resource.uri).toBe('svc://projects/mcp/brief');
+    expect(embedded.resource.text).toContain('## Recent Items');
+    expect((plain.messages.at(-1)!.content as { text: string }).text).toContain('save nothing');
+
+    const unit = (await tool('svc_work_open', { project_id: 'mcp', title: 'Checkout' })) as { id: string };
+    await tool('svc_task_add', { work_unit_id: unit.id, title: 'Draft API' });
+    const resumed = await client.getPrompt({ name: 'start-session', arguments: { project: 'mcp', work_unit: unit.id.slice(0, 8) } });
+    expect((resumed.messages[1]!.content as { text: string }).text).toMatch(/- \[proposed\] Draft API \(`[0-9a-f]{8}`\)/);
+    await expect(client.getPrompt({ name: 'start-session', arguments: { project: 'nope' } })).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it('gets record-decision, guiding to svc_save_decisions for the project and topic', async () => {
+    const result = await client.getPrompt({ name: 'record-decision', arguments: { project: 'mcp', topic: 'retry policy' } });
+    const text = (result.messages[0]!.content as { text: string }).text;
+    expect(text).toContain('record a decision about retry policy in project mcp');
+    expect(text).toContain('svc_save_decisions with project_id "mcp"');
+    expect(text).toContain('svc_item_search');
+  });
+
+  it('gets review-inbox listing the inbox captures with the triage tools', async () => {
+    await tool('svc_capture_add', { text: 'maybe cache the catalog' });
+    const other = (await tool('svc_capture_add', { text: 'already reviewed' })) as { id: string };
+    await tool('svc_capture_set_state', { capture_id: other.id, review_state: 'review' });
+    const result = await client.getPrompt({ name: 'review-inbox', arguments: { project: 'mcp', item_type: 'knowledge' } });
+    const [list, guide] = result.messages.map((m) => (m.content as { text: string }).text);
+    expect(list).toContain('maybe cache the catalog');
+    expect(list).not.toContain('already reviewed');
+    expect(guide).toContain('svc_capture_promote with project_id "mcp", item_type "knowledge"');
+    expect(guide).toContain('svc_capture_discard');
+  });
+
+  it('completes project slugs for the template variable and the prompt argument, and work units and item types', async () => {
+    await svc.call('project_create', { slug: 'mcp-two' }, { source: 'cli' });
+    await svc.call('project_create', { slug: 'other' }, { source: 'cli' });
+    const values = async (ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, name: string, value: string, context?: Record<string, string>) =>
+      (await client.complete({ ref, argument: { name, value }, ...(context ? { context: { arguments: context } } : {}) })).completion.values;
+    expect(await values({ type: 'ref/resource', uri: 'svc://projects/{project}/brief' }, 'project', 'mc')).toEqual(['mcp', 'mcp-two']);
+    expect(await values({ type: 'ref/prompt', name: 'start-session' }, 'project', 'mcp-')).toEqual(['mcp-two']);
+    expect(await values({ type: 'ref/prompt', name: 'record-decision' }, 'project', 'zz')).toEqual([]);
+    expect(await values({ type: 'ref/prompt', name: 'review-inbox' }, 'item_type', 'res')).toEqual(['research']);
+    const unit = (await tool('svc_work_open', { project_id: 'mcp', title: 'Checkout' })) as { id: string };
+    await tool('svc_work_open', { project_id: 'other', title: 'Elsewhere' });
+    expect(await values({ type: 'ref/prompt', name: 'start-session' }, 'work_unit', '', { project: 'mcp' })).toEqual([unit.id]);
+    expect(await values({ type: 'ref/prompt', name: 'start-session' }, 'work_unit', '', { project: 'nope' })).toEqual([]);
   });
 });
 

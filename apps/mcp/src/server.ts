@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AnyOperation, codeVersion, isSvcError, type Service, type Source, toolOperations } from '@svc/service';
 import { z } from 'zod';
+import { registerContext } from './context.js';
 
 export interface McpOptions {
   /** The actor of this connection's auth context (--actor, X-Actor); SVC_DEFAULT_ACTOR_ID applies when unset. */
@@ -52,13 +53,19 @@ function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
   };
 }
 
-/** Drop what zod emits that tells a model nothing (every tool description is paid for in every conversation). */
+/** The most tools/list may weigh, in characters of JSON: it is paid for in every conversation (scripts/conformance.sh). */
+export const TOOLS_LIST_BUDGET = 28_000;
+
+/**
+ * Drop what zod emits that tells a model nothing (every tool description is paid for in every conversation).
+ * String length bounds go too: the runner still enforces them, and a refusal names the field and the bound.
+ */
 function compact(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(compact);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-    if (key === '$schema') continue;
+    if (key === '$schema' || key === 'minLength' || key === 'maxLength') continue;
     if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
     if (key === 'additionalProperties' && JSON.stringify(value) === '{}') continue;
     out[key] = compact(value);
@@ -80,12 +87,16 @@ export function listTools(): Tool[] {
     title: op.title,
     description: op.description,
     inputSchema: inputSchema(op),
-    annotations: {
-      readOnlyHint: op.annotations.readOnlyHint,
-      destructiveHint: op.annotations.destructiveHint ?? false,
-      idempotentHint: op.annotations.idempotentHint ?? false,
-      openWorldHint: false,
-    },
+    // Only hints that say something: destructive and idempotent mean nothing for a read, and idempotent is
+    // false unless said (MCP's defaults).
+    annotations: op.annotations.readOnlyHint
+      ? { readOnlyHint: true, openWorldHint: false }
+      : {
+          readOnlyHint: false,
+          destructiveHint: op.annotations.destructiveHint ?? false,
+          ...(op.annotations.idempotentHint ? { idempotentHint: true } : {}),
+          openWorldHint: false,
+        },
   }));
 }
 
@@ -98,17 +109,22 @@ function errorResult(code: string, message: string, details: Record<string, unkn
  * An MCP server over the catalog. Every call goes through the service runner, so validation, transactions and
  * attribution are the same as on HTTP and the CLI. Failures come back as tool results with isError; nothing
  * but an SvcError's own code and message ever reaches the client (no SQL, no stack, no connection string).
+ * Tools are set on the low-level server (their schemas come from the catalog, compacted); resources, prompts
+ * and completions use the SDK's McpServer registration (context.ts), reading through the same runner.
  */
-export function createMcpServer(service: Service, options: McpOptions = {}): Server {
-  const server = new Server(
+export function createMcpServer(service: Service, options: McpOptions = {}): McpServer {
+  const mcp = new McpServer(
     { name: 'svc', title: 'svc project memory', version: codeVersion().release.replace(/^v/, '') },
     {
       capabilities: { tools: { listChanged: false } },
       instructions:
         'svc keeps decision memory for this team. Call svc_brief only when the human asks for context; save ' +
-        '(svc_item_upsert, svc_save_decisions) only when the human asks you to. Ids may be shortened to their first 8 characters.',
+        '(svc_item_upsert, svc_save_decisions) only when the human asks you to. Ids may be shortened to their first 8 characters. ' +
+        'Resources: svc://projects/{project}/brief and /decisions, svc://items/{id}; prompts: start-session, record-decision, review-inbox.',
     },
   );
+  const server = mcp.server;
+  const call = { source: options.source ?? ('mcp' as const), actorId: options.actorId };
   const tools = listTools();
   const byName = new Map(toolOperations().map((op) => [op.name, op]));
   const slot = limiter(Math.max(1, options.maxConcurrentCalls ?? MAX_CONCURRENT_CALLS));
@@ -119,12 +135,7 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Ser
     const op = byName.get(request.params.name);
     if (!op) return errorResult('not_found', `no tool '${request.params.name}'; tools/list shows the tools`);
     try {
-      const result = await slot(() =>
-        service.call(op.name, request.params.arguments ?? {}, {
-          source: options.source ?? 'mcp',
-          actorId: options.actorId,
-        }),
-      );
+      const result = await slot(() => service.call(op.name, request.params.arguments ?? {}, call));
       if (op.presentation.kind === 'markdown') {
         return { content: [{ type: 'text', text: op.presentation.render(result) }] };
       }
@@ -144,5 +155,6 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Ser
       return errorResult('internal_error', 'internal error; the server log has the details');
     }
   });
-  return server;
+  registerContext(mcp, service, call);
+  return mcp;
 }

@@ -2,6 +2,8 @@ import type { AnyOperation } from './operation.js';
 import { actorAdd, actorList } from './operations/actor.js';
 import { brief } from './operations/brief.js';
 import { check } from './operations/check.js';
+import { completion } from './operations/completion.js';
+import { decisionList } from './operations/decision-list.js';
 import {
   captureAdd,
   captureAnnotate,
@@ -79,6 +81,8 @@ export const catalog: readonly AnyOperation[] = [
   check,
   workReopen,
   itemShow,
+  decisionList,
+  completion,
   itemDelete,
   itemRestore,
   itemHistory,

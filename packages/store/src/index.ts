@@ -33,7 +33,15 @@ export {
   migrate,
   migrationStatus,
 } from './migrate.js';
-export { findProjectBySlug, insertProject, listProjects, resolveProject, toProject, updateProjectSettings } from './projects.js';
+export {
+  findProjectBySlug,
+  insertProject,
+  listProjects,
+  projectSlugsByPrefix,
+  resolveProject,
+  toProject,
+  updateProjectSettings,
+} from './projects.js';
 export { insertSystem, listSystems, resolveSystem, type System } from './systems.js';
 export type { Database } from './schema.js';
 export type { Kysely, Transaction } from 'kysely';
@@ -46,6 +54,7 @@ export {
   touchWorkUnit,
   toWorkUnit,
   type WorkUnit,
+  workUnitsByIdPrefix,
 } from './work-units.js';
 export { CANDIDATES, glossarySynonyms, type SearchFilters, type SearchHit, searchItems, tsquery } from './search.js';
 export {

@@ -70,3 +70,10 @@ export async function updateProjectSettings(
     .executeTakeFirstOrThrow();
   return toProject(row);
 }
+
+/** Slugs that start with `prefix`, in order; `limit + 1` read to tell truncation (completion of project names). */
+export async function projectSlugsByPrefix(db: Kysely<Database>, prefix: string, limit: number): Promise<string[]> {
+  const like = `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await db.selectFrom('projects').select('slug').where('slug', 'like', like).orderBy('slug').limit(limit + 1).execute();
+  return rows.map((r) => r.slug);
+}

@@ -16,7 +16,7 @@ import { createItem, prepareItemValues } from '../items/write.js';
 import { defineOperation, type OperationContext } from '../operation.js';
 
 const captureRef = idRef('Capture');
-const actorId = z.string().max(100).optional().describe('Actor UUID to attribute this to (default: the caller)');
+const actorId = z.string().max(100).optional().describe('Actor UUID (default: the caller)');
 const STATES = ['inbox', 'review', 'promoted', 'discarded', 'redacted'] as const;
 
 interface Ack {

@@ -5,7 +5,7 @@ import { actorRef, boundedLimit, idRef, isoTime, limit, MAX_TEXT, projectRef } f
 import { defineOperation } from '../operation.js';
 import { findWorkUnit, scope } from '../work/shared.js';
 
-const scopeField = projectRef.optional().describe('Scope id prefixes to this project');
+const scopeField = projectRef.optional().describe('Scope ids to this project');
 
 export const ideaAdd = defineOperation({
   name: 'svc_idea_add',

@@ -8,7 +8,7 @@ import { defineOperation, type OperationContext } from '../operation.js';
 import { changeStatus, findWorkUnit, scope, txOf } from '../work/shared.js';
 
 const taskRef = idRef('Task');
-const scopeField = projectRef.optional().describe('Scope id prefixes to this project');
+const scopeField = projectRef.optional().describe('Scope ids to this project');
 const sortOrder = z.number().int().min(-1_000_000_000).max(1_000_000_000);
 
 export const taskAdd = defineOperation({

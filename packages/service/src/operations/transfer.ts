@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isSlug, isUuid, SvcError } from '@svc/domain';
+import { isSlug, isUuid, jsonDepth, MAX_JSON_DEPTH, SvcError } from '@svc/domain';
 import {
   type Database,
   exportRows,
@@ -142,6 +142,10 @@ export const projectImport = defineOperation({
       const known = columns.get(spec.kind) ?? [];
       for (const key of Object.keys(row)) if (!known.includes(key)) throw lineError(number, `unknown field '${key}' for a ${spec.kind} record`);
       for (const key of known) if (!(key in row)) throw lineError(number, `missing field '${key}' for a ${spec.kind} record`);
+      // The file bypassed the input gate: bound its values as the gate would, before anything walks them.
+      for (const [key, value] of Object.entries(row)) {
+        if (jsonDepth(value) > MAX_JSON_DEPTH) throw lineError(number, `field '${key}' is nested deeper than ${MAX_JSON_DEPTH} levels`);
+      }
       if (spec.kind !== 'history' && spec.kind !== 'audit' && spec.kind !== 'item_type' && spec.kind !== 'capture_promotion' && !isUuid(String(row.id))) {
         throw lineError(number, `field 'id' is not a UUID`);
       }

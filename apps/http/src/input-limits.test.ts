@@ -43,6 +43,18 @@ describe.each(testBackends())('hostile input against a listening server on $name
     expect((await fetch(`${server.url}/items/${id}`)).status).toBe(200);
   });
 
+  it('answers a body of 900,000 nested arrays (just under 2 MiB) with 400 on REST and an isError result on /mcp', async () => {
+    const levels = 900_000;
+    const arrays = `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const rest = await post('/projects/probe/items', `{"title":"Deepest","context":{"a":${arrays}}}`);
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as ErrorBody).error.message).toBe('context: nested deeper than 64 levels');
+    const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"Deepest","context":{"a":${arrays}}}}}`;
+    const mcp = await post('/mcp', call, { accept: 'application/json, text/event-stream' });
+    const { result } = (await mcp.json()) as { result: { isError: boolean; structuredContent: ErrorBody } };
+    expect(result.structuredContent.error).toMatchObject({ code: 'invalid_input', message: 'context: nested deeper than 64 levels' });
+  });
+
   it('answers the same over MCP at /mcp: an isError result naming context, not a transport failure', async () => {
     const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"Deep","context":${nestedJson(5_000)}}}}`;
     const response = await post('/mcp', call, { accept: 'application/json, text/event-stream' });

@@ -11,11 +11,10 @@ export const itemSearch = defineOperation({
   description:
     'Full-text search over the current items of a project, ranked with title matches above body matches. ' +
     'Dialect: bare words are all required; "a quoted phrase" matches adjacent words; `a OR b` matches either; ' +
-    'a leading - excludes a word or phrase. Words expand to their glossary synonyms (phrases and exclusions do ' +
-    `not), at most ${MAX_SYNONYMS_PER_TERM} per word and ${MAX_EXPANSIONS} per query; expansion_cut says when a ` +
-    'glossary group held more. Captures never appear until promoted; expired research only with include_expired. ' +
-    'Returns {items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated, expansion_cut}; ' +
-    'an empty list when nothing matches.',
+    `a leading - excludes a word or phrase. Words expand to their glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} ` +
+    `each and ${MAX_EXPANSIONS} in all (phrases and exclusions do not). Captures never appear until promoted; ` +
+    'expired research only with include_expired. Returns {items: [{id, chain_id, item_type, title, snippet, rank, ' +
+    'updated_at}], truncated, expansion_cut}; an empty list when nothing matches.',
   input: z.object({
     project_id: projectRef,
     query: z.string().max(4000).describe('Search text in the dialect above'),

@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expandableTerms, MAX_CLAUSES, parseQuery, planQuery, type TsPlan } from './query.js';
+import {
+  expandableTerms,
+  expandQuery,
+  MAX_CLAUSES,
+  MAX_EXPANSIONS,
+  MAX_SYNONYMS_PER_TERM,
+  parseQuery,
+  planQuery,
+  SYNONYMS_TO_READ,
+  type TsPlan,
+} from './query.js';
 
 const word = (text: string) => ({ kind: 'word', text }) as const;
 const phrase = (text: string) => ({ kind: 'phrase', text }) as const;
@@ -118,5 +128,38 @@ describe('planQuery', () => {
 
   it('returns nothing for a query without terms', () => {
     expect(planQuery(parseQuery('  OR - "" '))).toBeUndefined();
+  });
+
+  const leaves = (plan: TsPlan | undefined): string[] => {
+    if (!plan) return [];
+    if (plan.op === 'word' || plan.op === 'phrase') return [plan.text];
+    if (plan.op === 'not') return leaves(plan.arg);
+    return plan.args.flatMap(leaves);
+  };
+  const group = (size: number) => Array.from({ length: size }, (_, i) => `term${String(i).padStart(3, '0')}`);
+
+  it(`expands a word to at most ${MAX_SYNONYMS_PER_TERM} synonyms and says when its group held more`, () => {
+    const full = new Map([['term000', group(MAX_SYNONYMS_PER_TERM + 1)]]);
+    const exact = expandQuery(parseQuery('term000'), full);
+    expect(leaves(exact.plan)).toEqual(group(MAX_SYNONYMS_PER_TERM + 1));
+    expect(exact.expansion_cut).toBe(false);
+    // What the store reads for a group of 500: the first SYNONYMS_TO_READ, the word itself not among them.
+    const big = new Map([['term499', group(SYNONYMS_TO_READ)]]);
+    const cut = expandQuery(parseQuery('term499'), big);
+    expect(leaves(cut.plan)).toEqual(['term499', ...group(MAX_SYNONYMS_PER_TERM)]);
+    expect(cut.expansion_cut).toBe(true);
+  });
+
+  it(`expands a whole query to at most ${MAX_EXPANSIONS} synonyms, keeping every word of the query`, () => {
+    const ast = parseQuery(group(200).join(' OR '));
+    const words = expandableTerms(ast);
+    expect(words.length).toBeGreaterThan(MAX_EXPANSIONS / MAX_SYNONYMS_PER_TERM);
+    const synonyms = new Map(words.map((w) => [w, [w, ...group(SYNONYMS_TO_READ).map((g) => `${w}x${g}`)]]));
+    const { plan, expansion_cut } = expandQuery(ast, synonyms);
+    const all = leaves(plan);
+    expect(all.length).toBe(words.length + MAX_EXPANSIONS);
+    for (const w of words) expect(all).toContain(w);
+    expect(expansion_cut).toBe(true);
+    expect(planQuery(ast, synonyms)).toEqual(plan);
   });
 });

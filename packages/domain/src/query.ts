@@ -142,12 +142,32 @@ export function expandableTerms(ast: QueryAst): string[] {
   return [...out];
 }
 
+/** Most glossary synonyms one word expands to (besides itself); a group's terms are taken in name order. */
+export const MAX_SYNONYMS_PER_TERM = 16;
+/** Most glossary synonyms one query expands to in all, so a query's size stays bounded whatever the glossary. */
+export const MAX_EXPANSIONS = 64;
+/**
+ * How many of a word's group terms to read from the glossary: the word itself may be among them, and one more
+ * than can be used tells that the group was cut.
+ */
+export const SYNONYMS_TO_READ = MAX_SYNONYMS_PER_TERM + 2;
+
+export interface QueryPlan {
+  /** undefined when the query holds no word. */
+  plan: TsPlan | undefined;
+  /** True when a glossary group had more synonyms than MAX_SYNONYMS_PER_TERM, or the query more than MAX_EXPANSIONS. */
+  expansion_cut: boolean;
+}
+
 /**
  * Expand required words and OR-group words to the OR of their glossary group's accepted terms (multi-word
- * terms as phrases). Phrases and negations stay literal. `synonyms` maps a normalized term to the accepted
+ * terms as phrases), at most MAX_SYNONYMS_PER_TERM synonyms per word and MAX_EXPANSIONS per query (the
+ * query's own words are always kept). Phrases and negations stay literal. `synonyms` maps a normalized term to the accepted
  * terms of its group(s), the term itself included.
  */
-export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly string[]> = new Map()): TsPlan | undefined {
+export function expandQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly string[]> = new Map()): QueryPlan {
+  let budget = MAX_EXPANSIONS;
+  let cut = false;
   const expand = (term: Term): TsPlan => {
     if (term.kind !== 'word') return leaf(term);
     const group = synonyms.get(normalizeTerm(term.text));
@@ -156,7 +176,12 @@ export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly 
     for (const synonym of group) {
       const key = normalizeTerm(synonym);
       if (alternatives.has(key) || !hasWord(synonym)) continue;
+      if (alternatives.size > MAX_SYNONYMS_PER_TERM || budget === 0) {
+        cut = true;
+        break;
+      }
       alternatives.set(key, synonym.includes(' ') ? { op: 'phrase', text: synonym } : { op: 'word', text: synonym });
+      budget--;
     }
     const args = [...alternatives.values()];
     return args.length === 1 ? (args[0] as TsPlan) : { op: 'or', args };
@@ -177,8 +202,13 @@ export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly 
         break;
     }
   }
-  if (parts.length === 0) return undefined;
-  return parts.length === 1 ? parts[0] : { op: 'and', args: parts };
+  const plan = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { op: 'and' as const, args: parts };
+  return { plan, expansion_cut: cut };
+}
+
+/** The plan alone, for callers that do not report a cut expansion. */
+export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly string[]> = new Map()): TsPlan | undefined {
+  return expandQuery(ast, synonyms).plan;
 }
 
 /** True when the plan can match nothing but through negation (a query of negations only). */

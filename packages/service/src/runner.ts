@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Actor, invalidInput, isUuid, SvcError } from '@svc/domain';
+import { type Actor, checkJsonDepth, invalidInput, isUuid, SvcError } from '@svc/domain';
 import { type Database, type Kysely, requireActor, type Store, writeAudit } from '@svc/store';
 import type { z } from 'zod';
 import { fromDatabase, fromZod, isRetryable } from './errors.js';
@@ -22,8 +22,9 @@ export interface CallContext {
 }
 
 /**
- * Prepare raw input: optional parameters given as "" or null mean "not given" (the spec's convention), and
- * unknown parameters are refused so a misspelt one never silently drops a value.
+ * Prepare raw input: optional parameters given as "" or null mean "not given" (the spec's convention), unknown
+ * parameters are refused so a misspelt one never silently drops a value, and a value nested deeper than
+ * MAX_JSON_DEPTH is refused before zod or anything else walks it (every surface's input passes here).
  */
 export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
@@ -42,6 +43,7 @@ export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, u
       });
     }
     if ((value === '' || value === null) && field.safeParse(undefined).success) continue;
+    checkJsonDepth(value, key);
     out[key] = value;
   }
   return out;

@@ -1,4 +1,4 @@
-import { expandableTerms, parseQuery, planQuery } from '@svc/domain';
+import { expandableTerms, expandQuery, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, parseQuery } from '@svc/domain';
 import { glossarySynonyms, resolveProject, resolveSystem, searchItems } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef } from '../inputs.js';
@@ -11,9 +11,10 @@ export const itemSearch = defineOperation({
   description:
     'Full-text search over the current items of a project, ranked with title matches above body matches. ' +
     'Dialect: bare words are all required; "a quoted phrase" matches adjacent words; `a OR b` matches either; ' +
-    'a leading - excludes a word or phrase. Words expand to their glossary synonyms (phrases and exclusions do ' +
-    'not). Captures never appear until promoted; expired research only with include_expired. Returns ' +
-    '{items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated}; an empty list when nothing matches.',
+    `a leading - excludes a word or phrase. Words expand to their glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} ` +
+    `each and ${MAX_EXPANSIONS} in all (phrases and exclusions do not). Captures never appear until promoted; ` +
+    'expired research only with include_expired. Returns {items: [{id, chain_id, item_type, title, snippet, rank, ' +
+    'updated_at}], truncated, expansion_cut}; an empty list when nothing matches.',
   input: z.object({
     project_id: projectRef,
     query: z.string().max(4000).describe('Search text in the dialect above'),
@@ -31,8 +32,8 @@ export const itemSearch = defineOperation({
     }
     const ast = parseQuery(input.query);
     const synonyms = await glossarySynonyms(ctx.tx, project.id, expandableTerms(ast));
-    const plan = planQuery(ast, synonyms);
-    if (!plan) return { items: [], truncated: false };
+    const { plan, expansion_cut } = expandQuery(ast, synonyms);
+    if (!plan) return { items: [], truncated: false, expansion_cut };
     const max = boundedLimit(input.limit);
     const hits = await searchItems(
       ctx.tx,
@@ -45,6 +46,6 @@ export const itemSearch = defineOperation({
       },
       max,
     );
-    return { items: hits.slice(0, max), truncated: hits.length > max };
+    return { items: hits.slice(0, max), truncated: hits.length > max, expansion_cut };
   },
 });

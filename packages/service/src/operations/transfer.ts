@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isSlug, isTypeKey, type JsonSchema, SvcError, validateContext, validateTypeSchema } from '@svc/domain';
+import { isSlug, isTypeKey, type JsonSchema, MAX_JSON_DEPTH, SvcError, validateContext, validateTypeSchema } from '@svc/domain';
 import {
   type ColumnType,
   type Database,
@@ -77,7 +77,6 @@ interface Record_ {
 /** The largest import file the CLI reads, and the longest line (the HTTP body limit): docs/decisions/0014. */
 export const IMPORT_MAX_BYTES = 512 * 1024 * 1024;
 export const IMPORT_MAX_LINE_BYTES = 2 * 1024 * 1024;
-const MAX_JSON_DEPTH = 64;
 
 function lineError(line: number, message: string, recordField?: string): SvcError {
   return new SvcError('invalid_input', `line ${line}: ${message}`, { field: 'file', line, ...(recordField ? { record_field: recordField } : {}) });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Actor, invalidInput, isUuid, SvcError } from '@svc/domain';
 import { type Database, type Kysely, requireActor, type Store, writeAudit } from '@svc/store';
 import type { z } from 'zod';
-import { fromDatabase, fromZod, isRetryable } from './errors.js';
+import { fromDatabase, fromZod, isRetryable, refineRefusal } from './errors.js';
 import type { Logger } from './logger.js';
 import type { AnyOperation, AuditTarget, OperationContext, Source } from './operation.js';
 
@@ -22,8 +22,9 @@ export interface CallContext {
 }
 
 /**
- * Prepare raw input: optional parameters given as "" or null mean "not given" (the spec's convention), and
- * unknown parameters are refused so a misspelt one never silently drops a value.
+ * Prepare raw input: an optional parameter given as "" means "not given" (the spec's convention); null means
+ * "clear this field" and is kept only where the schema accepts it, elsewhere refused naming the field
+ * (decision 0017). Unknown parameters are refused so a misspelt one never silently drops a value.
  */
 export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
@@ -40,7 +41,13 @@ export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, u
         field: key,
       });
     }
-    if ((value === '' || value === null) && field.safeParse(undefined).success) continue;
+    if (value === '' && field.safeParse(undefined).success) continue;
+    if (value === null && !field.safeParse(null).success) {
+      const why = field.safeParse(undefined).success
+        ? 'cannot be cleared (null); omit it or give "" to leave it unchanged'
+        : 'is required and cannot be null';
+      throw new SvcError('invalid_input', `${key}: ${why}`, { field: key });
+    }
     out[key] = value;
   }
   return out;
@@ -120,7 +127,8 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       }
     }
   } catch (error) {
-    const mapped = fromDatabase(error);
+    const found = fromDatabase(error);
+    const mapped = found && refineRefusal(op, found);
     if (mapped) {
       if (mapped.code === 'unavailable') runtime.logger.warn({ requestId, op: op.name, err: error }, 'database unavailable');
       throw mapped;

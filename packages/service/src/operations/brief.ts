@@ -67,7 +67,7 @@ export const brief = defineOperation({
     const keyword = input.keyword?.trim() || undefined;
     let plan: ReturnType<typeof planQuery>;
     if (keyword) {
-      const ast = parseQuery(keyword);
+      const ast = parseQuery(keyword, 'keyword');
       plan = planQuery(ast, await glossarySynonyms(ctx.tx, project.id, expandableTerms(ast)));
     }
     const units = await activeWorkUnits(ctx.tx, { project_id: project.id, system_id: systemId, keyword }, WORK_UNITS);

@@ -4,6 +4,7 @@ export { type Config, loadConfig } from './config.js';
 export { fromDatabase } from './errors.js';
 export { createLogger, type Logger, type LogLevel } from './logger.js';
 export {
+  addressedFields,
   type Annotations,
   type AnyOperation,
   defineOperation,

@@ -78,6 +78,26 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     expect((pending.structuredContent as { tasks: { id: string }[] }).tasks.map((t) => t.id)).toEqual([task.id]);
   });
 
+  it('clears a task body with null over MCP, advertises null in the schema, and refuses null where nothing can be cleared', async () => {
+    const { tools } = await client.listTools();
+    const edit = tools.find((t) => t.name === 'svc_task_edit');
+    expect(edit?.description).toContain('null clears the body');
+    expect(JSON.stringify(edit?.inputSchema.properties?.body)).toContain('null');
+    const json = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args });
+      return { isError: result.isError, data: result.structuredContent as Record<string, unknown> & { id: string } };
+    };
+    const unit = (await json('svc_work_open', { project_id: 'mcp', title: 'Unit' })).data;
+    const task = (await json('svc_task_add', { work_unit_id: unit.id, title: 'Task', body: 'Steps' })).data;
+    const cleared = await json('svc_task_edit', { task_id: task.id, body: null });
+    expect(cleared.isError).toBeFalsy();
+    expect(cleared.data).toMatchObject({ body: '', title: 'Task' });
+    expect(cleared.data.id).not.toBe(task.id);
+    const refused = await json('svc_task_edit', { task_id: cleared.data.id, title: null });
+    expect(refused.isError).toBe(true);
+    expect(refused.data.error).toMatchObject({ code: 'invalid_input', details: { field: 'title' } });
+  });
+
   it('svc_impact follows incoming links on request and says which way it went; project_id stays required', async () => {
     const save = async (args: Record<string, unknown>) =>
       (await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp', ...args } })).structuredContent as { id: string };

@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { SvcError } from './errors.js';
 import {
   expandableTerms,
   expandQuery,
   MAX_CLAUSES,
   MAX_EXPANSIONS,
+  MAX_QUERY_LENGTH,
   MAX_SYNONYMS_PER_TERM,
   parseQuery,
   planQuery,
@@ -13,6 +15,16 @@ import {
 } from './query.js';
 
 const word = (text: string) => ({ kind: 'word', text }) as const;
+
+function refusal(fn: () => unknown): SvcError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof SvcError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
 const phrase = (text: string) => ({ kind: 'phrase', text }) as const;
 
 describe('parseQuery', () => {
@@ -23,10 +35,10 @@ describe('parseQuery', () => {
     ]);
   });
 
-  it('reads a quoted phrase as one phrase term, and a one-word quote as a word', () => {
+  it('reads a quoted phrase as one phrase term, and a one-word quote as a phrase too (literal)', () => {
     expect(parseQuery('"release train" "solo"').clauses).toEqual([
       { kind: 'required', term: phrase('release train') },
-      { kind: 'required', term: word('solo') },
+      { kind: 'required', term: phrase('solo') },
     ]);
   });
 
@@ -70,10 +82,36 @@ describe('parseQuery', () => {
     ]);
   });
 
-  it('never throws and stays bounded for any input', () => {
+  it('refuses a query over the length limit naming the field and the limit, instead of cutting it', () => {
+    // The excluded word sits past the old cut-off: cutting would have dropped it and widened the results.
+    const long = `${'deploy '.repeat(Math.ceil(MAX_QUERY_LENGTH / 7))}-friday`;
+    const error = refusal(() => parseQuery(long));
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'query', limit: MAX_QUERY_LENGTH } });
+    expect(error.message).toMatch(new RegExp(`^query: .*at most ${MAX_QUERY_LENGTH}`));
+    expect(refusal(() => parseQuery('x'.repeat(MAX_QUERY_LENGTH + 1), 'keyword')).details.field).toBe('keyword');
+    expect(parseQuery('x'.repeat(MAX_QUERY_LENGTH)).clauses).toHaveLength(1);
+  });
+
+  it('refuses a query over the clause limit naming the field and the limit', () => {
+    const words = Array.from({ length: MAX_CLAUSES }, (_, i) => `w${i}`);
+    expect(parseQuery(words.join(' ')).clauses).toHaveLength(MAX_CLAUSES);
+    const error = refusal(() => parseQuery(`${words.join(' ')} -friday`));
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'query', limit: MAX_CLAUSES } });
+    expect(error.message).toMatch(new RegExp(`^query: has ${MAX_CLAUSES + 1} clauses.*at most ${MAX_CLAUSES}`));
+  });
+
+  it('never cuts: any input is either parsed whole or refused as invalid_input on query', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 1500 }), (input) => {
-        const ast = parseQuery(input);
+        let ast: ReturnType<typeof parseQuery>;
+        try {
+          ast = parseQuery(input);
+        } catch (error) {
+          expect(error).toBeInstanceOf(SvcError);
+          expect((error as SvcError).details.field).toBe('query');
+          return;
+        }
+        expect(input.length).toBeLessThanOrEqual(MAX_QUERY_LENGTH);
         expect(ast.clauses.length).toBeLessThanOrEqual(MAX_CLAUSES);
         for (const clause of ast.clauses) {
           const terms = clause.kind === 'any' ? clause.terms : [clause.term];
@@ -113,6 +151,25 @@ describe('planQuery', () => {
         { op: 'word', text: 'cache' },
       ],
     });
+  });
+
+  it('keeps a quoted single word literal: never expanded, never offered for expansion', () => {
+    expect(planQuery(parseQuery('"k8s"'), synonyms)).toEqual<TsPlan>({ op: 'phrase', text: 'k8s' });
+    expect(planQuery(parseQuery('"k8s" OR cache'), synonyms)).toEqual<TsPlan>({
+      op: 'or',
+      args: [
+        { op: 'phrase', text: 'k8s' },
+        { op: 'word', text: 'cache' },
+      ],
+    });
+    expect(expandableTerms(parseQuery('"k8s" "Db" db'))).toEqual(['db']);
+    // Generated: whatever word is quoted, the plan holds no synonym of it.
+    fc.assert(
+      fc.property(fc.constantFrom('k8s', 'K8S', 'db', 'DB'), fc.constantFrom('', ' ', '  '), (w, pad) => {
+        const plan = planQuery(parseQuery(`"${pad}${w}${pad}"`), synonyms);
+        expect(plan).toEqual({ op: 'phrase', text: w });
+      }),
+    );
   });
 
   it('keeps phrases and negations literal', () => {

@@ -1,5 +1,6 @@
 import { SvcError } from '@svc/domain';
 import type { z } from 'zod';
+import { type AnyOperation, addressedFields } from './operation.js';
 
 /** Turn a zod failure into invalid_input naming the first offending field, e.g. `decisions[3].title`. */
 export function fromZod(error: z.ZodError): SvcError {
@@ -16,6 +17,19 @@ export function formatPath(path: readonly PropertyKey[]): string {
     else out += out === '' ? String(part) : `.${String(part)}`;
   }
   return out === '' ? 'input' : out;
+}
+
+/**
+ * A write's argument that names nothing is a bad argument (invalid_input, HTTP 400), not a missing resource:
+ * only the record the write acts on (its `addresses`, REST's path) stays not_found (decision 0017).
+ */
+export function refineRefusal(op: AnyOperation, error: SvcError): SvcError {
+  if (error.code !== 'not_found' || op.annotations.readOnlyHint) return error;
+  const field = error.details.field;
+  if (typeof field !== 'string') return error;
+  const root = field.split(/[.[]/)[0] ?? field;
+  if (addressedFields(op).has(root)) return error;
+  return new SvcError('invalid_input', error.message, error.details);
 }
 
 interface PgLikeError {

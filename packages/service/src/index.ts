@@ -5,6 +5,7 @@ export { fromDatabase } from './errors.js';
 export { inline, ref } from './markdown.js';
 export { createLogger, type Logger, type LogLevel } from './logger.js';
 export {
+  addressedFields,
   type Annotations,
   type AnyOperation,
   defineOperation,

@@ -1,3 +1,4 @@
+import { MAX_QUERY_LENGTH } from '@svc/domain';
 import { z } from 'zod';
 
 /** Shared input fields, so every tool describes them the same way. */
@@ -20,6 +21,9 @@ export const limit = z
 export const text = (what: string, max = MAX_TEXT) => z.string().max(max).describe(what);
 export const title = z.string().trim().min(1).max(1000).describe('Title (1 to 1000 characters)');
 export const body = z.string().max(MAX_TEXT).describe('Body text (markdown allowed)');
+/** Search text in the query dialect; its limit is the parser's, so nothing is cut between the two. */
+export const searchQuery = (what: string) =>
+  z.string().max(MAX_QUERY_LENGTH, { error: `at most ${MAX_QUERY_LENGTH} characters` }).describe(`${what} (at most ${MAX_QUERY_LENGTH} characters and 32 clauses; longer is refused, never cut)`);
 export const jsonObject = z.record(z.string(), z.unknown());
 export const context = jsonObject.describe("Structured fields, validated against the item type's JSON Schema");
 export const linkType = z.enum(['depends', 'blocks', 'supersedes', 'conflicts']);

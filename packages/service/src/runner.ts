@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Actor, checkJsonDepth, invalidInput, isUuid, SvcError } from '@svc/domain';
 import { type Database, type Kysely, requireActor, type Store, writeAudit } from '@svc/store';
 import type { z } from 'zod';
-import { fromDatabase, fromZod, isRetryable } from './errors.js';
+import { fromDatabase, fromZod, isRetryable, refineRefusal } from './errors.js';
 import type { Logger } from './logger.js';
 import type { AnyOperation, AuditTarget, OperationContext, Source } from './operation.js';
 
@@ -22,9 +22,10 @@ export interface CallContext {
 }
 
 /**
- * Prepare raw input: optional parameters given as "" or null mean "not given" (the spec's convention), unknown
- * parameters are refused so a misspelt one never silently drops a value, and a value nested deeper than
- * MAX_JSON_DEPTH is refused before zod or anything else walks it (every surface's input passes here).
+ * Prepare raw input: an optional parameter given as "" means "not given" (the spec's convention); null means
+ * "clear this field" and is kept only where the schema accepts it, elsewhere refused naming the field
+ * (decision 0017). Unknown parameters are refused so a misspelt one never silently drops a value, and a
+ * value nested deeper than MAX_JSON_DEPTH is refused before zod or anything else walks it.
  */
 export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
@@ -42,7 +43,13 @@ export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, u
         field: key,
       });
     }
-    if ((value === '' || value === null) && field.safeParse(undefined).success) continue;
+    if (value === '' && field.safeParse(undefined).success) continue;
+    if (value === null && !field.safeParse(null).success) {
+      const why = field.safeParse(undefined).success
+        ? 'cannot be cleared (null); omit it or give "" to leave it unchanged'
+        : 'is required and cannot be null';
+      throw new SvcError('invalid_input', `${key}: ${why}`, { field: key });
+    }
     checkJsonDepth(value, key);
     out[key] = value;
   }
@@ -144,7 +151,8 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       }
     }
   } catch (error) {
-    const mapped = fromDatabase(error);
+    const found = fromDatabase(error);
+    const mapped = found && refineRefusal(op, found);
     if (mapped) {
       if (mapped.code === 'unavailable') runtime.logger.warn({ requestId, op: op.name, err: error }, 'database unavailable');
       throw mapped;

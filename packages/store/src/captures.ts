@@ -69,7 +69,7 @@ export async function findCapture(db: Kysely<Database>, id: string): Promise<Cap
 export async function lockCapture(db: Kysely<Database>, ref: IdRef): Promise<Capture> {
   const rows = await db.selectFrom('captures').select('id').where(idMatches('id', ref)).limit(10).execute();
   const first = rows[0];
-  if (!first) throw notFound('capture', ref.input);
+  if (!first) throw notFound('capture', ref.input, ref.field);
   if (rows.length > 1) throw ambiguous('capture', ref, rows.map((r) => ({ id: r.id, label: 'capture' })));
   await db.selectFrom('captures').select('id').where('id', '=', first.id).forUpdate().execute();
   return findCapture(db, first.id);

@@ -27,14 +27,14 @@ export async function insertGroup(db: Kysely<Database>, projectId: string, name:
   return { ...row, created_at: iso(row.created_at) };
 }
 
-export async function findGroupByName(db: Kysely<Database>, projectId: string, name: string): Promise<GlossaryGroup> {
+export async function findGroupByName(db: Kysely<Database>, projectId: string, name: string, field = 'group'): Promise<GlossaryGroup> {
   const row = await db
     .selectFrom('glossary_groups')
     .selectAll()
     .where('project_id', '=', projectId)
     .where('name', '=', name)
     .executeTakeFirst();
-  if (!row) throw notFound('glossary group', name);
+  if (!row) throw notFound('glossary group', name, field);
   return { ...row, created_at: iso(row.created_at) };
 }
 
@@ -110,7 +110,7 @@ export async function findTerm(db: Kysely<Database>, projectId: string, id: stri
 export async function resolveTerm(db: Kysely<Database>, projectId: string, ref: IdRef): Promise<GlossaryTerm> {
   const rows = await termQuery(db).where('t.project_id', '=', projectId).where(idMatches('t.id', ref)).limit(10).execute();
   const first = rows[0];
-  if (!first) throw notFound('glossary term', ref.input);
+  if (!first) throw notFound('glossary term', ref.input, ref.field);
   if (rows.length > 1) throw ambiguous('glossary term', ref, rows.map((r) => ({ id: r.id, label: r.term })));
   return toTerm(first);
 }

@@ -20,17 +20,17 @@ export async function resolveProject(db: Kysely<Database>, raw: string, field = 
     const bySlug = await db.selectFrom('projects').selectAll().where('slug', '=', input.toLowerCase()).executeTakeFirst();
     if (bySlug) return toProject(bySlug);
     // Fall through: a slug made only of hex digits may be an id prefix.
-    if (!/^[0-9a-f-]+$/i.test(input)) throw notFound('project', raw);
+    if (!/^[0-9a-f-]+$/i.test(input)) throw notFound('project', raw, field);
   }
   let ref: IdRef;
   try {
     ref = parseIdRef(input, field);
   } catch (error) {
-    if (input !== '') throw notFound('project', raw);
+    if (input !== '') throw notFound('project', raw, field);
     throw error;
   }
   const rows = await db.selectFrom('projects').selectAll().where(idMatches('id', ref)).limit(10).execute();
-  if (rows.length === 0) throw notFound('project', raw);
+  if (rows.length === 0) throw notFound('project', raw, field);
   if (rows.length > 1) throw ambiguous('project', ref, rows.map((r) => ({ id: r.id, label: r.slug })));
   return toProject(rows[0] as ProjectRow);
 }

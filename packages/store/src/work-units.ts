@@ -35,7 +35,7 @@ export async function resolveWorkUnit(
   if (projectId !== undefined) query = query.where('project_id', '=', projectId);
   const rows = await query.limit(10).execute();
   const first = rows[0];
-  if (!first) throw notFound('work unit', ref.input);
+  if (!first) throw notFound('work unit', ref.input, ref.field);
   if (rows.length > 1) throw ambiguous('work unit', ref, rows.map((r) => ({ id: r.id, label: r.title.slice(0, 60) })));
   return toWorkUnit(first);
 }

@@ -98,7 +98,7 @@ export const brief = defineOperation({
     const recent = Math.max(15, Math.min(200, Math.floor(maxChars / 100)));
     let plan: ReturnType<typeof planQuery>;
     if (keyword) {
-      const ast = parseQuery(keyword);
+      const ast = parseQuery(keyword, 'keyword');
       plan = planQuery(ast, await glossarySynonyms(ctx.tx, project.id, expandableTerms(ast)));
     }
     const units = await activeWorkUnits(ctx.tx, { project_id: project.id, system_id: systemId, keyword }, workUnits);

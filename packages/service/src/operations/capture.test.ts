@@ -47,8 +47,10 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
       expect(error.code).toBe('invalid_input');
       expect(error.message).toMatch(/^signals: /);
     }
-    // null means "not given" by the optional-parameter convention: nothing changes.
-    await call('svc_capture_annotate', { capture_id: id, signals: null });
+    // null would mean "clear", and signals cannot be cleared (give {}): refused, naming the field.
+    const cleared = await refusal(call('svc_capture_annotate', { capture_id: id, signals: null }));
+    expect(cleared).toMatchObject({ code: 'invalid_input', details: { field: 'signals' } });
+    expect(cleared.message).toMatch(/^signals: cannot be cleared/);
     const signals = { urgency: 'high', nested: { list: [1, 'two'], __proto__x: true }, constructor: 'x' };
     const annotated = (await call('svc_capture_annotate', { capture_id: id, summary: 'short', sensitivity_hint: 'internal', signals })) as Capture;
     expect(annotated.signals).toEqual(signals);

@@ -11,7 +11,7 @@ import {
   updateCapture,
 } from '@svc/store';
 import { z } from 'zod';
-import { body, boundedLimit, context, idRef, limit, MAX_TEXT, projectRef, title } from '../inputs.js';
+import { body, boundedLimit, context, idRef, limit, MAX_TEXT, projectRef, searchQuery, title } from '../inputs.js';
 import { createItem, prepareItemValues } from '../items/write.js';
 import { defineOperation, type OperationContext } from '../operation.js';
 
@@ -100,7 +100,7 @@ export const captureSearch = defineOperation({
     'Search capture text and summary with the item-search dialect (words, "phrases", OR, -exclusions); an empty ' +
     'query only filters. Discarded and redacted captures are hidden unless asked for; redacted text is gone and ' +
     'cannot match. Returns {captures, truncated}.',
-  input: z.object({ query: z.string().max(4000).optional().describe('Search text; empty lists by filters only'), ...listFilters }),
+  input: z.object({ query: searchQuery('Search text; empty lists by filters only').optional(), ...listFilters }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
     const max = boundedLimit(input.limit);
@@ -127,11 +127,11 @@ export const captureAnnotate = defineOperation({
   title: 'Annotate a capture',
   description:
     'Store caller-supplied hints on a capture: a summary, a sensitivity hint and signals (a JSON object, kept as ' +
-    'given, as a hint not as truth). The service infers none of these. Returns the capture.',
+    'given, as a hint not as truth). The service infers none of these. null clears summary or sensitivity_hint. Returns the capture.',
   input: z.object({
     capture_id: captureRef,
-    summary: z.string().max(100_000).optional().describe('A summary you wrote'),
-    sensitivity_hint: z.string().max(200).optional().describe('e.g. public, internal, secret'),
+    summary: z.string().max(100_000).nullable().optional().describe('A summary you wrote; null clears it'),
+    sensitivity_hint: z.string().max(200).nullable().optional().describe('e.g. public, internal, secret; null clears it'),
     signals: z.record(z.string(), z.unknown()).optional().describe('A JSON object of hints; anything else is rejected'),
     actor_id: actorId,
   }),
@@ -257,6 +257,8 @@ export const capturePromote = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
+  // The capture is what it acts on (REST: /captures/{capture_id}/promote); project_id is an argument.
+  addresses: ['capture_id'],
   async run(ctx, input): Promise<Ack> {
     const project = await resolveProject(ctx.tx, input.project_id);
     const capture = await lock(ctx, input.capture_id);

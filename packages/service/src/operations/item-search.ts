@@ -1,7 +1,7 @@
-import { expandableTerms, expandQuery, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, parseQuery } from '@svc/domain';
-import { glossarySynonyms, resolveProject, resolveSystem, searchItems } from '@svc/store';
+import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, parseQuery } from '@svc/domain';
+import { glossarySynonyms, listItemTypes, resolveProject, resolveSystem, searchItems } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, limit, projectRef } from '../inputs.js';
+import { boundedLimit, limit, projectRef, searchQuery } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 export const itemSearch = defineOperation({
@@ -17,8 +17,8 @@ export const itemSearch = defineOperation({
     'updated_at}], truncated, expansion_cut}; an empty list when nothing matches.',
   input: z.object({
     project_id: projectRef,
-    query: z.string().max(4000).describe('Search text in the dialect above'),
-    item_types: z.array(z.string().max(40)).max(20).optional().describe('Only these item types'),
+    query: searchQuery('Search text in the dialect above'),
+    item_types: z.array(z.string().max(40)).max(20).optional().describe('Only these item types (registered type keys; an unknown one is refused)'),
     system_ids: z.array(z.string().max(200)).max(50).optional().describe('Only these systems (ids, prefixes or names)'),
     include_expired: z.boolean().optional().describe('Include research past its time to live (default false)'),
     limit,
@@ -29,6 +29,15 @@ export const itemSearch = defineOperation({
     const systemIds = [];
     for (const [i, ref] of (input.system_ids ?? []).entries()) {
       systemIds.push((await resolveSystem(ctx.tx, project.id, ref, `system_ids[${i}]`)).id);
+    }
+    if (input.item_types && input.item_types.length > 0) {
+      // A misspelt type would filter everything out and answer [] as if nothing matched.
+      const known = (await listItemTypes(ctx.tx)).map((t) => t.key);
+      for (const [i, key] of input.item_types.entries()) {
+        if (!known.includes(key)) {
+          throw invalidInput(`item_types[${i}]`, `unknown item type '${key}'; registered types: ${known.join(', ')}`, { known });
+        }
+      }
     }
     const ast = parseQuery(input.query);
     const synonyms = await glossarySynonyms(ctx.tx, project.id, expandableTerms(ast));

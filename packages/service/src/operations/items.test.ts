@@ -206,8 +206,10 @@ describe.each(testBackends())('item core on $name', (backend) => {
 
     const scoped = (await call('item_show', { item_id: 'abcd', project_id: 'core' })) as { item: Item };
     expect(scoped.item.title).toBe('Ours');
+    // item_id is an argument of the write, not the record it addresses (the project is): a bad argument.
     const elsewhere = await refusal(call('svc_item_upsert', { project_id: 'core', item_id: 'beef', body: 'x' }));
-    expect(elsewhere.code).toBe('not_found');
+    expect(elsewhere).toMatchObject({ code: 'invalid_input', details: { field: 'item_id' } });
+    expect(elsewhere.message).toMatch(/^item_id: /);
     const tooShort = await refusal(call('item_show', { item_id: 'abc' }));
     expect(tooShort.code).toBe('invalid_input');
   });
@@ -224,7 +226,7 @@ describe.each(testBackends())('item core on $name', (backend) => {
     const a = await upsert({ title: 'Delete me' });
     await call('item_delete', { item_id: a.id });
     const edit = await refusal(upsert({ item_id: a.id, title: 'x' }));
-    expect(edit.code).toBe('not_found');
+    expect(edit).toMatchObject({ code: 'invalid_input', details: { field: 'item_id' } });
     const again = await refusal(call('item_delete', { item_id: a.id }));
     expect(again.code).toBe('refused_transition');
     const restored = (await call('item_restore', { item_id: a.id })) as Item;

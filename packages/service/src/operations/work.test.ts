@@ -1,7 +1,9 @@
 import type { Item } from '@svc/domain';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
+import { RESUME_TASKS } from './work.js';
 
 type Call = (name: string, input: unknown) => Promise<unknown>;
 
@@ -222,6 +224,34 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     expect(resumed.work_units!.map((u) => u.id)).toEqual([first, second]);
     expect(resumed.tasks!.map((t) => t.title)).toEqual(['First unit, task 1', 'First unit, task 2', 'Second unit, task 1', 'Second unit, task 2']);
     expect(resumed.qa_checks!.map((q) => q.title)).toEqual(['Both verified']);
+  });
+
+  it('resume keeps its three keys and tells on each work unit whether its tasks or checks were cut', async () => {
+    const big = await open('Bulk big');
+    const small = await open('Bulk small');
+    await addTask(small, 'Small task');
+    await call('svc_qa_add', { project_id: 'work', title: 'Small verified', work_unit_id: small });
+    // RESUME_TASKS + 1 tasks in the unit that comes first, written in one statement to keep the test quick.
+    await sql`insert into items (id, chain_id, project_id, item_type, title, body, context, work_unit_id, status)
+      select g.id, g.id, ${seeded.projectId}::uuid, 'task', 'Bulk ' || g.n, '', jsonb_build_object('sort_order', g.n), ${big}::uuid, 'proposed'
+      from (select gen_random_uuid() as id, n from generate_series(1, ${RESUME_TASKS + 1}) as n) g`.execute(svc.store.db);
+    await sql`update work_units set updated_at = now() + interval '1 hour' where id = ${big}::uuid`.execute(svc.store.db);
+
+    const resumed = (await call('svc_work_resume', { project_id: 'work', keyword: 'bulk' })) as {
+      work_units: { id: string; truncated: { tasks: boolean; qa_checks: boolean } }[];
+      tasks: Item[];
+      qa_checks: Item[];
+    };
+    expect(Object.keys(resumed).sort()).toEqual(['qa_checks', 'tasks', 'work_units']);
+    expect(resumed.work_units.map((u) => [u.id, u.truncated])).toEqual([
+      [big, { tasks: true, qa_checks: false }],
+      [small, { tasks: true, qa_checks: false }],
+    ]);
+    expect(resumed.tasks).toHaveLength(RESUME_TASKS);
+    expect(resumed.qa_checks.map((q) => q.title)).toEqual(['Small verified']);
+
+    const alone = (await call('svc_work_resume', { project_id: 'work', keyword: 'bulk small' })) as typeof resumed;
+    expect(alone.work_units.map((u) => u.truncated)).toEqual([{ tasks: false, qa_checks: false }]);
   });
 
   it('finds pending checks by task, by item and by work unit; a passed check cannot pass again', async () => {

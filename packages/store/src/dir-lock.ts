@@ -60,9 +60,10 @@ export function refusal(dataDir: string, holder: Holder | undefined): SvcError {
     : 'another process';
   return new SvcError(
     'unavailable',
-    `the embedded database at ${resolve(dataDir)} is in use by ${who}. The embedded database serves one process ` +
-      'at a time. Stop that process; or connect to it instead (run `svc serve http` once and point clients at its ' +
-      '/mcp endpoint or REST API); or use PostgreSQL for several processes (set SVC_DATABASE_URL).',
+    `the embedded database at ${resolve(dataDir)} is in use by ${who}, which does not serve it to this process ` +
+      '(it runs on another host, or is an svc from before sharing, or never finished starting). Stop that process; ' +
+      'or connect to it instead (its HTTP server\'s /mcp endpoint or REST API); or use PostgreSQL for several ' +
+      'machines (set SVC_DATABASE_URL).',
     { data_dir: resolve(dataDir), holder: holder ?? null },
   );
 }

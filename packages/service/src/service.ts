@@ -40,8 +40,9 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
   };
 }
 
-function storeConfig(config: Config, logger?: Logger) {
+function storeConfig(config: Config, logger?: Logger, prepare?: (db: Store['db']) => Promise<void>) {
   return {
+    prepare,
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     statementTimeoutMs: config.statementTimeoutMs,
@@ -56,9 +57,16 @@ function storeConfig(config: Config, logger?: Logger) {
  */
 export async function openService(config: Config, options: { migrate?: boolean; logger?: Logger } = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await openStore(storeConfig(config, logger));
+  // The embedded database migrates itself, in the process that owns its data directory (and only there);
+  // the others it serves check the schema like a server on PostgreSQL does (docs/decisions/0024).
+  const store = await openStore(
+    storeConfig(config, logger, async (db) => {
+      const { applied } = await migrate(db);
+      if (applied.length > 0) logger.info({ applied }, 'applied migrations');
+    }),
+  );
   try {
-    if (store.backend === 'pglite' || options.migrate) {
+    if (options.migrate && store.backend === 'postgres') {
       const { applied } = await migrate(store.db);
       if (applied.length > 0) logger.info({ applied }, 'applied migrations');
     } else {
@@ -72,9 +80,20 @@ export async function openService(config: Config, options: { migrate?: boolean; 
   return createService(store, { logger, defaultActorId: config.defaultActorId });
 }
 
-/** `svc migrate`: apply pending migrations. */
+/** `svc migrate`: apply pending migrations (on the embedded database: by its owner, see openService). */
 export async function migrateDatabase(config: Config): Promise<{ applied: string[]; current: string; release: string }> {
-  const result = await withStore(config, (store) => migrate(store.db));
+  let applied: string[] = [];
+  const result = await withStore(
+    config,
+    async (store) => {
+      if (store.backend === 'postgres') return migrate(store.db);
+      await assertSchemaCurrent(store.db);
+      return { applied, current: (await migrationStatus(store.db)).current ?? 'none' };
+    },
+    async (db) => {
+      applied = (await migrate(db)).applied;
+    },
+  );
   return { ...result, release: releaseOf(result.current) };
 }
 
@@ -84,8 +103,8 @@ export function schemaStatus(config: Config): Promise<MigrationStatus> {
 }
 
 /** Open the store for one schema step outside any operation, and close it again. */
-async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(storeConfig(config));
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, prepare?: (db: Store['db']) => Promise<void>): Promise<T> {
+  const store = await openStore(storeConfig(config, undefined, prepare));
   try {
     return await fn(store);
   } catch (error) {

@@ -12,6 +12,8 @@ export interface McpOptions {
   /** The actor of this connection's auth context (--actor, X-Actor); SVC_DEFAULT_ACTOR_ID applies when unset. */
   actorId?: string | undefined;
   source?: Source;
+  /** stdio (the default) or http: decides how an error tells the caller to name an actor. */
+  transport?: 'stdio' | 'http';
 }
 
 /** Drop what zod emits that tells a model nothing (every tool description is paid for in every conversation). */
@@ -83,6 +85,7 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Ser
       const result = await service.call(op.name, request.params.arguments ?? {}, {
         source: options.source ?? 'mcp',
         actorId: options.actorId,
+        transport: options.transport ?? 'stdio',
       });
       if (op.presentation.kind === 'markdown') {
         return { content: [{ type: 'text', text: op.presentation.render(result) }] };

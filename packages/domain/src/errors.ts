@@ -39,5 +39,8 @@ export function isSvcError(value: unknown): value is SvcError {
 export const invalidInput = (field: string, message: string, details: ErrorDetails = {}): SvcError =>
   new SvcError('invalid_input', `${field}: ${message}`, { field, ...details });
 
-export const notFound = (kind: string, ref: string): SvcError =>
-  new SvcError('not_found', `${kind} '${ref}' not found`, { kind, ref });
+/** `field`, when given, is the input that named the missing record: the message starts with it, as invalid_input's do. */
+export const notFound = (kind: string, ref: string, field?: string): SvcError =>
+  field === undefined
+    ? new SvcError('not_found', `${kind} '${ref}' not found`, { kind, ref })
+    : new SvcError('not_found', `${field}: ${kind} '${ref}' not found`, { field, kind, ref });

@@ -34,9 +34,11 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     const bad = await svc(['project', 'config', 'import', 'cfg', config], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/invalid_input: research\.ttl_days: /);
+    const badJson = await svc(['project', 'config', 'import', 'cfg', config, '--json'], env);
+    expect(JSON.parse(badJson.stderr)).toMatchObject({ error: { code: 'invalid_input', details: { field: 'research.ttl_days' } } });
     writeFileSync(config, '[research\nttl_days = 1');
     expect((await svc(['project', 'config', 'import', 'cfg', config], env)).stderr).toMatch(/not valid TOML \(line 1/);
-  }, 120_000);
+  }, 180_000);
 
   it('glossary, check, research sweep and work reopen', async () => {
     expect((await svc(['project', 'create', 'ops'], env)).code).toBe(0);

@@ -29,7 +29,7 @@ export function createMcpHttpHandler(service: Service, options: McpHttpOptions =
       // Stateless: no server-initiated stream and no session to delete.
       return jsonRpcError(405, -32000, 'Method not allowed: this endpoint is stateless; send JSON-RPC requests with POST');
     }
-    const server = createMcpServer(service, { actorId: request.headers.get('x-actor') ?? undefined, source: 'mcp' });
+    const server = createMcpServer(service, { actorId: request.headers.get('x-actor') ?? undefined, source: 'mcp', transport: 'http' });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -27,6 +27,48 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     await client.connect(clientSide);
   });
 
+  it("lists exactly SPEC.md's 33 svc_ tools, no more and no fewer", async () => {
+    // Written out from SPEC.md on purpose: a tool added to or dropped from the catalog must fail here.
+    const spec = [
+      'svc_brief',
+      'svc_capture_add',
+      'svc_capture_annotate',
+      'svc_capture_discard',
+      'svc_capture_list',
+      'svc_capture_promote',
+      'svc_capture_redact',
+      'svc_capture_search',
+      'svc_capture_set_state',
+      'svc_check',
+      'svc_history_query',
+      'svc_idea_add',
+      'svc_idea_list',
+      'svc_idea_redact',
+      'svc_idea_search',
+      'svc_impact',
+      'svc_item_search',
+      'svc_item_upsert',
+      'svc_page_sync',
+      'svc_qa_add',
+      'svc_qa_fail',
+      'svc_qa_list_pending',
+      'svc_qa_pass',
+      'svc_save_decisions',
+      'svc_task_add',
+      'svc_task_block',
+      'svc_task_done',
+      'svc_task_edit',
+      'svc_task_list',
+      'svc_task_start',
+      'svc_work_close',
+      'svc_work_open',
+      'svc_work_resume',
+    ];
+    expect(spec).toHaveLength(33);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(spec);
+  });
+
   it('lists only tool operations, each with an object input schema and annotations', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
@@ -49,9 +91,10 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
   it('returns invalid input as an isError result naming the field, and keeps serving', async () => {
     const bad = await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp', title: 42 } });
     expect(bad.isError).toBe(true);
-    const error = (bad.structuredContent as { error: { code: string; message: string } }).error;
+    const error = (bad.structuredContent as { error: { code: string; message: string; details: { field?: string } } }).error;
     expect(error.code).toBe('invalid_input');
     expect(error.message).toMatch(/^title: /);
+    expect(error.details.field).toBe('title');
     const unknown = await client.callTool({ name: 'svc_nope', arguments: {} });
     expect(unknown.isError).toBe(true);
     const ok = await client.callTool({ name: 'svc_history_query', arguments: { project_id: 'mcp' } });

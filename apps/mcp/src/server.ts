@@ -16,6 +16,8 @@ export interface McpOptions {
   source?: Source;
   /** Tool calls of this server (one HTTP request, or one stdio session) that run at once; default 4. */
   maxConcurrentCalls?: number;
+  /** stdio (the default) or http: decides how an error tells the caller to name an actor. */
+  transport?: 'stdio' | 'http';
 }
 
 /**
@@ -124,7 +126,7 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Mcp
     },
   );
   const server = mcp.server;
-  const call = { source: options.source ?? ('mcp' as const), actorId: options.actorId };
+  const call = { source: options.source ?? ('mcp' as const), actorId: options.actorId, transport: options.transport ?? ('stdio' as const) };
   const tools = listTools();
   const byName = new Map(toolOperations().map((op) => [op.name, op]));
   const slot = limiter(Math.max(1, options.maxConcurrentCalls ?? MAX_CONCURRENT_CALLS));

@@ -153,6 +153,7 @@ describe('parseIdRef', () => {
     const error = refusal(() => parseIdRef('xyz'));
     expect(error.code).toBe('invalid_input');
     expect(error.message.startsWith('id: ')).toBe(true);
+    expect(error.details.field).toBe('id');
   });
 
   it('refuses every string holding a character that is neither hex nor a hyphen', () => {

@@ -17,6 +17,8 @@ export interface CallContext {
   source: Source;
   /** The actor from the surface's auth context (X-Actor, --actor). */
   actorId?: string | null | undefined;
+  /** How the call arrived, when one source has several ways in (MCP: stdio or HTTP); it shapes error hints. */
+  transport?: 'stdio' | 'http' | undefined;
   requestId?: string | undefined;
   onProgress?: ((done: number, total: number, label: string) => void) | undefined;
 }
@@ -88,6 +90,43 @@ function actorIdFor(op: AnyOperation, input: Record<string, unknown>, call: Call
   return fromInput ?? given(runtime.defaultActorId);
 }
 
+/** How to name an actor, in the words of the surface the call came through. */
+function actorHint(call: CallContext): string {
+  switch (call.source) {
+    case 'mcp':
+      return call.transport === 'http'
+        ? 'send the X-Actor header (an actor UUID) with the MCP requests, or set SVC_DEFAULT_ACTOR_ID on the server'
+        : 'start `svc serve mcp` with --actor UUID, or set SVC_DEFAULT_ACTOR_ID';
+    case 'http':
+      return 'send the X-Actor header (an actor UUID), or set SVC_DEFAULT_ACTOR_ID on the server';
+    case 'cli':
+      return 'pass --actor UUID, or set SVC_DEFAULT_ACTOR_ID';
+    case 'test':
+      return 'name an actor in the call';
+  }
+}
+
+/**
+ * The one attribution rule for every write (docs/decisions/0020): an actor, when one is named, must be an
+ * actor UUID (registered: checked in the write's transaction); MCP and HTTP writes must name one; a CLI write
+ * without one is the operator's own and is recorded as source `cli` with no actor.
+ */
+function checkAttribution(actorId: string | undefined, call: CallContext): void {
+  if (actorId === undefined) {
+    if (call.source === 'cli') return;
+    throw new SvcError(
+      'actor_required',
+      `this write needs an actor: ${actorHint(call)} (register one with \`svc actor add --email EMAIL\`)`,
+      { field: 'actor' },
+    );
+  }
+  if (!isUuid(actorId)) {
+    throw new SvcError('invalid_input', `actor: '${actorId}' is not an actor UUID; \`svc actor list\` shows the registered ones`, {
+      field: 'actor',
+    });
+  }
+}
+
 /**
  * Run one operation: validate input, resolve the actor, run it in one transaction (writes) or straight on the
  * pool (reads), write one audit row per write, and turn every failure into an SvcError.
@@ -112,16 +151,7 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       return await op.run(ctx, input);
     }
     const actorId = actorIdFor(op, input, call, runtime);
-    if (actorId === undefined && call.source !== 'cli') {
-      throw new SvcError(
-        'actor_required',
-        'this write needs an actor: send the X-Actor header (an actor UUID) or set SVC_DEFAULT_ACTOR_ID on the server',
-        { field: 'actor' },
-      );
-    }
-    if (actorId !== undefined && !isUuid(actorId)) {
-      throw new SvcError('invalid_input', `actor: '${actorId}' is not an actor UUID`, { field: 'actor' });
-    }
+    checkAttribution(actorId, call);
     const write = async (db: Kysely<Database>) => {
       const actor = actorId === undefined ? null : await requireActor(db, actorId.toLowerCase(), 'actor');
       let target: AuditTarget = {};

@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/domain';
+import { isUuid, SvcError } from '@svc/domain';
 import {
   assertSchemaCurrent,
   loadMigrations,
@@ -6,6 +6,7 @@ import {
   migrate,
   migrationStatus,
   openStore,
+  requireActor,
   type Store,
 } from '@svc/store';
 import { findOperation } from './catalog.js';
@@ -17,6 +18,11 @@ import { type CallContext, execute, type Runtime } from './runner.js';
 export interface Service extends Runtime {
   /** Run an operation of the catalog by name. */
   call(name: string, input: unknown, call: CallContext): Promise<unknown>;
+  /**
+   * Check an actor named at start-up (`--actor`, SVC_DEFAULT_ACTOR_ID; `field` says which), so a server never
+   * starts with an actor every write would refuse: malformed is invalid_input, unregistered unknown_actor.
+   */
+  verifyActor(actorId: string, field: string): Promise<void>;
   /** One trivial round trip through the database pool (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -34,6 +40,20 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
       const op = findOperation(name);
       if (!op) return Promise.reject(new SvcError('not_found', `no operation '${name}'`));
       return execute(runtime, op, input, call);
+    },
+    async verifyActor(actorId, field) {
+      if (!isUuid(actorId)) {
+        throw new SvcError(
+          'invalid_input',
+          `${field}: '${actorId}' is not an actor UUID; \`svc actor list\` shows the registered ones, \`svc actor add --email EMAIL\` registers one`,
+          { field },
+        );
+      }
+      try {
+        await requireActor(store.db, actorId.toLowerCase(), field);
+      } catch (error) {
+        throw fromDatabase(error) ?? error;
+      }
     },
     ping: () => store.ping(),
     close: () => store.close(),

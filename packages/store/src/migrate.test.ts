@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from './connection.js';
 import { loadMigrations, MIGRATIONS_DIR, migrate, migrationStatus } from './migrate.js';
-import { createEmptyPostgresDatabase, type TestStore, testBackends } from './testing/index.js';
+import { createEmptyPostgresDatabase, skipWithoutPostgres, type TestStore, testBackends } from './testing/index.js';
 
 describe('migration files', () => {
   it('mirror the version history: 0001 to 0006, then new schema work, each with its release', () => {
@@ -100,7 +100,7 @@ describe.each(testBackends())('schema on $name', (backend) => {
   });
 });
 
-describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('concurrent migration on PostgreSQL', () => {
+describe.skipIf(skipWithoutPostgres())('concurrent migration on PostgreSQL', () => {
   it('applies the schema once when twenty migrators start at the same moment', async () => {
     const empty = await createEmptyPostgresDatabase();
     if (!empty) return;

@@ -150,8 +150,10 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(await titles('retries', { system_ids: ['billing'] })).toEqual(['Billing retries']);
     const error = (await call('svc_item_search', { project_id: 'search', query: 'x', system_ids: ['nope'] }).catch((e) => e)) as {
       code: string;
+      details: { field?: string };
     };
     expect(error.code).toBe('not_found');
+    expect(error.details.field).toBe('system_ids[0]');
   });
 
   it('returns [] for queries that parse to nothing or only to stop words', async () => {

@@ -14,6 +14,7 @@ import {
 } from './operations/capture.js';
 import {
   glossaryGroupAdd,
+  glossaryList,
   glossaryQueue,
   glossaryTermAccept,
   glossaryTermAdd,
@@ -38,7 +39,7 @@ import { researchSweep } from './operations/research-sweep.js';
 import { saveDecisions } from './operations/save-decisions.js';
 import { storagePurge } from './operations/storage-purge.js';
 import { systemAdd } from './operations/system-add.js';
-import { projectExport, projectImport } from './operations/transfer.js';
+import { inboxExport, projectExport, projectImport } from './operations/transfer.js';
 import { taskAdd, taskBlock, taskDone, taskEdit, taskList, taskStart } from './operations/task.js';
 import { workClose, workOpen, workReopen, workResume } from './operations/work.js';
 
@@ -88,6 +89,7 @@ export const catalog: readonly AnyOperation[] = [
   projectConfigImport,
   projectConfigExport,
   projectExport,
+  inboxExport,
   projectImport,
   researchSweep,
   storagePurge,
@@ -104,6 +106,7 @@ export const catalog: readonly AnyOperation[] = [
   glossaryTermAccept,
   glossaryTermReject,
   glossaryQueue,
+  glossaryList,
 ] as unknown as readonly AnyOperation[];
 
 const byName = new Map(catalog.map((op) => [op.name, op]));

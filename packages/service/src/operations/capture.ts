@@ -19,8 +19,10 @@ const captureRef = idRef('Capture');
 const actorId = z.string().max(100).optional().describe('Actor UUID to attribute this to (default: the caller)');
 const STATES = ['inbox', 'review', 'promoted', 'discarded', 'redacted'] as const;
 /** Captures are filed under a project or left in the shared inbox: docs/decisions/0025. */
-const fileUnder = projectRef.optional().describe('Project to file the capture under (slug, UUID or id prefix); omitted: the shared inbox');
-const filterBy = projectRef.optional().describe('Only captures filed under this project (slug, UUID or id prefix); omitted: every capture');
+// No minLength: "" already means omitted, and the tool list has a size budget (apps/mcp e2e).
+const optionalProject = z.string().max(200).optional();
+const fileUnder = optionalProject.describe('File under this project; else: inbox');
+const filterBy = optionalProject.describe('Filed under this project');
 
 interface Ack {
   id: string;
@@ -56,8 +58,8 @@ export const captureAdd = defineOperation({
   title: 'Capture raw text',
   description:
     'Save raw text to the capture inbox, exactly as given: nothing is summarised, classified or promoted. It ' +
-    'stays out of item search until someone promotes it with svc_capture_promote. project_id files it under ' +
-    'that project (omitted: the shared inbox of no project). Answers `capture <id> inbox`.',
+    'stays out of item search until someone promotes it with svc_capture_promote. project_id files it under a ' +
+    'project. Answers `capture <id> inbox`.',
   input: z.object({ text: z.string().min(1).max(MAX_TEXT).describe('The raw text to keep'), project_id: fileUnder, actor_id: actorId }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   presentation: { kind: 'ack', render: ack },
@@ -88,9 +90,8 @@ export const captureList = defineOperation({
   surface: 'tool',
   title: 'List captures',
   description:
-    'List captures, newest first. Discarded and redacted captures are hidden unless asked for; redacted ones ' +
-    'only ever show [redacted]. project_id keeps only the captures filed under that project (omitted: every ' +
-    'capture, filed or in the shared inbox). Returns {captures, truncated}.',
+    'List captures, newest first. Redacted ones only ever show [redacted]. project_id: only those filed under ' +
+    'it. Returns {captures, truncated}.',
   input: z.object(listFilters),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
@@ -111,9 +112,8 @@ export const captureSearch = defineOperation({
   title: 'Search captures',
   description:
     'Search capture text and summary with the item-search dialect (words, "phrases", OR, -exclusions); an empty ' +
-    'query only filters. Discarded and redacted captures are hidden unless asked for; redacted text is gone and ' +
-    'cannot match. project_id keeps only the captures filed under that project (omitted: every capture). ' +
-    'Returns {captures, truncated}.',
+    'query only filters. Redacted text is gone and cannot match. project_id: only those filed under it. Returns ' +
+    '{captures, truncated}.',
   input: z.object({ query: z.string().max(4000).optional().describe('Search text; empty lists by filters only'), ...listFilters }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
@@ -257,8 +257,7 @@ export const capturePromote = defineOperation({
   description:
     'Turn a capture into a normal item of a project (through the same creation path as svc_item_upsert) and ' +
     'record the link between them. body "" uses the capture text. Only when the human decides it belongs in the ' +
-    'project memory. A capture filed under a project is promoted only into that project. Answers ' +
-    '`capture <id> promoted item <id>`.',
+    'project memory. A filed capture goes only into its project. Answers `capture <id> promoted item <id>`.',
   input: z.object({
     capture_id: captureRef,
     project_id: projectRef,

@@ -117,6 +117,24 @@ function readTextFile(path: string, flag: string): string {
   return lines.join('\n');
 }
 
+interface GlossaryListing {
+  groups: { id: string; name: string; accepted: { term: string }[]; proposed: { id: string; term: string }[] }[];
+  truncated: boolean;
+}
+
+/** `svc glossary list`: a group per paragraph, proposals with the id that accept and reject take. */
+function glossaryText(r: GlossaryListing): string {
+  if (r.groups.length === 0) return '(no glossary groups)';
+  const groups = r.groups.map((g) =>
+    [
+      `${g.name}  (${shortId(g.id)})`,
+      `  accepted: ${g.accepted.length === 0 ? '(none)' : g.accepted.map((t) => t.term).join(', ')}`,
+      `  proposed: ${g.proposed.length === 0 ? '(none)' : g.proposed.map((t) => `${t.term} (${shortId(t.id)})`).join(', ')}`,
+    ].join('\n'),
+  );
+  return `${groups.join('\n\n')}${r.truncated ? '\n\n(more groups not shown)' : ''}`;
+}
+
 /** An export file as its lines, read with the import limits (docs/decisions/0014). */
 function readImportLines(path: string, flag: string): string[] {
   const lines: string[] = [];
@@ -451,15 +469,23 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
 
   // export, import
   program
-    .command('export <project>')
+    .command('export [project]')
     .description("write a project's whole memory as JSON Lines (lossless; see svc import)")
+    .option('--inbox', 'write the shared inbox instead: the captures of no project, not promoted')
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--json', 'print a summary as JSON (with --out)')
-    .addHelpText('after', '\nExamples:\n  svc export my-project --out my-project.jsonl\n  svc export my-project | gzip > backup.jsonl.gz')
-    .action(async (project: string, opts: { out?: string; json?: boolean }) => {
+    .addHelpText(
+      'after',
+      '\nExamples:\n  svc export my-project --out my-project.jsonl\n  svc export my-project | gzip > backup.jsonl.gz\n  svc export --inbox --out inbox.jsonl',
+    )
+    .action(async (project: string | undefined, opts: { inbox?: boolean; out?: string; json?: boolean }, command: Command) => {
+      if ((project === undefined) === (opts.inbox !== true)) {
+        command.error('error: name a project to export, or pass --inbox for the shared inbox (not both)', { exitCode: 2 });
+      }
       const bar = progressBar();
+      const [operation, input] = opts.inbox ? ['inbox_export', {}] : ['project_export', { project_id: project }];
       const result = (await withService((service) =>
-        service.call('project_export', { project_id: project }, { source: 'cli', onProgress: bar.onProgress }),
+        service.call(operation, input, { source: 'cli', onProgress: bar.onProgress }),
       ).finally(() => bar.stop())) as { lines: string[]; counts: Record<string, number> };
       const text = `${result.lines.join('\n')}\n`;
       if (!opts.out) {
@@ -472,14 +498,14 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
   op(
     program,
     'import <file>',
-    'restore a project from an export, in one transaction (a bad file writes nothing)',
+    'restore a project (or the shared inbox) from an export, in one transaction (a bad file writes nothing)',
     'project_import',
     ([file], o) => ({ lines: readImportLines(String(file), '<file>'), as_slug: o.as }),
     (c) => {
       c.option('--as <slug>', 'import as a new project with this slug (every id renewed)');
       c.addHelpText('after', '\nExamples:\n  svc import my-project.jsonl                 # into a database without that project\n  svc import my-project.jsonl --as my-copy    # beside the original');
     },
-    (r: { slug: string; counts: Record<string, number> }) => `imported ${r.slug}: ${Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ')}`,
+    (r: { slug?: string; counts: Record<string, number> }) => `imported ${r.slug ?? 'the shared inbox'}: ${Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ')}`,
   );
 
   // glossary
@@ -493,6 +519,7 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
   op(glossary, 'reject <project> <term-id>', 'reject a proposed term', 'glossary_term_reject', ([p, id], o) => ({ project_id: p, term_id: id, reason: o.reason }), (c) => {
     c.option('--reason <reason>', 'why it was rejected');
   });
+  op(glossary, 'list <project>', 'list groups with their accepted terms and pending proposals', 'glossary_list', ([p]) => ({ project_id: p, limit: 200 }), undefined, glossaryText);
   op(glossary, 'queue <project>', 'list proposed terms awaiting review', 'glossary_queue', ([p]) => ({ project_id: p, limit: 200 }), undefined, (r: { terms: { id: string; term: string; group_name: string }[] }) =>
     r.terms.length === 0 ? '(no proposed terms)' : r.terms.map((t) => `${shortId(t.id)}  ${t.term}  (group ${t.group_name})`).join('\n'),
   );

@@ -230,3 +230,28 @@ describe.each(testBackends())('HTTP refusals name their field on $name', (backen
     expect((await post('/projects/no-such-project/items', { title: 'x' })).status).toBe(404);
   });
 });
+
+describe.each(testBackends())('HTTP captures filed under a project on $name', (backend) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('POST /captures files under project_id; GET /captures and /captures/search filter by it', async () => {
+    await svc.store.reset();
+    const { actorId } = await svc.seed('web');
+    const app = createHttpApp(svc);
+    const add = async (body: unknown) =>
+      (await (await app.request('/captures', { method: 'POST', headers: { 'content-type': 'application/json', 'x-actor': actorId }, body: JSON.stringify(body) })).json()) as { id: string };
+    const filed = await add({ text: 'quince filed', project_id: 'web' });
+    const loose = await add({ text: 'quince loose' });
+    const ids = async (path: string) => ((await (await app.request(path)).json()) as { captures: { id: string }[] }).captures.map((c) => c.id);
+    expect(await ids('/captures?project_id=web')).toEqual([filed.id]);
+    expect(await ids('/captures/search?query=quince&project_id=web')).toEqual([filed.id]);
+    expect(await ids('/captures?project_id=')).toEqual([loose.id, filed.id]);
+    expect((await app.request('/captures?project_id=nowhere')).status).toBe(404);
+  });
+});

@@ -147,3 +147,23 @@ export async function reviewQueue(db: Kysely<Database>, projectId: string, limit
     .execute();
   return rows.map(toTerm);
 }
+
+/** A project's glossary groups by name; `limit + 1` read so callers can tell if it was cut. */
+export async function listGroups(db: Kysely<Database>, projectId: string, limit: number): Promise<GlossaryGroup[]> {
+  const rows = await db
+    .selectFrom('glossary_groups')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('name')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
+  return rows.map((row) => ({ ...row, created_at: iso(row.created_at) }));
+}
+
+/** The accepted and proposed terms of these groups, alphabetically (rejected terms are no longer terms). */
+export async function termsOfGroups(db: Kysely<Database>, groupIds: string[]): Promise<GlossaryTerm[]> {
+  if (groupIds.length === 0) return [];
+  const rows = await termQuery(db).where('t.group_id', 'in', groupIds).orderBy('t.normalized').orderBy('t.id').execute();
+  return rows.map(toTerm);
+}

@@ -65,9 +65,11 @@ export {
   type GlossaryTerm,
   insertGroup,
   insertTerm,
+  listGroups,
   rejectTerm,
   resolveTerm,
   reviewQueue,
+  termsOfGroups,
 } from './glossary.js';
 export {
   activeWorkUnits,
@@ -95,4 +97,4 @@ export { type Idea, type IdeaFilter, insertIdea, listIdeas, lockIdea, redactIdea
 export { type FindingItem, MAX_FINDINGS_PER_RULE, RULE_QUERIES, type RawFinding } from './checks.js';
 export { type ExpiredResearch, listExpiredResearch, researchExpired, researchExpiresAt, researchExpiring } from './research.js';
 export { type ImpactDirection, type ImpactEntry, impact } from './impact.js';
-export { type ColumnType, exportRows, importRows, resetIdentities, TABLES, type TableSpec, tableColumns, tableColumnTypes } from './transfer.js';
+export { type ColumnType, exportRows, importRows, INBOX_TABLES, resetIdentities, TABLES, type TableSpec, tableColumns, tableColumnTypes } from './transfer.js';

@@ -34,8 +34,8 @@ describe.each(testBackends())('input limits on $name', (backend) => {
       const edited = (await call('svc_item_upsert', { project_id: 'lim', item_id: item.id, title: 'Deeper still', context: nested(63) })) as { id: string };
       const shown = (await call('item_show', { item_id: edited.id })) as { item: { context: unknown } };
       expect(shown.item.context).toEqual(nested(63));
-      const file = ((await call('project_export', { project_id: 'lim' })) as { lines: string[] }).lines.join('\n');
-      expect(await call('project_import', { jsonl: file, as_slug: 'lim-copy' })).toMatchObject({ slug: 'lim-copy' });
+      const file = ((await call('project_export', { project_id: 'lim' })) as { lines: string[] }).lines;
+      expect(await call('project_import', { lines: file, as_slug: 'lim-copy' })).toMatchObject({ slug: 'lim-copy' });
     });
 
     it('refuses deep signals, decisions and type schemas the same way, naming the parameter', async () => {
@@ -57,8 +57,9 @@ describe.each(testBackends())('input limits on $name', (backend) => {
       const at = lines.findIndex((l) => l.startsWith('{"type":"item"'));
       const row = JSON.parse(lines[at] as string) as Record<string, unknown>;
       lines[at] = JSON.stringify({ ...row, context: nested(4_000) });
-      const error = await refusal(call('project_import', { jsonl: lines.join('\n'), as_slug: 'lim-deep' }));
-      expect(error).toMatchObject({ code: 'invalid_input', message: `line ${at + 1}: field 'context' is nested deeper than 64 levels` });
+      const error = await refusal(call('project_import', { lines, as_slug: 'lim-deep' }));
+      expect(error.code).toBe('invalid_input');
+      expect(error.message).toMatch(new RegExp(`^line ${at + 1}: field 'context' .*deeper than 64 levels`));
       expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-deep').execute()).toEqual([]);
     });
   });
@@ -93,7 +94,7 @@ describe.each(testBackends())('input limits on $name', (backend) => {
         select ${projectId}::uuid, ${group}::uuid, 'term' || n, 'term' || n, 'accepted', now() from generate_series(0, 499) n`.execute(svc.store.db);
       await call('svc_item_upsert', { project_id: 'lim', title: 'About term7', body: 'term7 is here' });
       await call('svc_item_upsert', { project_id: 'lim', title: 'About term499', body: 'term499 is here' });
-      const query = Array.from({ length: 150 }, (_, i) => `term${i}`).join(' OR ');
+      const query = Array.from({ length: 30 }, (_, i) => `term${i}`).join(' OR ');
       const answer = (await call('svc_item_search', { project_id: 'lim', query })) as { items: { title: string }[]; truncated: boolean; expansion_cut: boolean };
       expect(answer.expansion_cut).toBe(true);
       expect(answer.items.map((i) => i.title)).toContain('About term7');

@@ -145,9 +145,14 @@ function row(s: Summary): string {
 export function table(carried?: Map<string, string>): string {
   if (!carried) return [...TABLE_HEAD, ...summaries.map(row)].join('\n');
   const fresh = new Map(summaries.filter((s) => s.inTest).map((s) => [s.part, row(s)]));
-  const rows = [...carried].map(([part, line]) => fresh.get(part) ?? line.replace(`| ${part} |`, `| ${part} † |`));
-  for (const [part, line] of fresh) if (!carried.has(part)) rows.push(line);
-  return [...TABLE_HEAD, ...rows].join('\n');
+  const rows = [...carried].map(([part, line]) => ({ part, line: fresh.get(part) ?? line.replace(`| ${part} |`, `| ${part} † |`) }));
+  // A part new since the previous report goes after the part declared before it.
+  summaries.forEach((s, i) => {
+    if (!s.inTest || carried.has(s.part)) return;
+    const after = rows.findIndex((r) => r.part === summaries[i - 1]?.part);
+    rows.splice(after === -1 ? rows.length : after + 1, 0, { part: s.part, line: row(s) });
+  });
+  return [...TABLE_HEAD, ...rows.map((r) => r.line)].join('\n');
 }
 
 /**

@@ -52,7 +52,8 @@ beforeAll(async () => {
   await cli(env, ['project', 'create', 'rel']);
 });
 
-afterAll(async (_context, file) => {
+// biome-ignore lint/correctness/noEmptyPattern: vitest hands a hook the file's tasks only when its first argument is destructured
+afterAll(async ({}, file) => {
   await cluster?.destroy();
   const seconds = Math.round((Date.now() - started) / 1000);
   writeReport(seconds, anySkipped(file));

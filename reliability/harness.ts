@@ -198,7 +198,8 @@ past 64 levels up to 5,000 (refused naming the parameter, 64 itself accepted), w
 schema says \`pattern: "^(a+)+$"\` with catastrophic strings while /health is polled (each write and each poll
 timed), prototype keys as query parameters, body keys and MCP arguments (400 naming the key), and searches over a
 500-term glossary group with long OR queries (answered or refused as too long, never unavailable). A refused call
-must leave every table as it was; any 500, internal_error, unavailable or transport failure fails the part.`;
+must leave the row count of every table as it was (audit_log included, which every write adds to); any 500,
+internal_error, unavailable or transport failure fails the part.`;
 
 function hostileSection(previous: string | undefined): string {
   if (probes.length === 0) {

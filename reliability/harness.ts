@@ -1,8 +1,9 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { expect } from 'vitest';
 
 export const run = promisify(execFile);
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -93,6 +94,8 @@ export async function invariants(rows: Rows): Promise<string[]> {
 
 export interface Summary {
   part: string;
+  /** Added while a test ran (a part's own row); rows declared at load time belong to tests that may be skipped. */
+  inTest: boolean;
   operations: number;
   faults: number;
   errors: Record<string, number>;
@@ -102,9 +105,19 @@ export interface Summary {
 
 export const summaries: Summary[] = [];
 
+/** Whether a test is running now (false at load time, in hooks, and outside vitest). */
+function inATest(): boolean {
+  try {
+    return expect.getState().currentTestName !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** A row of the summary table, in the order the parts are declared. */
 export function addSummary(part: string, faults = 0): Summary {
-  const summary: Summary = { part, operations: 0, faults, errors: {}, invariants: 0, violations: 0 };
+  const inTest = inATest();
+  const summary: Summary = { part, inTest, operations: 0, faults, errors: {}, invariants: 0, violations: 0 };
   summaries.push(summary);
   return summary;
 }
@@ -113,18 +126,112 @@ export function count(errors: Record<string, number>, kind: string): void {
   errors[kind] = (errors[kind] ?? 0) + 1;
 }
 
-export function table(): string {
-  const rows = summaries.map(
-    (s) =>
-      `| ${s.part} | ${s.operations} | ${s.faults} | ${Object.entries(s.errors)
-        .sort()
-        .map(([k, n]) => `${k}: ${n}`)
-        .join(', ') || 'none'} | ${s.invariants} | ${s.violations} |`,
-  );
-  return ['| part | operations | faults injected | errors by kind | invariants checked | violations |', '|---|---|---|---|---|---|', ...rows].join('\n');
+const kinds = (counts: Record<string, number>): string =>
+  Object.entries(counts)
+    .sort()
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(', ') || 'none';
+
+const TABLE_HEAD = ['| part | operations | faults injected | errors by kind | invariants checked | violations |', '|---|---|---|---|---|---|'];
+
+function row(s: Summary): string {
+  return `| ${s.part} | ${s.operations} | ${s.faults} | ${kinds(s.errors)} | ${s.invariants} | ${s.violations} |`;
 }
 
-export function writeReport(seconds: number): void {
+/**
+ * The summary table. `carried` (a filtered run's) holds the previous report's rows by part: a part this run
+ * did not run keeps its previous row, so `-t` never leaves a report with rows missing or half counted.
+ */
+export function table(carried?: Map<string, string>): string {
+  if (!carried) return [...TABLE_HEAD, ...summaries.map(row)].join('\n');
+  const fresh = new Map(summaries.filter((s) => s.inTest).map((s) => [s.part, row(s)]));
+  const rows = [...carried].map(([part, line]) => ({ part, line: fresh.get(part) ?? line.replace(`| ${part} |`, `| ${part} † |`) }));
+  // A part new since the previous report goes after the part declared before it.
+  summaries.forEach((s, i) => {
+    if (!s.inTest || carried.has(s.part)) return;
+    const after = rows.findIndex((r) => r.part === summaries[i - 1]?.part);
+    rows.splice(after === -1 ? rows.length : after + 1, 0, { part: s.part, line: row(s) });
+  });
+  return [...TABLE_HEAD, ...rows.map((r) => r.line)].join('\n');
+}
+
+/**
+ * One door of issue 16 as the hostile part tried it: the generated inputs, through which surfaces, and what
+ * came back. `failures` counts a 5xx, an internal_error or unavailable, a transport failure, a refusal that
+ * wrote, or an answer other than the refusal the door must give.
+ */
+export interface Probe {
+  door: string;
+  surfaces: string;
+  tried: string;
+  calls: number;
+  answers: Record<string, number>;
+  failures: number;
+}
+
+export const probes: Probe[] = [];
+
+export function addProbe(door: string, surfaces: string, tried: string): Probe {
+  const probe: Probe = { door, surfaces, tried, calls: 0, answers: {}, failures: 0 };
+  probes.push(probe);
+  return probe;
+}
+
+export function probeTable(): string {
+  return [
+    '| door (issue 16) | surfaces | what was tried (generated with fast-check unless named) | calls | answers | failures |',
+    '|---|---|---|---|---|---|',
+    ...probes.map((p) => `| ${p.door} | ${p.surfaces} | ${p.tried} | ${p.calls} | ${kinds(p.answers)} | ${p.failures} |`),
+  ].join('\n');
+}
+
+const HOSTILE_HEADING = '## Hostile input: what part 3 tries';
+
+const HOSTILE_PROSE = `Part 3 sends generated hostile values (1.2 MB strings, 2,000-deep objects, NUL bytes, lone surrogates, SQL
+and query-dialect syntax, prototype-pollution objects, malformed UUIDs, extreme numbers, random binary strings) to
+every parameter of every tool, each call over MCP (/mcp) and over REST, and after each refusal checks that the row
+counts of the written tables did not move. Part 3b then tries each door the independent probe of issue 16 found
+open, one table row each: a foreign \`Host\` or \`Origin\` on every route and on /mcp (403), a write that is not
+\`application/json\` (415), a body \`actor_id\` contradicting \`X-Actor\` (refused naming \`actor_id\`), crafted
+export files through \`svc import\` processes (exit 1, the message names the line, nothing written), values nested
+past 64 levels up to 5,000 (refused naming the parameter, 64 itself accepted), writes of a custom type whose
+schema says \`pattern: "^(a+)+$"\` with catastrophic strings while /health is polled (each write and each poll
+timed), prototype keys as query parameters, body keys and MCP arguments (400 naming the key), and searches over a
+500-term glossary group with long OR queries (answered or refused as too long, never unavailable). A refused call
+must leave the row count of every table as it was (audit_log included, which every write adds to); any 500,
+internal_error, unavailable or transport failure fails the part.`;
+
+function hostileSection(previous: string | undefined): string {
+  if (probes.length === 0) {
+    const kept = previous?.slice(previous.indexOf(HOSTILE_HEADING)).trimEnd();
+    return kept && previous?.includes(HOSTILE_HEADING) ? `\n${kept}\n` : '';
+  }
+  return `\n${HOSTILE_HEADING}\n\n${HOSTILE_PROSE}\n\n${probeTable()}\n`;
+}
+
+const REPORT = new URL('../docs/reliability.md', import.meta.url);
+
+/** The rows of a report's summary table, by part, in order (the † of a carried row dropped). */
+function previousRows(text: string): Map<string, string> {
+  const rows = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const part = /^\| ([^|]+?)( †)? \| \d/.exec(line)?.[1];
+    if (part && !line.startsWith('| door')) rows.set(part, line.replace(`| ${part} † |`, `| ${part} |`));
+  }
+  return rows;
+}
+
+/**
+ * Write docs/reliability.md. A filtered run (`filtered`: some test of the suite was skipped, as with \`-t\`)
+ * keeps the previous rows of the parts it skipped, marked †, instead of dropping them.
+ */
+export function writeReport(seconds: number, filtered = false): void {
+  const previous = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : undefined;
+  const carried = filtered && previous ? previousRows(previous) : undefined;
+  const summaryTable = table(carried?.size ? carried : undefined);
+  const note = carried?.size
+    ? `\nThis run was filtered (\`-t\`): rows marked † are parts it did not run, carried over from the previous report.\n`
+    : '';
   const text = `# Reliability
 
 Produced by \`pnpm test:reliability\` (run by \`.ci/run\`) on ${new Date().toISOString().slice(0, 10)}, in ${seconds} s, on a
@@ -141,8 +248,18 @@ batch is whole or absent, every acknowledged write is present (decision ids, wor
 as far as acknowledged), every chain has one head and no work unit two tasks in progress: PostgreSQL is checked
 after each round, each embedded directory after its last round, opened under its lock (a round writes only its
 own rows, so a loss or a split would still be there).
+${note}
+${summaryTable}
+${hostileSection(previous)}`;
+  writeFileSync(REPORT, text);
+}
 
-${table()}
-`;
-  writeFileSync(new URL('../docs/reliability.md', import.meta.url), text);
+interface TaskLike {
+  mode: string;
+  tasks?: readonly TaskLike[];
+}
+
+/** Whether any test under `suite` was skipped (a run filtered with `-t`, or a `.skip`). */
+export function anySkipped(suite: TaskLike): boolean {
+  return (suite.tasks ?? []).some((task) => (task.tasks ? anySkipped(task) : task.mode === 'skip' || task.mode === 'todo'));
 }

@@ -40,7 +40,7 @@ describe('hostile files given to the svc binary', () => {
     writeFileSync(file, `${lines.join('\n')}\n`);
     const refused = await svc(['import', file, '--as', 'lim-copy'], env);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`invalid_input: line ${at + 1}: field 'settings' is nested deeper than 64 levels`);
+    expect(refused.stderr).toContain(`invalid_input: line ${at + 1}: field 'settings' of a project record nests deeper than 64 levels`);
     expect((await svc(['project', 'list'], env)).stdout).not.toContain('lim-copy');
   }, 240_000);
 });

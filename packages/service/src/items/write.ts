@@ -122,7 +122,8 @@ async function taskRules(ctx: OperationContext, project: Project, fields: ItemFi
   const field = `${prefix}work_unit_id`;
   if (head) {
     const status = taskTransition(head.status as TaskStatus, 'edit');
-    if (fields.work_unit_id) {
+    if (!fields.work_unit_id) throw invalidInput(field, 'a task belongs to a work unit: work_unit_id cannot be cleared');
+    {
       const unit = await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, field), project.id);
       if (unit.id !== head.work_unit_id) {
         throw invalidInput(field, 'a task stays in its work unit; add a new task to the other unit (svc_task_add) instead of moving this one');

@@ -193,6 +193,7 @@ export const taskEdit = defineOperation({
       title: input.title ?? locked.title,
       body: input.body === null ? '' : (input.body ?? locked.body),
       context: input.sort_order !== undefined ? { sort_order: input.sort_order } : {},
+      work_unit_id: locked.work_unit_id ?? undefined,
       system_id: locked.system_id ?? undefined,
     }, '', locked);
     const { item } = await supersede(ctx, owner, locked, values);

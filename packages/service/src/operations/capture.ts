@@ -11,6 +11,7 @@ import {
   updateCapture,
 } from '@svc/store';
 import { z } from 'zod';
+import { type WriteAnswer, writeAnswer } from '../answers.js';
 import { body, boundedLimit, context, idRef, limit, MAX_TEXT, projectRef, searchQuery, title } from '../inputs.js';
 import { createItem, prepareItemValues } from '../items/write.js';
 import { defineOperation, type OperationContext } from '../operation.js';
@@ -19,13 +20,11 @@ const captureRef = idRef('Capture');
 const actorId = z.string().max(100).optional().describe('Actor UUID (default: the caller)');
 const STATES = ['inbox', 'review', 'promoted', 'discarded', 'redacted'] as const;
 
-interface Ack {
-  id: string;
-  state: Capture['review_state'];
-  item_id?: string;
-}
+/** A capture's write answer: its review state, and the item it was promoted to, if any. */
+const answer = (capture: Capture): WriteAnswer =>
+  writeAnswer({ id: capture.id, state: capture.review_state, item_id: capture.promoted_item_id });
 
-const ack = (result: Ack) =>
+const ack = (result: WriteAnswer) =>
   `capture ${shortId(result.id)} ${result.state}${result.item_id ? ` item ${shortId(result.item_id)}` : ''}`;
 
 async function lock(ctx: OperationContext, ref: string): Promise<Capture> {
@@ -58,10 +57,10 @@ export const captureAdd = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
-  async run(ctx, input): Promise<Ack> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const capture = await insertCapture(ctx.tx, input.text, ctx.actor?.id ?? null);
     ctx.audit({ target_kind: 'capture', target_id: capture.id });
-    return { id: capture.id, state: capture.review_state };
+    return answer(capture);
   },
 });
 
@@ -136,8 +135,9 @@ export const captureAnnotate = defineOperation({
     actor_id: actorId,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
-  async run(ctx, input) {
+  async run(ctx, input): Promise<WriteAnswer> {
     const capture = await lock(ctx, input.capture_id);
     if (capture.review_state === 'redacted') refuseTerminal(capture, 'annotated');
     const updated = await updateCapture(ctx.tx, capture.id, {
@@ -146,7 +146,7 @@ export const captureAnnotate = defineOperation({
       signals: input.signals,
     });
     ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { fields: Object.keys(input).filter((k) => k !== 'capture_id' && k !== 'actor_id') } });
-    return updated;
+    return answer(updated);
   },
 });
 
@@ -165,7 +165,7 @@ export const captureSetState = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
-  async run(ctx, input): Promise<Ack> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const target = input.review_state;
     if (target === 'redacted') {
       throw new SvcError('invalid_input', 'review_state: redacted is not set this way; use svc_capture_redact, which also removes the text', { field: 'review_state' });
@@ -180,7 +180,7 @@ export const captureSetState = defineOperation({
     refuseTerminal(capture, `moved to ${target}`);
     const updated = await updateCapture(ctx.tx, capture.id, { review_state: target });
     ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: target } });
-    return { id: updated.id, state: updated.review_state };
+    return answer(updated);
   },
 });
 
@@ -193,12 +193,12 @@ export const captureDiscard = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
-  async run(ctx, input): Promise<Ack> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const capture = await lock(ctx, input.capture_id);
     refuseTerminal(capture, 'discarded');
     const updated = await updateCapture(ctx.tx, capture.id, { review_state: 'discarded' });
     ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: 'discarded' } });
-    return { id: updated.id, state: updated.review_state };
+    return answer(updated);
   },
 });
 
@@ -216,7 +216,7 @@ export const captureRedact = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
-  async run(ctx, input): Promise<Ack> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const capture = await lock(ctx, input.capture_id);
     if (capture.review_state === 'redacted') {
       throw new SvcError('refused_transition', `capture ${shortId(capture.id)} is already redacted`, { state: 'redacted' });
@@ -229,7 +229,7 @@ export const captureRedact = defineOperation({
       target_id: capture.id,
       details: { from: capture.review_state, to: 'redacted', ...(itemId ? { item_id: itemId, redacted_item_versions: versions } : {}) },
     });
-    return { id: updated.id, state: updated.review_state, ...(itemId ? { item_id: itemId } : {}) };
+    return answer(updated);
   },
 });
 
@@ -259,7 +259,7 @@ export const capturePromote = defineOperation({
   actorField: 'actor_id',
   // The capture is what it acts on (REST: /captures/{capture_id}/promote); project_id is an argument.
   addresses: ['capture_id'],
-  async run(ctx, input): Promise<Ack> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const project = await resolveProject(ctx.tx, input.project_id);
     const capture = await lock(ctx, input.capture_id);
     refuseTerminal(capture, 'promoted');
@@ -274,9 +274,9 @@ export const capturePromote = defineOperation({
     });
     const item = await createItem(ctx, project, values);
     await recordPromotion(ctx.tx, { capture_id: capture.id, item_id: item.id, project_id: project.id, promoted_by: ctx.actor?.id ?? null });
-    await updateCapture(ctx.tx, capture.id, { review_state: 'promoted' });
+    const promoted = await updateCapture(ctx.tx, capture.id, { review_state: 'promoted' });
     ctx.audit({ project_id: project.id, target_kind: 'capture', target_id: capture.id, details: { item_id: item.id } });
-    return { id: capture.id, state: 'promoted', item_id: item.id };
+    return answer(promoted);
   },
 });
 

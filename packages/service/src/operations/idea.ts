@@ -1,6 +1,7 @@
 import { isUuid, parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
 import { insertIdea, listIdeas, lockIdea, redactIdea, resolveProject } from '@svc/store';
 import { z } from 'zod';
+import { type WriteAnswer, writeAnswer } from '../answers.js';
 import { actorRef, boundedLimit, idRef, isoTime, limit, MAX_TEXT, projectRef, searchQuery } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit, scope } from '../work/shared.js';
@@ -25,7 +26,7 @@ export const ideaAdd = defineOperation({
     const unit = await findWorkUnit(ctx, input.work_unit_id, await scope(ctx, input.project_id));
     const idea = await insertIdea(ctx.tx, { project_id: unit.project_id, work_unit_id: unit.id, text: input.text, author_id: ctx.actor?.id ?? null });
     ctx.audit({ project_id: unit.project_id, target_kind: 'idea', target_id: idea.id });
-    return idea;
+    return writeAnswer(idea);
   },
 });
 
@@ -94,13 +95,13 @@ export const ideaRedact = defineOperation({
   description: 'Mask an idea\'s text as [redacted], keeping the row (who and when stay). Cannot be undone. Answers `idea <id> redacted`.',
   input: z.object({ idea_id: idRef('Idea'), project_id: scopeField }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-  presentation: { kind: 'ack', render: (r: { id: string; state: string }) => `idea ${shortId(r.id)} ${r.state}` },
+  presentation: { kind: 'ack', render: (r: WriteAnswer) => `idea ${shortId(r.id)} ${r.state}` },
   async run(ctx, input) {
     const project = await scope(ctx, input.project_id);
     const idea = await lockIdea(ctx.tx, parseIdRef(input.idea_id, 'idea_id'), project?.id);
     if (idea.redacted) throw new SvcError('refused_transition', `idea ${shortId(idea.id)} is already redacted`, { state: 'redacted' });
     const redacted = await redactIdea(ctx.tx, idea.id, ctx.actor?.id ?? null);
     ctx.audit({ project_id: idea.project_id, target_kind: 'idea', target_id: idea.id });
-    return { id: redacted.id, state: 'redacted' };
+    return writeAnswer({ id: redacted.id, state: 'redacted' });
   },
 });

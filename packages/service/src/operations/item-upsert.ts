@@ -1,6 +1,7 @@
 import { parseIdRef, SvcError } from '@svc/domain';
 import { resolveItem, resolveProject } from '@svc/store';
 import { z } from 'zod';
+import { writeAnswer } from '../answers.js';
 import { body, context, itemRef, linkInput, projectRef, semanticImpacts, title } from '../inputs.js';
 import { createItem, lockHeadForEdit, prepareItemValues, resolveLinkTargets, supersede, writeLinks } from '../items/write.js';
 import { defineOperation } from '../operation.js';
@@ -54,7 +55,7 @@ export const itemUpsert = defineOperation({
       });
       const item = await createItem(ctx, project, values, links);
       ctx.audit({ project_id: project.id, target_kind: 'item', target_id: item.id, details: { created: true, links: links.length } });
-      return item;
+      return writeAnswer(item);
     }
     const { matched_id, head: seen } = await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId: project.id });
     const head = await lockHeadForEdit(ctx, seen.chain_id, matched_id);
@@ -75,6 +76,6 @@ export const itemUpsert = defineOperation({
       target_id: item.id,
       details: { supersedes_id: changed ? head.id : null, changed, links: links.length },
     });
-    return item;
+    return writeAnswer(item);
   },
 });

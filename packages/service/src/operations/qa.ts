@@ -1,6 +1,7 @@
 import { parseIdRef, type QaStatus, qaTransition, } from '@svc/domain';
 import { listQaChecks, resolveItem, resolveProject, } from '@svc/store';
 import { z } from 'zod';
+import { writeAnswer } from '../answers.js';
 import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
 import { createItem, prepareItemValues, resolveTargetChains } from '../items/write.js';
 import { defineOperation, } from '../operation.js';
@@ -42,7 +43,7 @@ export const qaAdd = defineOperation({
     });
     const check = await createItem(ctx, project, values);
     ctx.audit({ project_id: project.id, target_kind: 'qa_check', target_id: check.id });
-    return check;
+    return writeAnswer(check);
   },
 });
 
@@ -98,7 +99,7 @@ function decide(name: 'svc_qa_pass' | 'svc_qa_fail', trigger: 'pass' | 'fail') {
       const note = input.note?.trim() || undefined;
       const decided = await changeStatus(ctx, check, next, note ? { ...check.context, note } : undefined);
       ctx.audit({ project_id: check.project_id, target_kind: 'qa_check', target_id: check.id, details: { to: next } });
-      return decided;
+      return writeAnswer(decided);
     },
   });
 }

@@ -1,6 +1,7 @@
-import { draftDecision, type Item, parseIdRef, SvcError, type TaskStatus, taskTransition, } from '@svc/domain';
+import { draftDecision, parseIdRef, SvcError, type TaskStatus, taskTransition, } from '@svc/domain';
 import { inProgressTasks, listTasks, lockHead, lockWorkUnit, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
+import { type WriteAnswer, writeAnswer } from '../answers.js';
 import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
 import { createItem, lockHeadForEdit, prepareItemValues, supersede } from '../items/write.js';
 import { ref } from '../markdown.js';
@@ -37,7 +38,7 @@ export const taskAdd = defineOperation({
     });
     const task = await createItem(ctx, project, values);
     ctx.audit({ project_id: project.id, target_kind: 'task', target_id: task.id });
-    return task;
+    return writeAnswer(task);
   },
 });
 
@@ -98,7 +99,7 @@ export const taskStart = defineOperation({
     const started = await changeStatus(ctx, task, next);
     await touchWorkUnit(ctx.tx, unit.id);
     ctx.audit({ project_id: task.project_id, target_kind: 'task', target_id: task.id, details: { from: task.status, to: next } });
-    return started;
+    return writeAnswer(started);
   },
 });
 
@@ -124,7 +125,7 @@ export const taskDone = defineOperation({
     const done = await changeStatus(ctx, task, next, summary ? { ...task.context, summary } : undefined);
     await touchWorkUnit(ctx.tx, unit.id);
     ctx.audit({ project_id: task.project_id, target_kind: 'task', target_id: task.id, details: { from: task.status, to: next } });
-    return { task: done, draft_decision: input.propose_decision ? draftDecision(task, summary) : null };
+    return writeAnswer(done, input.propose_decision ? { draft_decision: draftDecision(task, summary) } : {});
   },
 });
 
@@ -157,7 +158,7 @@ export const taskBlock = defineOperation({
     const decision = await createItem(ctx, project, values, [{ type: 'blocks', to_chain_id: task.chain_id }]);
     await touchWorkUnit(ctx.tx, unit.id);
     ctx.audit({ project_id: task.project_id, target_kind: 'task', target_id: task.id, details: { from: task.status, to: next, decision_id: decision.id } });
-    return { task: blocked, decision };
+    return writeAnswer(blocked, { decision_id: decision.id });
   },
 });
 
@@ -178,14 +179,14 @@ export const taskEdit = defineOperation({
     project_id: scopeField,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-  async run(ctx, input): Promise<Item> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const project = await scope(ctx, input.project_id);
     const { matched_id, head } = await resolveItem(ctx.tx, parseIdRef(input.task_id, 'task_id'), {
       projectId: project?.id,
       itemType: 'task',
       kind: 'task',
     });
-    if (input.title === undefined && input.body === undefined && input.sort_order === undefined) return head;
+    if (input.title === undefined && input.body === undefined && input.sort_order === undefined) return writeAnswer(head);
     const locked = await lockHeadForEdit(ctx, head.chain_id, matched_id);
     const owner = project ?? (await resolveProject(ctx.tx, locked.project_id));
     const values = await prepareItemValues(ctx, owner, {
@@ -197,6 +198,6 @@ export const taskEdit = defineOperation({
     }, '', locked);
     const { item } = await supersede(ctx, owner, locked, values);
     ctx.audit({ project_id: owner.id, target_kind: 'task', target_id: item.id, details: { supersedes_id: locked.id } });
-    return item;
+    return writeAnswer(item);
   },
 });

@@ -11,6 +11,7 @@ import {
   setWorkUnitStatus,
 } from '@svc/store';
 import { z } from 'zod';
+import { writeAnswer } from '../answers.js';
 import { idRef, projectRef } from '../inputs.js';
 import { ref } from '../markdown.js';
 import { defineOperation } from '../operation.js';
@@ -43,7 +44,7 @@ export const workOpen = defineOperation({
       created_by: ctx.actor?.id ?? null,
     });
     ctx.audit({ project_id: project.id, target_kind: 'work_unit', target_id: unit.id });
-    return unit;
+    return writeAnswer(unit);
   },
 });
 
@@ -117,7 +118,7 @@ export const workClose = defineOperation({
     }
     const closed = await setWorkUnitStatus(ctx.tx, unit.id, next);
     ctx.audit({ project_id: unit.project_id, target_kind: 'work_unit', target_id: unit.id, details: { forced: running.length > 0 } });
-    return closed;
+    return writeAnswer(closed);
   },
 });
 
@@ -134,6 +135,6 @@ export const workReopen = defineOperation({
     const unit = await lockWorkUnit(txOf(ctx), found.id);
     const reopened = await setWorkUnitStatus(ctx.tx, unit.id, workUnitTransition(unit.status, 'reopen'));
     ctx.audit({ project_id: unit.project_id, target_kind: 'work_unit', target_id: unit.id });
-    return reopened;
+    return writeAnswer(reopened);
   },
 });

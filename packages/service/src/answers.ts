@@ -22,6 +22,9 @@ export interface WriteAnswer {
   deleted_at?: string;
 }
 
+/** How tool descriptions state an item write's answer (null fields are left out). */
+export const ITEM_ANSWER = 'Returns {id, chain_id, status, version, …}';
+
 /** The fields a write answer keeps, in this order, when the record has them and they are not null. */
 const FIELDS = [
   'id',

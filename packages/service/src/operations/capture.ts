@@ -51,8 +51,8 @@ export const captureAdd = defineOperation({
   surface: 'tool',
   title: 'Capture raw text',
   description:
-    'Save raw text to the capture inbox, exactly as given: nothing is summarised, classified or promoted. It ' +
-    'stays out of item search until someone promotes it with svc_capture_promote. Answers `capture <id> inbox`.',
+    'Save raw text to the capture inbox exactly as given (nothing summarised, classified or promoted); it stays ' +
+    'out of item search until promoted with svc_capture_promote. Answers `capture <id> inbox`.',
   input: z.object({ text: z.string().min(1).max(MAX_TEXT).describe('The raw text to keep'), actor_id: actorId }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   presentation: { kind: 'ack', render: ack },
@@ -76,8 +76,8 @@ export const captureList = defineOperation({
   surface: 'tool',
   title: 'List captures',
   description:
-    'List captures, newest first. Discarded and redacted captures are hidden unless asked for; redacted ones ' +
-    'only ever show [redacted]. Returns {captures, truncated}.',
+    'List captures, newest first. Discarded and redacted ones are hidden unless asked for; redacted ones show ' +
+    'only [redacted]. Returns {captures, truncated}.',
   input: z.object(listFilters),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
@@ -96,9 +96,8 @@ export const captureSearch = defineOperation({
   surface: 'tool',
   title: 'Search captures',
   description:
-    'Search capture text and summary with the item-search dialect (words, "phrases", OR, -exclusions); an empty ' +
-    'query only filters. Discarded and redacted captures are hidden unless asked for; redacted text is gone and ' +
-    'cannot match. Returns {captures, truncated}.',
+    'Search capture text and summary (item-search dialect; empty query only filters). Discarded and redacted ' +
+    'ones are hidden unless asked for; redacted text cannot match. Returns {captures, truncated}.',
   input: z.object({ query: searchQuery('Search text; empty lists by filters only').optional(), ...listFilters }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
@@ -125,8 +124,8 @@ export const captureAnnotate = defineOperation({
   surface: 'tool',
   title: 'Annotate a capture',
   description:
-    'Store caller-supplied hints on a capture: a summary, a sensitivity hint and signals (a JSON object, kept as ' +
-    'given, as a hint not as truth). The service infers none of these. null clears summary or sensitivity_hint. Returns the capture.',
+    'Store your hints on a capture: summary, sensitivity hint, signals (a JSON object kept as given; a hint, not ' +
+    'truth). null clears summary or sensitivity_hint. Answers `capture <id> <state>`.',
   input: z.object({
     capture_id: captureRef,
     summary: z.string().max(100_000).nullable().optional().describe('A summary you wrote; null clears it'),
@@ -155,8 +154,7 @@ export const captureSetState = defineOperation({
   surface: 'tool',
   title: 'Move a capture between review states',
   description:
-    'Move a capture to inbox, review or discarded. `redacted` is not set this way (use svc_capture_redact), nor ' +
-    '`promoted` (use svc_capture_promote). Answers `capture <id> <state>`.',
+    'Move a capture to inbox, review or discarded (redact and promote have their own tools). Answers `capture <id> <state>`.',
   input: z.object({
     capture_id: captureRef,
     review_state: z.string().max(40).describe('inbox, review or discarded'),
@@ -207,11 +205,10 @@ export const captureRedact = defineOperation({
   surface: 'tool',
   title: 'Redact a capture',
   description:
-    'Remove a capture\'s content for good: text and summary become [redacted], hints and signals are cleared, and ' +
-    'the original words can no longer be found by any search. The row stays, marked redacted. Redacting a promoted ' +
-    'capture also redacts the item made from it: the title and body of every version of that item become ' +
-    '[redacted] (type, status, links and history stay). Cannot be undone. Answers `capture <id> redacted`, with ' +
-    'the item id when an item was redacted too.',
+    'Remove a capture\'s content for good: text and summary become [redacted], hints and signals are cleared, no ' +
+    'search finds the words again; the row stays. A promoted capture\'s item is redacted too (title and body of all ' +
+    'versions; type, status, links, history stay). Irreversible. Answers `capture <id> redacted`, plus `item <id>` ' +
+    'if its item was redacted.',
   input: z.object({ capture_id: captureRef, actor_id: actorId }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
@@ -238,10 +235,9 @@ export const capturePromote = defineOperation({
   surface: 'tool',
   title: 'Promote a capture to an item',
   description:
-    'Turn a capture into a normal item of a project (through the same creation path and rules as svc_item_upsert) ' +
-    'and record the link between them. body "" uses the capture text. Any item type: research needs source_url, a ' +
-    'task needs work_unit_id (an open unit). Only when the human decides it belongs in the project memory. Answers ' +
-    '`capture <id> promoted item <id>`.',
+    'Turn a capture into an item of a project (same rules as svc_item_upsert) and record the link; only when the ' +
+    'human decides it belongs in project memory. body "" uses the capture text. Research needs source_url, a task ' +
+    'an open work_unit_id. Answers `capture <id> promoted item <id>`.',
   input: z.object({
     capture_id: captureRef,
     project_id: projectRef,

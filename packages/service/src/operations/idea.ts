@@ -13,7 +13,7 @@ export const ideaAdd = defineOperation({
   surface: 'tool',
   title: 'Add an idea (legacy)',
   description:
-    'Append an ideation note to a work unit (legacy; for raw intake prefer svc_capture_add). Returns the idea.',
+    'Append an ideation note to a work unit (legacy; for raw intake prefer svc_capture_add). Returns {id, work_unit_id}.',
   input: z.object({
     work_unit_id: idRef('Work unit'),
     text: z.string().min(1).max(MAX_TEXT).describe('The idea'),
@@ -34,7 +34,7 @@ export const ideaList = defineOperation({
   name: 'svc_idea_list',
   surface: 'tool',
   title: 'List ideas (legacy)',
-  description: 'List the ideas of a work unit, newest first; redacted ones stay listed with their text masked. Returns {ideas, truncated}.',
+  description: 'List the ideas of a work unit, newest first; redacted ones with their text masked. Returns {ideas, truncated}.',
   input: z.object({ work_unit_id: idRef('Work unit'), limit, project_id: scopeField }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
@@ -50,8 +50,8 @@ export const ideaSearch = defineOperation({
   surface: 'tool',
   title: 'Search ideas (legacy)',
   description:
-    'Search the ideas of a project (item-search dialect; empty query filters only), optionally narrowed by work ' +
-    'unit, author and time [since, until). Newest first. Returns {ideas, truncated}.',
+    'Search the ideas of a project (item-search dialect; empty query only filters), newest first, narrowed by ' +
+    'work unit, author and time [since, until). Returns {ideas, truncated}.',
   input: z.object({
     project_id: projectRef,
     query: searchQuery('Search text; empty lists by filters only').optional(),
@@ -92,7 +92,7 @@ export const ideaRedact = defineOperation({
   name: 'svc_idea_redact',
   surface: 'tool',
   title: 'Redact an idea (legacy)',
-  description: 'Mask an idea\'s text as [redacted], keeping the row (who and when stay). Cannot be undone. Answers `idea <id> redacted`.',
+  description: 'Mask an idea\'s text as [redacted] for good; the row (who, when) stays. Answers `idea <id> redacted`.',
   input: z.object({ idea_id: idRef('Idea'), project_id: scopeField }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   presentation: { kind: 'ack', render: (r: WriteAnswer) => `idea ${shortId(r.id)} ${r.state}` },

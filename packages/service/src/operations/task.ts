@@ -1,7 +1,7 @@
 import { draftDecision, parseIdRef, SvcError, type TaskStatus, taskTransition, } from '@svc/domain';
 import { inProgressTasks, listTasks, lockHead, lockWorkUnit, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
-import { type WriteAnswer, writeAnswer } from '../answers.js';
+import { ITEM_ANSWER, type WriteAnswer, writeAnswer } from '../answers.js';
 import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
 import { createItem, lockHeadForEdit, prepareItemValues, supersede } from '../items/write.js';
 import { ref } from '../markdown.js';
@@ -16,7 +16,7 @@ export const taskAdd = defineOperation({
   name: 'svc_task_add',
   surface: 'tool',
   title: 'Add a task',
-  description: 'Add a task to an open work unit, in state proposed, placed after the last task unless sort_order is given.',
+  description: `Add a proposed task to an open work unit, after the last task unless sort_order is given. ${ITEM_ANSWER}.`,
   input: z.object({
     work_unit_id: idRef('Work unit'),
     title,
@@ -76,8 +76,7 @@ export const taskStart = defineOperation({
   surface: 'tool',
   title: 'Start a task',
   description:
-    'Start a proposed (or resume a blocked) task. Refused while another task of its work unit is in progress: ' +
-    'one task in progress per work unit.',
+    `Start a proposed (or resume a blocked) task. Refused while another task of its work unit is in progress. ${ITEM_ANSWER}.`,
   input: z.object({ task_id: taskRef, project_id: scopeField }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
@@ -108,9 +107,9 @@ export const taskDone = defineOperation({
   surface: 'tool',
   title: 'Finish a task',
   description:
-    'Mark a task in progress as done, with an optional outcome summary. With propose_decision true the answer ' +
-    'also carries draft_decision: a decision derived from the task, NOT saved (save it with svc_item_upsert only ' +
-    'if the human wants it); null when the task has neither body nor summary. Returns {task, draft_decision}.',
+    `Finish a task in progress, with an optional outcome summary. ${ITEM_ANSWER}; with propose_decision also ` +
+    'draft_decision: a decision drawn from the task, NOT saved (save with svc_item_upsert only if the human wants ' +
+    'it), null if the task has no body or summary.',
   input: z.object({
     task_id: taskRef,
     summary: z.string().max(100_000).optional().describe('Outcome of the task'),
@@ -134,8 +133,8 @@ export const taskBlock = defineOperation({
   surface: 'tool',
   title: 'Block a task',
   description:
-    'Mark a task in progress as blocked, giving the reason. A decision item documenting the block is created and ' +
-    'linked to the task (decision blocks task). Resume later with svc_task_start. Returns {task, decision}.',
+    'Block a task in progress, giving the reason: a decision documenting it is created, linked (decision blocks ' +
+    `task). Resume with svc_task_start. ${ITEM_ANSWER} and decision_id.`,
   input: z.object({
     task_id: taskRef,
     reason: z.string().trim().min(1).max(100_000).describe('Why the task is blocked'),
@@ -167,10 +166,9 @@ export const taskEdit = defineOperation({
   surface: 'tool',
   title: 'Edit a task',
   description:
-    'Edit a task\'s title, body or sort_order: a new version supersedes the current one and the status is kept ' +
-    '(done tasks can be edited). body null clears the body ("" or omission leaves it). task_id must be the current ' +
-    'version, else `conflict` names it; a clear is an edit too. With no fields it changes nothing and returns the ' +
-    'current version.',
+    'Edit a task\'s title, body or sort_order: a new version supersedes the current one, status kept (done tasks ' +
+    'too). body null clears the body ("" or omitted keeps it). task_id must be the current version, else `conflict` ' +
+    `names it. No fields: no change. ${ITEM_ANSWER}.`,
   input: z.object({
     task_id: taskRef,
     title: title.optional(),

@@ -25,7 +25,7 @@ export const workOpen = defineOperation({
   name: 'svc_work_open',
   surface: 'tool',
   title: 'Open a work unit',
-  description: 'Open a work unit (a piece of work that groups tasks and QA checks). Returns the work unit with its id.',
+  description: 'Open a work unit (a piece of work grouping tasks and QA checks). Returns {id, status}.',
   input: z.object({
     project_id: projectRef,
     title: z.string().trim().min(1).max(500).describe('What the work is'),
@@ -53,11 +53,10 @@ export const workResume = defineOperation({
   surface: 'tool',
   title: 'Resume work',
   description:
-    `Pick work back up: the work units whose title contains the keyword (open ones first; the latest when the ` +
-    `keyword is empty; at most ${RESUME_UNITS}, so narrow the keyword to reach others) with their current tasks (by ` +
-    `sort_order) and QA checks, at most ${RESUME_TASKS} tasks and ${RESUME_CHECKS} checks in all. Returns exactly ` +
-    '{work_units, tasks, qa_checks}; each work unit carries truncated: {tasks, qa_checks}, true when some of its ' +
-    'tasks or checks were left out (list them with svc_task_list / svc_qa_list_pending).',
+    `Pick work back up: up to ${RESUME_UNITS} work units whose title contains keyword (open first; latest when ` +
+    'empty; narrow the keyword to reach others) with their current tasks (by sort_order) and QA checks, at most ' +
+    `${RESUME_TASKS} tasks and ${RESUME_CHECKS} checks in all. Returns exactly {work_units, tasks, qa_checks}; a ` +
+    "unit's truncated {tasks, qa_checks} says some were left out (see svc_task_list, svc_qa_list_pending).",
   input: z.object({
     project_id: projectRef,
     keyword: z.string().max(200).optional().describe('Part of the work unit title'),
@@ -98,8 +97,8 @@ export const workClose = defineOperation({
   surface: 'tool',
   title: 'Close a work unit',
   description:
-    'Close a work unit. Refused while one of its tasks is in progress, unless force is true (the task stays as ' +
-    'it is). Returns the closed work unit.',
+    'Close a work unit. Refused while one of its tasks is in progress, unless force (the task stays as it is). ' +
+    'Returns {id, status}.',
   input: closeInput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {

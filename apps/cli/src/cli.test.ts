@@ -338,8 +338,9 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     // A deleted item still shows (with its deletion), so it can be found and restored.
     expect((await svcJson<{ item: { deleted_at: string | null } }>(['item', 'show', id], env)).item.deleted_at).not.toBeNull();
 
-    const restored = await svcJson<{ id: string; deleted_at: string | null }>(['item', 'restore', 'c0ffee00', '--project', 'items'], env);
-    expect(restored).toMatchObject({ id, deleted_at: null });
+    // Printed as text, a write answer reads as its ids and state, one per line; restored, it has no deleted_at.
+    const restored = await svc(['item', 'restore', 'c0ffee00', '--project', 'items'], env);
+    expect(restored).toEqual({ code: 0, stdout: `id: ${id}\nchain_id: ${id}\nitem_type: decision\nversion: 1\n`, stderr: '' });
     const history = await svcJson<{ chain_id: string; head_id: string; versions: { id: string }[]; entries: { change_kind: string }[] }>(
       ['item', 'history', 'c0ffee00'],
       env,

@@ -76,16 +76,19 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     expect(names.every((n) => n.startsWith('svc_'))).toBe(true);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
-      expect(tool.annotations?.readOnlyHint).toBeTypeOf('boolean');
+      // readOnlyHint is said only when true (false is MCP's default); a write always says whether it destroys.
+      expect(tool.annotations?.openWorldHint).toBe(false);
+      if (!tool.annotations?.readOnlyHint) expect(tool.annotations?.destructiveHint).toBeTypeOf('boolean');
     }
   });
 
   it('answers a write with JSON text and the same structured content, attributed to the connection actor', async () => {
     const result = await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp', title: 'Use PostgreSQL' } });
     expect(result.isError).toBeFalsy();
-    const structured = result.structuredContent as { id: string; created_by: string };
+    const structured = result.structuredContent as { id: string };
     expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(structured);
-    expect(structured.created_by).toBe(seeded.actorId);
+    const shown = (await svc.call('item_show', { item_id: structured.id }, { source: 'test' })) as { item: { created_by: string } };
+    expect(shown.item.created_by).toBe(seeded.actorId);
   });
 
   it('returns invalid input as an isError result naming the field, and keeps serving', async () => {
@@ -134,7 +137,8 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     const task = (await json('svc_task_add', { work_unit_id: unit.id, title: 'Task', body: 'Steps' })).data;
     const cleared = await json('svc_task_edit', { task_id: task.id, body: null });
     expect(cleared.isError).toBeFalsy();
-    expect(cleared.data).toMatchObject({ body: '', title: 'Task' });
+    const shown = (await svc.call('item_show', { item_id: cleared.data.id }, { source: 'test' })) as { item: Record<string, unknown> };
+    expect(shown.item).toMatchObject({ body: '', title: 'Task' });
     expect(cleared.data.id).not.toBe(task.id);
     const refused = await json('svc_task_edit', { task_id: cleared.data.id, title: null });
     expect(refused.isError).toBe(true);

@@ -58,21 +58,42 @@ function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
 /** The most tools/list may weigh, in characters of JSON: it is paid for in every conversation (scripts/conformance.sh). */
 export const TOOLS_LIST_BUDGET = 28_000;
 
+/** Numeric bounds this far out only fence off absurd input (a limit of 100,000, zod's safe-integer range). */
+const SANITY_BOUND = 100_000;
+
 /**
  * Drop what zod emits that tells a model nothing (every tool description is paid for in every conversation).
- * String length bounds go too: the runner still enforces them, and a refusal names the field and the bound.
+ * String length bounds and numeric sanity bounds go too: the runner still enforces them, and a refusal names the
+ * field and the bound. Bounds a caller must know (depth 1 to 5, max_chars, a limit's minimum of 1) stay.
  */
 function compact(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(compact);
   if (node === null || typeof node !== 'object') return node;
+  const nullable = asNullableType(node as Record<string, unknown>);
+  if (nullable) return nullable;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
     if (key === '$schema' || key === 'minLength' || key === 'maxLength') continue;
+    if ((key === 'minimum' || key === 'maximum') && typeof value === 'number' && Math.abs(value) >= SANITY_BOUND) continue;
     if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
     if (key === 'additionalProperties' && JSON.stringify(value) === '{}') continue;
     out[key] = compact(value);
   }
   return out;
+}
+
+/**
+ * zod writes a nullable field as `anyOf: [{type: T, description}, {type: 'null'}]` under its own description;
+ * `type: [T, 'null']` says the same in a third of the characters. Anything richer than a bare type keeps its anyOf.
+ */
+function asNullableType(node: Record<string, unknown>): Record<string, unknown> | undefined {
+  const { anyOf, ...rest } = node;
+  if (!Array.isArray(anyOf) || anyOf.length !== 2) return undefined;
+  const [value, none] = anyOf.map(compact) as Record<string, unknown>[];
+  if (JSON.stringify(none) !== '{"type":"null"}' || typeof value?.type !== 'string') return undefined;
+  if (Object.keys(value).some((key) => key !== 'type' && key !== 'description')) return undefined;
+  const description = rest.description ?? value.description;
+  return { ...rest, ...(description === undefined ? {} : { description }), type: [value.type, 'null'] };
 }
 
 function inputSchema(op: AnyOperation): Tool['inputSchema'] {
@@ -89,12 +110,11 @@ export function listTools(): Tool[] {
     title: op.title,
     description: op.description,
     inputSchema: inputSchema(op),
-    // Only hints that say something: destructive and idempotent mean nothing for a read, and idempotent is
-    // false unless said (MCP's defaults).
+    // Only hints that say something: destructive and idempotent mean nothing for a read, and readOnly and
+    // idempotent are false unless said (MCP's defaults).
     annotations: op.annotations.readOnlyHint
       ? { readOnlyHint: true, openWorldHint: false }
       : {
-          readOnlyHint: false,
           destructiveHint: op.annotations.destructiveHint ?? false,
           ...(op.annotations.idempotentHint ? { idempotentHint: true } : {}),
           openWorldHint: false,

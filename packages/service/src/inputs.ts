@@ -7,29 +7,29 @@ export const DEFAULT_LIMIT = 20;
 /** Text fields up to 1 MiB. */
 export const MAX_TEXT = 1024 * 1024;
 
-export const projectRef = z.string().min(1).max(200).describe('Project slug, UUID or id prefix');
+export const projectRef = z.string().min(1).max(200).describe('Project slug, id or prefix');
 export const itemRef = z.string().min(1).max(100).describe('Item UUID or prefix');
 export const idRef = (what: string) =>
-  z.string().min(1).max(100).describe(`${what} UUID or prefix`);
+  z.string().min(1).max(100).describe(`${what} id or prefix`);
 export const limit = z
   .number()
   .int()
   .min(1)
   .max(100_000)
   .optional()
-  .describe(`Max results (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`);
+  .describe(`Max results (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT})`);
 export const text = (what: string, max = MAX_TEXT) => z.string().max(max).describe(what);
 export const title = z.string().trim().min(1).max(1000).describe('Title (1 to 1000 characters)');
 export const body = z.string().max(MAX_TEXT).describe('Body text (markdown allowed)');
 /** Search text in the query dialect; its limit is the parser's, so nothing is cut between the two. */
 export const searchQuery = (what: string) =>
-  z.string().max(MAX_QUERY_LENGTH, { error: `at most ${MAX_QUERY_LENGTH} characters` }).describe(`${what} (at most ${MAX_QUERY_LENGTH} characters and 32 clauses; longer is refused, never cut)`);
+  z.string().max(MAX_QUERY_LENGTH, { error: `at most ${MAX_QUERY_LENGTH} characters` }).describe(`${what} (≤${MAX_QUERY_LENGTH} characters, 32 clauses; longer is refused)`);
 export const jsonObject = z.record(z.string(), z.unknown());
 export const context = jsonObject.describe("Structured fields, validated against the item type's JSON Schema");
 export const linkType = z.enum(['depends', 'blocks', 'supersedes', 'conflicts']);
 export const linkInput = z.object({
-  type: linkType.describe('Edge from this item to the target; depends: this waits on the target, blocks: the target waits on this'),
-  target_id: itemRef.describe('Target item: UUID or unique prefix, in the same project'),
+  type: linkType.describe('depends: this waits on the target; blocks: the target waits on this'),
+  target_id: itemRef.describe('Target item (id or prefix), same project'),
 });
 export const semanticImpacts = z
   .array(

@@ -71,9 +71,9 @@ export const brief = defineOperation({
   surface: 'tool',
   title: 'Project brief',
   description:
-    'A short markdown overview of a project: open work units (task counts, the task in progress) and the most ' +
-    'recent items, at most max_chars characters (default 2000; it says when it was cut). Call it ONLY when the ' +
-    'human asks for context or a catch-up, not on your own. Optional system_id and keyword narrow both sections.',
+    'Short markdown overview of a project: open work units (task counts, the task in progress) and the latest ' +
+    'items, at most max_chars (default 2000; says when cut). Call ONLY when the human asks for context or a ' +
+    'catch-up. system_id and keyword narrow both sections.',
   input: z.object({
     project_id: projectRef,
     system_id: z.string().max(200).optional().describe('Only this system (id, prefix or name)'),

@@ -52,7 +52,8 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     expect(cleared).toMatchObject({ code: 'invalid_input', details: { field: 'signals' } });
     expect(cleared.message).toMatch(/^signals: cannot be cleared/);
     const signals = { urgency: 'high', nested: { list: [1, 'two'], __proto__x: true }, constructor: 'x' };
-    const annotated = (await call('svc_capture_annotate', { capture_id: id, summary: 'short', sensitivity_hint: 'internal', signals })) as Capture;
+    await call('svc_capture_annotate', { capture_id: id, summary: 'short', sensitivity_hint: 'internal', signals });
+    const annotated = ((await call('svc_capture_list', {})) as { captures: Capture[] }).captures.find((c) => c.id === id) as Capture;
     expect(annotated.signals).toEqual(signals);
     expect(annotated.summary).toBe('short');
   });
@@ -333,16 +334,16 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     const unitA = ((await call('svc_work_open', { project_id: 'cap', title: 'A' })) as { id: string }).id;
     const unitB = ((await call('svc_work_open', { project_id: 'cap', title: 'B' })) as { id: string }).id;
     const other = (await svc.call('actor_add', { email: 'idea-author@example.test' }, { source: 'cli' })) as { id: string };
-    const first = (await call('svc_idea_add', { work_unit_id: unitA, text: 'cache the catalog' })) as { id: string; created_at: string };
+    const first = (await call('svc_idea_add', { work_unit_id: unitA, text: 'cache the catalog' })) as { id: string };
     await new Promise((r) => setTimeout(r, 15));
-    const second = (await svc.call('svc_idea_add', { work_unit_id: unitA, text: 'shard the catalog', actor_id: other.id }, { source: 'test' })) as {
+    const { id: secondId } = (await svc.call('svc_idea_add', { work_unit_id: unitA, text: 'shard the catalog', actor_id: other.id }, { source: 'test' })) as {
       id: string;
-      created_at: string;
     };
     await call('svc_idea_add', { work_unit_id: unitB, text: 'catalog in another unit' });
 
-    const listed = (await call('svc_idea_list', { work_unit_id: unitA })) as { ideas: { id: string }[] };
-    expect(listed.ideas.map((i) => i.id)).toEqual([second.id, first.id]);
+    const listed = (await call('svc_idea_list', { work_unit_id: unitA })) as { ideas: { id: string; created_at: string }[] };
+    expect(listed.ideas.map((i) => i.id)).toEqual([secondId, first.id]);
+    const second = listed.ideas[0] as { id: string; created_at: string };
     const texts = async (input: Record<string, unknown>) =>
       ((await call('svc_idea_search', { project_id: 'cap', ...input })) as { ideas: { text: string }[] }).ideas.map((i) => i.text);
     expect(await texts({ query: 'catalog' })).toHaveLength(3);

@@ -11,6 +11,7 @@ import {
   updateCapture,
 } from '@svc/store';
 import { z } from 'zod';
+import { type WriteAnswer, writeAnswer } from '../answers.js';
 import { body, boundedLimit, context, idRef, limit, MAX_TEXT, projectRef, searchQuery, title } from '../inputs.js';
 import { createItem, prepareItemValues } from '../items/write.js';
 import { defineOperation, type OperationContext } from '../operation.js';
@@ -24,13 +25,11 @@ const optionalProject = z.string().max(200).optional();
 const fileUnder = optionalProject.describe('File under this project; else: inbox');
 const filterBy = optionalProject.describe('Filed under this project');
 
-interface Ack {
-  id: string;
-  state: Capture['review_state'];
-  item_id?: string;
-}
+/** A capture's write answer: its review state, and the item it was promoted to, if any. */
+const answer = (capture: Capture): WriteAnswer =>
+  writeAnswer({ id: capture.id, state: capture.review_state, item_id: capture.promoted_item_id });
 
-const ack = (result: Ack) =>
+const ack = (result: WriteAnswer) =>
   `capture ${shortId(result.id)} ${result.state}${result.item_id ? ` item ${shortId(result.item_id)}` : ''}`;
 
 async function lock(ctx: OperationContext, ref: string): Promise<Capture> {
@@ -57,18 +56,18 @@ export const captureAdd = defineOperation({
   surface: 'tool',
   title: 'Capture raw text',
   description:
-    'Save raw text to the capture inbox, exactly as given: nothing is summarised, classified or promoted. It ' +
-    'stays out of item search until someone promotes it with svc_capture_promote. project_id files it under a ' +
-    'project. Answers `capture <id> inbox`.',
+    'Save raw text to the capture inbox exactly as given (nothing summarised, classified or promoted); it stays ' +
+    'out of item search until promoted with svc_capture_promote. project_id files it under a project. Answers ' +
+    '`capture <id> inbox`.',
   input: z.object({ text: z.string().min(1).max(MAX_TEXT).describe('The raw text to keep'), project_id: fileUnder, actor_id: actorId }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
-  async run(ctx, input): Promise<Ack> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const project = input.project_id === undefined ? null : await resolveProject(ctx.tx, input.project_id);
     const capture = await insertCapture(ctx.tx, input.text, ctx.actor?.id ?? null, project?.id ?? null);
     ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id });
-    return { id: capture.id, state: capture.review_state };
+    return answer(capture);
   },
 });
 
@@ -90,8 +89,8 @@ export const captureList = defineOperation({
   surface: 'tool',
   title: 'List captures',
   description:
-    'List captures, newest first. Redacted ones only ever show [redacted]. project_id: only those filed under ' +
-    'it. Returns {captures, truncated}.',
+    'List captures, newest first. Discarded and redacted ones are hidden unless asked for; redacted ones show ' +
+    'only [redacted]. project_id: only those filed under it. Returns {captures, truncated}.',
   input: z.object(listFilters),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
@@ -111,9 +110,9 @@ export const captureSearch = defineOperation({
   surface: 'tool',
   title: 'Search captures',
   description:
-    'Search capture text and summary with the item-search dialect (words, "phrases", OR, -exclusions); an empty ' +
-    'query only filters. Redacted text is gone and cannot match. project_id: only those filed under it. Returns ' +
-    '{captures, truncated}.',
+    'Search capture text and summary (item-search dialect; empty query only filters). Discarded and redacted ' +
+    'ones are hidden unless asked for; redacted text cannot match. project_id: only those filed under it. ' +
+    'Returns {captures, truncated}.',
   input: z.object({ query: searchQuery('Search text; empty lists by filters only').optional(), ...listFilters }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
@@ -142,8 +141,8 @@ export const captureAnnotate = defineOperation({
   surface: 'tool',
   title: 'Annotate a capture',
   description:
-    'Store caller-supplied hints on a capture: a summary, a sensitivity hint and signals (a JSON object, kept as ' +
-    'given, as a hint not as truth). The service infers none of these. null clears summary or sensitivity_hint. Returns the capture.',
+    'Store your hints on a capture: summary, sensitivity hint, signals (a JSON object kept as given; a hint, not ' +
+    'truth). null clears summary or sensitivity_hint. Answers `capture <id> <state>`.',
   input: z.object({
     capture_id: captureRef,
     summary: z.string().max(100_000).nullable().optional().describe('A summary you wrote; null clears it'),
@@ -152,8 +151,9 @@ export const captureAnnotate = defineOperation({
     actor_id: actorId,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
-  async run(ctx, input) {
+  async run(ctx, input): Promise<WriteAnswer> {
     const capture = await lock(ctx, input.capture_id);
     if (capture.review_state === 'redacted') refuseTerminal(capture, 'annotated');
     const updated = await updateCapture(ctx.tx, capture.id, {
@@ -162,7 +162,7 @@ export const captureAnnotate = defineOperation({
       signals: input.signals,
     });
     ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { fields: Object.keys(input).filter((k) => k !== 'capture_id' && k !== 'actor_id') } });
-    return updated;
+    return answer(updated);
   },
 });
 
@@ -171,8 +171,7 @@ export const captureSetState = defineOperation({
   surface: 'tool',
   title: 'Move a capture between review states',
   description:
-    'Move a capture to inbox, review or discarded. `redacted` is not set this way (use svc_capture_redact), nor ' +
-    '`promoted` (use svc_capture_promote). Answers `capture <id> <state>`.',
+    'Move a capture to inbox, review or discarded (redact and promote have their own tools). Answers `capture <id> <state>`.',
   input: z.object({
     capture_id: captureRef,
     review_state: z.string().max(40).describe('inbox, review or discarded'),
@@ -181,7 +180,7 @@ export const captureSetState = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
-  async run(ctx, input): Promise<Ack> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const target = input.review_state;
     if (target === 'redacted') {
       throw new SvcError('invalid_input', 'review_state: redacted is not set this way; use svc_capture_redact, which also removes the text', { field: 'review_state' });
@@ -196,7 +195,7 @@ export const captureSetState = defineOperation({
     refuseTerminal(capture, `moved to ${target}`);
     const updated = await updateCapture(ctx.tx, capture.id, { review_state: target });
     ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: target } });
-    return { id: updated.id, state: updated.review_state };
+    return answer(updated);
   },
 });
 
@@ -209,12 +208,12 @@ export const captureDiscard = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
-  async run(ctx, input): Promise<Ack> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const capture = await lock(ctx, input.capture_id);
     refuseTerminal(capture, 'discarded');
     const updated = await updateCapture(ctx.tx, capture.id, { review_state: 'discarded' });
     ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: 'discarded' } });
-    return { id: updated.id, state: updated.review_state };
+    return answer(updated);
   },
 });
 
@@ -223,16 +222,15 @@ export const captureRedact = defineOperation({
   surface: 'tool',
   title: 'Redact a capture',
   description:
-    'Remove a capture\'s content for good: text and summary become [redacted], hints and signals are cleared, and ' +
-    'the original words can no longer be found by any search. The row stays, marked redacted. Redacting a promoted ' +
-    'capture also redacts the item made from it: the title and body of every version of that item become ' +
-    '[redacted] (type, status, links and history stay). Cannot be undone. Answers `capture <id> redacted`, with ' +
-    'the item id when an item was redacted too.',
+    'Remove a capture\'s content for good: text and summary become [redacted], hints and signals are cleared, no ' +
+    'search finds the words again; the row stays. A promoted capture\'s item is redacted too (title and body of all ' +
+    'versions; type, status, links, history stay). Irreversible. Answers `capture <id> redacted`, plus `item <id>` ' +
+    'if its item was redacted.',
   input: z.object({ capture_id: captureRef, actor_id: actorId }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
-  async run(ctx, input): Promise<Ack> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const capture = await lock(ctx, input.capture_id);
     if (capture.review_state === 'redacted') {
       throw new SvcError('refused_transition', `capture ${shortId(capture.id)} is already redacted`, { state: 'redacted' });
@@ -246,7 +244,7 @@ export const captureRedact = defineOperation({
       target_id: capture.id,
       details: { from: capture.review_state, to: 'redacted', ...(itemId ? { item_id: itemId, redacted_item_versions: versions } : {}) },
     });
-    return { id: updated.id, state: updated.review_state, ...(itemId ? { item_id: itemId } : {}) };
+    return answer(updated);
   },
 });
 
@@ -255,10 +253,9 @@ export const capturePromote = defineOperation({
   surface: 'tool',
   title: 'Promote a capture to an item',
   description:
-    'Turn a capture into a normal item of a project (through the same creation path and rules as svc_item_upsert) ' +
-    'and record the link between them. body "" uses the capture text. Any item type: research needs source_url, a ' +
-    'task needs work_unit_id (an open unit). Only when the human decides it belongs in the project memory. A filed ' +
-    'capture goes only into its project. Answers `capture <id> promoted item <id>`.',
+    'Turn a capture into an item of a project (same rules as svc_item_upsert) and record the link; only when the ' +
+    'human decides it belongs in project memory. body "" uses the capture text. Research needs source_url, a task ' +
+    'an open work_unit_id. A filed capture goes only into its project. Answers `capture <id> promoted item <id>`.',
   input: z.object({
     capture_id: captureRef,
     project_id: projectRef,
@@ -276,7 +273,7 @@ export const capturePromote = defineOperation({
   actorField: 'actor_id',
   // The capture is what it acts on (REST: /captures/{capture_id}/promote); project_id is an argument.
   addresses: ['capture_id'],
-  async run(ctx, input): Promise<Ack> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const project = await resolveProject(ctx.tx, input.project_id);
     const capture = await lock(ctx, input.capture_id);
     refuseTerminal(capture, 'promoted');
@@ -298,9 +295,9 @@ export const capturePromote = defineOperation({
     });
     const item = await createItem(ctx, project, values);
     await recordPromotion(ctx.tx, { capture_id: capture.id, item_id: item.id, project_id: project.id, promoted_by: ctx.actor?.id ?? null });
-    await updateCapture(ctx.tx, capture.id, { review_state: 'promoted' });
+    const promoted = await updateCapture(ctx.tx, capture.id, { review_state: 'promoted' });
     ctx.audit({ project_id: project.id, target_kind: 'capture', target_id: capture.id, details: { item_id: item.id } });
-    return { id: capture.id, state: 'promoted', item_id: item.id };
+    return answer(promoted);
   },
 });
 

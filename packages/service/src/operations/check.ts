@@ -53,10 +53,9 @@ export const check = defineOperation({
   surface: 'tool',
   title: 'Run the rule checks',
   description:
-    'Run the deterministic rule pack over a project (SQL and code; no model) and report findings as markdown: ' +
-    'conflicting decisions, dependency cycles, failed QA on done tasks, expired research, stale work, and more. ' +
-    'rule runs one rule (empty: every enabled rule); severity (error, warn or info; default info) only hides ' +
-    'lesser findings from the answer, it does not change what is checked.',
+    'Run the deterministic rule pack (no model) over a project; findings as markdown: conflicting decisions, ' +
+    'dependency cycles, failed QA on done tasks, expired research, stale work, and more. severity hides lesser ' +
+    'findings only, not checks.',
   input: z.object({
     project_id: projectRef,
     rule: z.string().max(100).optional().describe('One rule id to run (empty: every enabled rule)'),

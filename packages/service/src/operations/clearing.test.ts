@@ -7,9 +7,10 @@ import { useTestService } from '../testing/suite.js';
 describe.each(testBackends())('clearing fields with null on $name', (backend) => {
   let svc: TestService;
   let call: (name: string, input: unknown) => Promise<unknown>;
+  let show: (id: string) => Promise<Item>;
 
   useTestService(backend, 'clear', (t) => {
-    ({ svc, call } = t);
+    ({ svc, call, show } = t);
   });
 
   const versions = async (chainId: string) =>
@@ -23,11 +24,11 @@ describe.each(testBackends())('clearing fields with null on $name', (backend) =>
     const t = await task('Steps to follow');
     const blank = (await call('svc_task_edit', { task_id: t.id, body: '' })) as Item;
     expect(blank.id).toBe(t.id);
-    expect(blank.body).toBe('Steps to follow');
+    expect((await show(blank.id)).body).toBe('Steps to follow');
 
     const cleared = (await call('svc_task_edit', { task_id: t.id, body: null })) as Item;
     expect(cleared.id).not.toBe(t.id);
-    expect(cleared.body).toBe('');
+    expect((await show(cleared.id)).body).toBe('');
     expect(cleared.status).toBe('proposed');
     expect(await versions(t.chain_id)).toBe(2);
   });
@@ -39,7 +40,7 @@ describe.each(testBackends())('clearing fields with null on $name', (backend) =>
     expect(stale).toMatchObject({ code: 'conflict', details: { current_head_id: v2.id } });
 
     const v3 = (await call('svc_task_edit', { task_id: v2.id, body: null })) as Item;
-    expect(v3.body).toBe('');
+    expect((await show(v3.id)).body).toBe('');
     const again = (await call('svc_task_edit', { task_id: v3.id, body: null })) as Item;
     expect(again.id).toBe(v3.id);
     expect(await versions(t.chain_id)).toBe(3);
@@ -61,7 +62,7 @@ describe.each(testBackends())('clearing fields with null on $name', (backend) =>
   it('svc_item_upsert clears body, context, system_id and work_unit_id with null and keeps them for ""', async () => {
     await call('system_add', { project_id: 'clear', name: 'billing' });
     const unit = (await call('svc_work_open', { project_id: 'clear', title: 'Unit' })) as { id: string };
-    const v1 = (await call('svc_item_upsert', {
+    const { id: v1Id } = (await call('svc_item_upsert', {
       project_id: 'clear',
       title: 'Retry policy',
       body: 'Three retries.',
@@ -69,17 +70,13 @@ describe.each(testBackends())('clearing fields with null on $name', (backend) =>
       system_id: 'billing',
       work_unit_id: unit.id,
     })) as Item;
-    const kept = (await call('svc_item_upsert', { project_id: 'clear', item_id: v1.id, body: '', system_id: '', work_unit_id: '' })) as Item;
+    const v1 = await show(v1Id);
+    const kept = await show(((await call('svc_item_upsert', { project_id: 'clear', item_id: v1.id, body: '', system_id: '', work_unit_id: '' })) as Item).id);
     expect(kept).toMatchObject({ id: v1.id, body: 'Three retries.', system_id: v1.system_id, work_unit_id: unit.id });
 
-    const cleared = (await call('svc_item_upsert', {
-      project_id: 'clear',
-      item_id: v1.id,
-      body: null,
-      context: null,
-      system_id: null,
-      work_unit_id: null,
-    })) as Item;
+    const cleared = await show(
+      ((await call('svc_item_upsert', { project_id: 'clear', item_id: v1.id, body: null, context: null, system_id: null, work_unit_id: null })) as Item).id,
+    );
     expect(cleared).toMatchObject({ title: 'Retry policy', body: '', context: {}, system_id: null, work_unit_id: null });
     expect(cleared.id).not.toBe(v1.id);
 
@@ -104,12 +101,13 @@ describe.each(testBackends())('clearing fields with null on $name', (backend) =>
   it('svc_capture_annotate clears a summary with null', async () => {
     const ack = (await call('svc_capture_add', { text: 'raw' })) as { id: string };
     await call('svc_capture_annotate', { capture_id: ack.id, summary: 'short', sensitivity_hint: 'internal' });
-    const kept = (await call('svc_capture_annotate', { capture_id: ack.id, summary: '' })) as { summary: string | null };
-    expect(kept.summary).toBe('short');
-    const cleared = (await call('svc_capture_annotate', { capture_id: ack.id, summary: null })) as {
-      summary: string | null;
-      sensitivity_hint: string | null;
-    };
-    expect(cleared).toMatchObject({ summary: null, sensitivity_hint: 'internal' });
+    const capture = async () =>
+      ((await call('svc_capture_list', { include_discarded: true })) as { captures: { id: string; summary: string | null; sensitivity_hint: string | null }[] }).captures.find(
+        (c) => c.id === ack.id,
+      );
+    await call('svc_capture_annotate', { capture_id: ack.id, summary: '' });
+    expect((await capture())?.summary).toBe('short');
+    await call('svc_capture_annotate', { capture_id: ack.id, summary: null });
+    expect(await capture()).toMatchObject({ summary: null, sensitivity_hint: 'internal' });
   });
 });

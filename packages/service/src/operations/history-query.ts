@@ -9,9 +9,8 @@ export const historyQuery = defineOperation({
   surface: 'tool',
   title: 'Query item history',
   description:
-    'List changes to items, newest first: creations, new versions (with semantic-impact labels such as ' +
-    'numeric_change or rule_addition), status changes, deletions. Filter by one item (any version id), by time ' +
-    '(since) and by labels (any of). Returns {entries, truncated}.',
+    'List changes to items, newest first: creations, new versions (with semantic-impact labels), status changes, ' +
+    'deletions; filter by item (any version id), since and labels (any of). Returns {entries, truncated}.',
   input: z.object({
     project_id: projectRef,
     item_id: itemRef.optional().describe('Only this item (any version id or prefix)'),

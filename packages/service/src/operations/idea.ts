@@ -1,6 +1,7 @@
 import { isUuid, parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
 import { insertIdea, listIdeas, lockIdea, redactIdea, resolveProject } from '@svc/store';
 import { z } from 'zod';
+import { type WriteAnswer, writeAnswer } from '../answers.js';
 import { actorRef, boundedLimit, idRef, isoTime, limit, MAX_TEXT, projectRef, searchQuery } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit, scope } from '../work/shared.js';
@@ -12,7 +13,7 @@ export const ideaAdd = defineOperation({
   surface: 'tool',
   title: 'Add an idea (legacy)',
   description:
-    'Append an ideation note to a work unit (legacy; for raw intake prefer svc_capture_add). Returns the idea.',
+    'Append an ideation note to a work unit (legacy; for raw intake prefer svc_capture_add). Returns {id, work_unit_id}.',
   input: z.object({
     work_unit_id: idRef('Work unit'),
     text: z.string().min(1).max(MAX_TEXT).describe('The idea'),
@@ -25,7 +26,7 @@ export const ideaAdd = defineOperation({
     const unit = await findWorkUnit(ctx, input.work_unit_id, await scope(ctx, input.project_id));
     const idea = await insertIdea(ctx.tx, { project_id: unit.project_id, work_unit_id: unit.id, text: input.text, author_id: ctx.actor?.id ?? null });
     ctx.audit({ project_id: unit.project_id, target_kind: 'idea', target_id: idea.id });
-    return idea;
+    return writeAnswer(idea);
   },
 });
 
@@ -33,7 +34,7 @@ export const ideaList = defineOperation({
   name: 'svc_idea_list',
   surface: 'tool',
   title: 'List ideas (legacy)',
-  description: 'List the ideas of a work unit, newest first; redacted ones stay listed with their text masked. Returns {ideas, truncated}.',
+  description: 'List the ideas of a work unit, newest first; redacted ones with their text masked. Returns {ideas, truncated}.',
   input: z.object({ work_unit_id: idRef('Work unit'), limit, project_id: scopeField }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
@@ -49,8 +50,8 @@ export const ideaSearch = defineOperation({
   surface: 'tool',
   title: 'Search ideas (legacy)',
   description:
-    'Search the ideas of a project (item-search dialect; empty query filters only), optionally narrowed by work ' +
-    'unit, author and time [since, until). Newest first. Returns {ideas, truncated}.',
+    'Search the ideas of a project (item-search dialect; empty query only filters), newest first, narrowed by ' +
+    'work unit, author and time [since, until). Returns {ideas, truncated}.',
   input: z.object({
     project_id: projectRef,
     query: searchQuery('Search text; empty lists by filters only').optional(),
@@ -91,16 +92,16 @@ export const ideaRedact = defineOperation({
   name: 'svc_idea_redact',
   surface: 'tool',
   title: 'Redact an idea (legacy)',
-  description: 'Mask an idea\'s text as [redacted], keeping the row (who and when stay). Cannot be undone. Answers `idea <id> redacted`.',
+  description: 'Mask an idea\'s text as [redacted] for good; the row (who, when) stays. Answers `idea <id> redacted`.',
   input: z.object({ idea_id: idRef('Idea'), project_id: scopeField }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-  presentation: { kind: 'ack', render: (r: { id: string; state: string }) => `idea ${shortId(r.id)} ${r.state}` },
+  presentation: { kind: 'ack', render: (r: WriteAnswer) => `idea ${shortId(r.id)} ${r.state}` },
   async run(ctx, input) {
     const project = await scope(ctx, input.project_id);
     const idea = await lockIdea(ctx.tx, parseIdRef(input.idea_id, 'idea_id'), project?.id);
     if (idea.redacted) throw new SvcError('refused_transition', `idea ${shortId(idea.id)} is already redacted`, { state: 'redacted' });
     const redacted = await redactIdea(ctx.tx, idea.id, ctx.actor?.id ?? null);
     ctx.audit({ project_id: idea.project_id, target_kind: 'idea', target_id: idea.id });
-    return { id: redacted.id, state: 'redacted' };
+    return writeAnswer({ id: redacted.id, state: 'redacted' });
   },
 });

@@ -47,14 +47,12 @@ export const impact = defineOperation({
   surface: 'tool',
   title: 'Impact (linked items)',
   description:
-    'Items reachable from this one along depends, blocks, supersedes and conflicts links, within depth hops (1 to 5, ' +
-    'default 3; more is capped), each once at its nearest depth with the link that reached it. direction outgoing ' +
-    '(default) follows its own links: what it depends on, blocks, supersedes, conflicts with. incoming follows links ' +
-    'to it: what depends on it, blocks it, supersedes it or conflicts with it. Deleted items are ignored. Markdown ' +
-    'citing the items.',
+    'Items reachable from this one over depends/blocks/supersedes/conflicts links within depth hops, each once at ' +
+    'its nearest depth with the link that reached it. outgoing: what it depends on, blocks, supersedes, conflicts ' +
+    'with; incoming: the reverse. Deleted items are ignored. Markdown citing the items.',
   input: z.object({
     item_id: itemRef,
-    project_id: projectRef.optional().describe('Project slug, UUID or id prefix; the item id resolves inside it'),
+    project_id: projectRef.optional().describe('Project slug, id or prefix; the item id resolves inside it'),
     depth: z.number().int().min(1).optional().describe(`Hops to follow, 1 to ${MAX_IMPACT_DEPTH} (default 3; larger values are capped)`),
     direction: z.enum(['outgoing', 'incoming']).optional().describe('outgoing (default): links from the item; incoming: links to it'),
   }),

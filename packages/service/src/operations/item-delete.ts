@@ -1,6 +1,7 @@
 import { parseIdRef, SvcError, shortId } from '@svc/domain';
 import { recordHistory, resolveItem, resolveProject, setChainDeleted, type Transaction, type Database, lockHead } from '@svc/store';
 import { z } from 'zod';
+import { writeAnswer } from '../answers.js';
 import { itemRef, projectRef } from '../inputs.js';
 import { defineOperation, type OperationContext } from '../operation.js';
 
@@ -35,7 +36,7 @@ async function setDeleted(ctx: OperationContext, raw: z.output<typeof input>, de
   });
   ctx.audit({ project_id: head.project_id, target_kind: 'item', target_id: head.chain_id });
   const { head: after } = await resolveItem(ctx.tx, parseIdRef(head.id), { includeDeleted: true });
-  return after;
+  return writeAnswer(after);
 }
 
 export const itemDelete = defineOperation({

@@ -9,12 +9,11 @@ export const itemSearch = defineOperation({
   surface: 'tool',
   title: 'Search items',
   description:
-    'Full-text search over the current items of a project, ranked with title matches above body matches. ' +
-    'Dialect: bare words are all required; "a quoted phrase" matches adjacent words; `a OR b` matches either; ' +
-    `a leading - excludes a word or phrase. Words expand to their glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} ` +
-    `each and ${MAX_EXPANSIONS} in all (phrases and exclusions do not). Captures never appear until promoted; ` +
-    'expired research only with include_expired. Returns {items: [{id, chain_id, item_type, title, snippet, rank, ' +
-    'updated_at}], truncated, expansion_cut}; an empty list when nothing matches.',
+    'Full-text search of the current items of a project, title matches first. Dialect: bare words are all ' +
+    'required; "a phrase" matches adjacent words; `a OR b` either; a leading - excludes. Words ' +
+    `expand to glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} each and ${MAX_EXPANSIONS} in all (not phrases or ` +
+    'exclusions). Captures never appear until promoted; expired research only with include_expired. Returns ' +
+    '{items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated, expansion_cut}.',
   input: z.object({
     project_id: projectRef,
     query: searchQuery('Search text in the dialect above'),

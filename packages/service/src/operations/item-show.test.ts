@@ -32,7 +32,7 @@ describe.each(testBackends())('item_show on $name', (backend) => {
 
     const shown = await show({ item_id: a.id });
     expect(shown).toEqual({
-      item: a2,
+      item: expect.objectContaining({ ...a2, title: 'A', body: 'Second body.' }),
       links: [
         {
           id: expect.any(String),
@@ -54,13 +54,13 @@ describe.each(testBackends())('item_show on $name', (backend) => {
     for (const input of [{ item_id: a2.id }, { item_id: a.id.toUpperCase() }, { item_id: a.id.slice(0, 8) }, { item_id: a2.id, project_id: 'show' }]) {
       expect(await show(input)).toEqual(shown);
     }
-    expect(await show({ item_id: c.id })).toEqual({ item: c, links: [added.link], truncated: false });
-    expect(await show({ item_id: b.id.slice(0, 6) })).toEqual({ item: b, links: [shown.links[0]], truncated: false });
+    expect(await show({ item_id: c.id })).toEqual({ item: expect.objectContaining({ ...c, title: 'C' }), links: [added.link], truncated: false });
+    expect(await show({ item_id: b.id.slice(0, 6) })).toEqual({ item: expect.objectContaining({ ...b, title: 'B' }), links: [shown.links[0]], truncated: false });
   });
 
   it('answers an item without links with an empty list, and a deleted item too', async () => {
     const lone = await upsert({ title: 'Alone' });
-    expect(await show({ item_id: lone.id })).toEqual({ item: lone, links: [], truncated: false });
+    expect(await show({ item_id: lone.id })).toEqual({ item: expect.objectContaining({ ...lone, title: 'Alone' }), links: [], truncated: false });
     await call('item_delete', { item_id: lone.id });
     const deleted = await show({ item_id: lone.id });
     expect(deleted.item.id).toBe(lone.id);

@@ -11,9 +11,10 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
     ({ call } = t);
   });
 
-  const upsert = async (input: Record<string, unknown>) => (await call('svc_item_upsert', { project_id: 'ups', ...input })) as Item;
-  const open = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'ups', title })) as { id: string }).id;
   const show = async (id: string) => ((await call('item_show', { item_id: id })) as { item: Item }).item;
+  /** Upsert, then read the written row (the answer carries only its ids and state). */
+  const upsert = async (input: Record<string, unknown>) => show(((await call('svc_item_upsert', { project_id: 'ups', ...input })) as { id: string }).id);
+  const open = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'ups', title })) as { id: string }).id;
 
   it('refuses to change a done task into a decision and back, naming item_type; the task stays done', async () => {
     const unit = await open();

@@ -1,6 +1,7 @@
 import { parseIdRef, SvcError } from '@svc/domain';
 import { resolveItem, resolveProject } from '@svc/store';
 import { z } from 'zod';
+import { ITEM_ANSWER, writeAnswer } from '../answers.js';
 import { body, context, itemRef, linkInput, projectRef, semanticImpacts, title } from '../inputs.js';
 import { createItem, lockHeadForEdit, prepareItemValues, resolveLinkTargets, supersede, writeLinks } from '../items/write.js';
 import { defineOperation } from '../operation.js';
@@ -15,13 +16,11 @@ export const itemUpsert = defineOperation({
   surface: 'tool',
   title: 'Create or edit an item',
   description:
-    'Write one item (decision, knowledge, policy, document, research, …) only when the user asks to save it. ' +
-    'Without item_id it creates a new item. With item_id it edits: a new version supersedes that one (nothing is ' +
-    'overwritten); item_id must be the current version, else the call fails with `conflict` naming the current one. ' +
-    'Omitted fields (or "") keep their values; null clears body, context, system_id, work_unit_id or source_url. ' +
-    'An item\'s type cannot change. Tasks (need work_unit_id of an open unit) and QA checks follow their own rules: ' +
-    'they start proposed/pending, status changes only through their svc_task_*/svc_qa_* tools, and an edit keeps the ' +
-    'status. Returns the item (its id is the new current version; chain_id is stable).',
+    'Write one item (decision, knowledge, policy, document, research, …) only when the user asks to save it. No ' +
+    'item_id creates; item_id edits: a new version supersedes it (nothing is overwritten), and it must be the ' +
+    'current version, else `conflict` names it. Omitted or "" fields are kept; null clears body, context, ' +
+    'system_id, work_unit_id, source_url. The type is fixed. Tasks (need an open work unit) and QA checks start ' +
+    `proposed/pending; only svc_task_*/svc_qa_* change their status. ${ITEM_ANSWER}; chain_id is stable.`,
   input: z.object({
     project_id: projectRef,
     item_id: itemRef.optional().describe('The current version to edit (omit to create a new item)'),
@@ -54,7 +53,7 @@ export const itemUpsert = defineOperation({
       });
       const item = await createItem(ctx, project, values, links);
       ctx.audit({ project_id: project.id, target_kind: 'item', target_id: item.id, details: { created: true, links: links.length } });
-      return item;
+      return writeAnswer(item);
     }
     const { matched_id, head: seen } = await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId: project.id });
     const head = await lockHeadForEdit(ctx, seen.chain_id, matched_id);
@@ -75,6 +74,6 @@ export const itemUpsert = defineOperation({
       target_id: item.id,
       details: { supersedes_id: changed ? head.id : null, changed, links: links.length },
     });
-    return item;
+    return writeAnswer(item);
   },
 });

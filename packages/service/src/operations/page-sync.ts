@@ -52,9 +52,9 @@ export const pageSync = defineOperation({
   surface: 'tool',
   title: 'Build the decisions page',
   description:
-    'Build a structured markdown page of the current decisions, grouped by system (noting what each superseded), ' +
-    'plus the glossary review queue, and record the run as a sync job. Heavier and more targeted than svc_brief; ' +
-    'call it when asked to produce or refresh the decisions page. Returns {page, job_id}.',
+    'Markdown page of the current decisions by system (noting what each superseded) plus the glossary review ' +
+    'queue; records a sync job. Heavier than svc_brief: only when asked to produce or refresh the decisions page. ' +
+    'Returns {page, job_id}.',
   input: z.object({
     project_id: projectRef,
     system_id: z.string().max(200).optional().describe('Only this system (id, prefix or name)'),

@@ -1,6 +1,7 @@
 import { parseIdRef, type QaStatus, qaTransition, } from '@svc/domain';
 import { listQaChecks, resolveItem, resolveProject, } from '@svc/store';
 import { z } from 'zod';
+import { ITEM_ANSWER, writeAnswer } from '../answers.js';
 import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
 import { createItem, prepareItemValues, resolveTargetChains } from '../items/write.js';
 import { defineOperation, } from '../operation.js';
@@ -15,7 +16,7 @@ export const qaAdd = defineOperation({
   title: 'Add a QA check',
   description:
     'Add a pending QA check: what must be verified, and the tasks and items it verifies (findable later from ' +
-    'either side). coverage: human_only (default), automated or mixed.',
+    `either side). ${ITEM_ANSWER}.`,
   input: z.object({
     project_id: projectRef,
     title,
@@ -42,7 +43,7 @@ export const qaAdd = defineOperation({
     });
     const check = await createItem(ctx, project, values);
     ctx.audit({ project_id: project.id, target_kind: 'qa_check', target_id: check.id });
-    return check;
+    return writeAnswer(check);
   },
 });
 
@@ -51,8 +52,8 @@ export const qaListPending = defineOperation({
   surface: 'tool',
   title: 'List pending QA checks',
   description:
-    'List pending QA checks of a project, optionally only those verifying a task (task_id), an item (item_id) or ' +
-    'belonging to a work unit or verifying its tasks (work_unit_id). Returns {qa_checks, truncated}.',
+    'List pending QA checks of a project, optionally only those verifying a task or an item, or of a work unit ' +
+    '(or verifying its tasks). Returns {qa_checks, truncated}.',
   input: z.object({
     project_id: projectRef,
     task_id: z.string().max(100).optional().describe('Only checks targeting this task'),
@@ -85,7 +86,7 @@ function decide(name: 'svc_qa_pass' | 'svc_qa_fail', trigger: 'pass' | 'fail') {
     name,
     surface: 'tool',
     title: trigger === 'pass' ? 'Pass a QA check' : 'Fail a QA check',
-    description: `Mark a pending QA check as ${trigger === 'pass' ? 'passed' : 'failed'} (final), with an optional note.`,
+    description: `Mark a pending QA check ${trigger === 'pass' ? 'passed' : 'failed'} (final), with an optional note. ${ITEM_ANSWER}.`,
     input: z.object({
       qa_id: qaRef,
       note: z.string().max(100_000).optional().describe('What was verified or what went wrong'),
@@ -98,7 +99,7 @@ function decide(name: 'svc_qa_pass' | 'svc_qa_fail', trigger: 'pass' | 'fail') {
       const note = input.note?.trim() || undefined;
       const decided = await changeStatus(ctx, check, next, note ? { ...check.context, note } : undefined);
       ctx.audit({ project_id: check.project_id, target_kind: 'qa_check', target_id: check.id, details: { to: next } });
-      return decided;
+      return writeAnswer(decided);
     },
   });
 }

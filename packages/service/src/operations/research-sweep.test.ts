@@ -29,7 +29,7 @@ describe.each(testBackends())('research_sweep on $name', (backend) => {
       ...(type === 'research' ? { source_url: 'https://example.test/study' } : {}),
     })) as Item;
     await svc.backdate('items', made.id, ageDays * DAY);
-    return made;
+    return { ...made, title };
   };
   const sweep = (softDelete?: boolean) => call('research_sweep', { project_id: 'sweep', soft_delete: softDelete }) as Promise<Sweep>;
   const deletedAt = async (id: string) => ((await call('item_show', { item_id: id })) as { item: Item }).item.deleted_at;

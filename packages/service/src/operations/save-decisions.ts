@@ -9,9 +9,8 @@ export const saveDecisions = defineOperation({
   surface: 'tool',
   title: 'Save several decisions at once',
   description:
-    'Batch-save decisions, ONLY when the user explicitly asks to save decisions; never on your own initiative. ' +
-    'Every entry is validated before anything is written: one bad entry writes nothing and the error names its ' +
-    'index and field. Returns {created: [ids]} in the order given.',
+    'Batch-save decisions ONLY when the user explicitly asks; never on your own initiative. All entries are ' +
+    'validated first: one bad entry writes nothing and the error names its index and field. Returns {created: [ids]} in order.',
   input: z.object({
     project_id: projectRef,
     decisions: z

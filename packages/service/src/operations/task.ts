@@ -1,6 +1,7 @@
-import { draftDecision, type Item, parseIdRef, SvcError, type TaskStatus, taskTransition, } from '@svc/domain';
+import { draftDecision, parseIdRef, SvcError, type TaskStatus, taskTransition, } from '@svc/domain';
 import { inProgressTasks, listTasks, lockHead, lockWorkUnit, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
+import { ITEM_ANSWER, type WriteAnswer, writeAnswer } from '../answers.js';
 import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
 import { createItem, lockHeadForEdit, prepareItemValues, supersede } from '../items/write.js';
 import { ref } from '../markdown.js';
@@ -15,7 +16,7 @@ export const taskAdd = defineOperation({
   name: 'svc_task_add',
   surface: 'tool',
   title: 'Add a task',
-  description: 'Add a task to an open work unit, in state proposed, placed after the last task unless sort_order is given.',
+  description: `Add a proposed task to an open work unit, after the last task unless sort_order is given. ${ITEM_ANSWER}.`,
   input: z.object({
     work_unit_id: idRef('Work unit'),
     title,
@@ -37,7 +38,7 @@ export const taskAdd = defineOperation({
     });
     const task = await createItem(ctx, project, values);
     ctx.audit({ project_id: project.id, target_kind: 'task', target_id: task.id });
-    return task;
+    return writeAnswer(task);
   },
 });
 
@@ -75,8 +76,7 @@ export const taskStart = defineOperation({
   surface: 'tool',
   title: 'Start a task',
   description:
-    'Start a proposed (or resume a blocked) task. Refused while another task of its work unit is in progress: ' +
-    'one task in progress per work unit.',
+    `Start a proposed (or resume a blocked) task. Refused while another task of its work unit is in progress. ${ITEM_ANSWER}.`,
   input: z.object({ task_id: taskRef, project_id: scopeField }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
@@ -98,7 +98,7 @@ export const taskStart = defineOperation({
     const started = await changeStatus(ctx, task, next);
     await touchWorkUnit(ctx.tx, unit.id);
     ctx.audit({ project_id: task.project_id, target_kind: 'task', target_id: task.id, details: { from: task.status, to: next } });
-    return started;
+    return writeAnswer(started);
   },
 });
 
@@ -107,9 +107,9 @@ export const taskDone = defineOperation({
   surface: 'tool',
   title: 'Finish a task',
   description:
-    'Mark a task in progress as done, with an optional outcome summary. With propose_decision true the answer ' +
-    'also carries draft_decision: a decision derived from the task, NOT saved (save it with svc_item_upsert only ' +
-    'if the human wants it); null when the task has neither body nor summary. Returns {task, draft_decision}.',
+    `Finish a task in progress, with an optional outcome summary. ${ITEM_ANSWER}; with propose_decision also ` +
+    'draft_decision: a decision drawn from the task, NOT saved (save with svc_item_upsert only if the human wants ' +
+    'it), null if the task has no body or summary.',
   input: z.object({
     task_id: taskRef,
     summary: z.string().max(100_000).optional().describe('Outcome of the task'),
@@ -124,7 +124,7 @@ export const taskDone = defineOperation({
     const done = await changeStatus(ctx, task, next, summary ? { ...task.context, summary } : undefined);
     await touchWorkUnit(ctx.tx, unit.id);
     ctx.audit({ project_id: task.project_id, target_kind: 'task', target_id: task.id, details: { from: task.status, to: next } });
-    return { task: done, draft_decision: input.propose_decision ? draftDecision(task, summary) : null };
+    return writeAnswer(done, input.propose_decision ? { draft_decision: draftDecision(task, summary) } : {});
   },
 });
 
@@ -133,8 +133,8 @@ export const taskBlock = defineOperation({
   surface: 'tool',
   title: 'Block a task',
   description:
-    'Mark a task in progress as blocked, giving the reason. A decision item documenting the block is created and ' +
-    'linked to the task (decision blocks task). Resume later with svc_task_start. Returns {task, decision}.',
+    'Block a task in progress, giving the reason: a decision documenting it is created, linked (decision blocks ' +
+    `task). Resume with svc_task_start. ${ITEM_ANSWER} and decision_id.`,
   input: z.object({
     task_id: taskRef,
     reason: z.string().trim().min(1).max(100_000).describe('Why the task is blocked'),
@@ -157,7 +157,7 @@ export const taskBlock = defineOperation({
     const decision = await createItem(ctx, project, values, [{ type: 'blocks', to_chain_id: task.chain_id }]);
     await touchWorkUnit(ctx.tx, unit.id);
     ctx.audit({ project_id: task.project_id, target_kind: 'task', target_id: task.id, details: { from: task.status, to: next, decision_id: decision.id } });
-    return { task: blocked, decision };
+    return writeAnswer(blocked, { decision_id: decision.id });
   },
 });
 
@@ -166,10 +166,9 @@ export const taskEdit = defineOperation({
   surface: 'tool',
   title: 'Edit a task',
   description:
-    'Edit a task\'s title, body or sort_order: a new version supersedes the current one and the status is kept ' +
-    '(done tasks can be edited). body null clears the body ("" or omission leaves it). task_id must be the current ' +
-    'version, else `conflict` names it; a clear is an edit too. With no fields it changes nothing and returns the ' +
-    'current version.',
+    'Edit a task\'s title, body or sort_order: a new version supersedes the current one, status kept (done tasks ' +
+    'too). body null clears the body ("" or omitted keeps it). task_id must be the current version, else `conflict` ' +
+    `names it. No fields: no change. ${ITEM_ANSWER}.`,
   input: z.object({
     task_id: taskRef,
     title: title.optional(),
@@ -178,14 +177,14 @@ export const taskEdit = defineOperation({
     project_id: scopeField,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-  async run(ctx, input): Promise<Item> {
+  async run(ctx, input): Promise<WriteAnswer> {
     const project = await scope(ctx, input.project_id);
     const { matched_id, head } = await resolveItem(ctx.tx, parseIdRef(input.task_id, 'task_id'), {
       projectId: project?.id,
       itemType: 'task',
       kind: 'task',
     });
-    if (input.title === undefined && input.body === undefined && input.sort_order === undefined) return head;
+    if (input.title === undefined && input.body === undefined && input.sort_order === undefined) return writeAnswer(head);
     const locked = await lockHeadForEdit(ctx, head.chain_id, matched_id);
     const owner = project ?? (await resolveProject(ctx.tx, locked.project_id));
     const values = await prepareItemValues(ctx, owner, {
@@ -198,6 +197,6 @@ export const taskEdit = defineOperation({
     }, '', locked);
     const { item } = await supersede(ctx, owner, locked, values);
     ctx.audit({ project_id: owner.id, target_kind: 'task', target_id: item.id, details: { supersedes_id: locked.id } });
-    return item;
+    return writeAnswer(item);
   },
 });

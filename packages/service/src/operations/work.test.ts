@@ -12,9 +12,10 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
   let svc: TestService;
   let call: Call;
   let seeded: { actorId: string; projectId: string };
+  let show: (id: string) => Promise<Item>;
 
   useTestService(backend, 'work', (t) => {
-    ({ svc, call, seeded } = t);
+    ({ svc, call, seeded, show } = t);
   });
 
   const open = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'work', title })) as { id: string }).id;
@@ -71,7 +72,7 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
       it(`QA check ${state} + ${trigger} → ${want}`, async () => {
         const check = (await call('svc_qa_add', { project_id: 'work', title: 'Verify' })) as Item;
         expect(check.status).toBe('pending');
-        expect(check.context.coverage).toBe('human_only');
+        expect((await show(check.id)).context.coverage).toBe('human_only');
         if (step) await call(step, { qa_id: check.id });
         const result = call(trigger, { qa_id: check.id, note: 'checked' });
         if (want === 'refused') {
@@ -123,14 +124,11 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
   it('blocking creates a decision documenting the reason, linked to the task', async () => {
     const task = await addTask(await open());
     await call('svc_task_start', { task_id: task.id });
-    const { task: blocked, decision } = (await call('svc_task_block', { task_id: task.id, reason: 'no staging access' })) as {
-      task: Item;
-      decision: Item;
-    };
+    const blocked = (await call('svc_task_block', { task_id: task.id, reason: 'no staging access' })) as Item & { decision_id: string };
     expect(blocked.status).toBe('blocked');
-    expect(blocked.context.blocked_reason).toBe('no staging access');
-    expect(decision).toMatchObject({ item_type: 'decision', body: 'no staging access' });
-    const links = ((await call('item_show', { item_id: decision.id })) as { links: { link_type: string; to_chain_id: string }[] }).links;
+    expect((await show(blocked.id)).context.blocked_reason).toBe('no staging access');
+    expect(await show(blocked.decision_id)).toMatchObject({ item_type: 'decision', body: 'no staging access' });
+    const links = ((await call('item_show', { item_id: blocked.decision_id })) as { links: { link_type: string; to_chain_id: string }[] }).links;
     expect(links).toEqual([expect.objectContaining({ link_type: 'blocks', to_chain_id: task.chain_id })]);
   });
 
@@ -144,18 +142,17 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     const rich = await addTask(unit, 'Pick a queue', { body: 'Compare SQS and NATS' });
     await call('svc_task_start', { task_id: rich.id });
     const before = await svc.store.db.selectFrom('items').select('id').execute();
-    const done = (await call('svc_task_done', { task_id: rich.id, summary: 'NATS', propose_decision: true })) as {
-      task: Item;
+    const done = (await call('svc_task_done', { task_id: rich.id, summary: 'NATS', propose_decision: true })) as Item & {
       draft_decision: { item_type: string; body: string } | null;
     };
-    expect(done.task.status).toBe('done');
-    expect(done.task.context.summary).toBe('NATS');
+    expect(done.status).toBe('done');
+    expect((await show(done.id)).context.summary).toBe('NATS');
     expect(done.draft_decision).toMatchObject({ item_type: 'decision', body: expect.stringContaining('NATS') });
     const after = await svc.store.db.selectFrom('items').select('id').execute();
     expect(after).toHaveLength(before.length);
     const plain = await addTask(unit, 'Plain', { body: 'x' });
     await call('svc_task_start', { task_id: plain.id });
-    expect(((await call('svc_task_done', { task_id: plain.id })) as { draft_decision: unknown }).draft_decision).toBeNull();
+    expect(await call('svc_task_done', { task_id: plain.id })).not.toHaveProperty('draft_decision');
   });
 
   it('edit supersedes with the status kept; no fields returns the head; a stale version is a conflict', async () => {
@@ -163,8 +160,8 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     await call('svc_task_start', { task_id: task.id });
     await call('svc_task_done', { task_id: task.id });
     const edited = (await call('svc_task_edit', { task_id: task.id, title: 'Renamed', sort_order: 7 })) as Item;
-    expect(edited).toMatchObject({ status: 'done', title: 'Renamed', version: 2, chain_id: task.id });
-    expect(edited.context.sort_order).toBe(7);
+    expect(edited).toMatchObject({ status: 'done', version: 2, chain_id: task.id });
+    expect(await show(edited.id)).toMatchObject({ title: 'Renamed', context: { sort_order: 7 } });
     const same = (await call('svc_task_edit', { task_id: task.id })) as Item;
     expect(same.id).toBe(edited.id);
     const stale = await refusal(call('svc_task_edit', { task_id: task.id, title: 'Lost' }));
@@ -178,7 +175,7 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     await addTask(unit, 'A', { sort_order: 10 });
     await addTask(unit, 'B', { sort_order: 20 });
     const d = await addTask(unit, 'D');
-    expect(d.context.sort_order).toBe(31);
+    expect((await show(d.id)).context.sort_order).toBe(31);
     await call('svc_task_edit', { task_id: c.id, title: 'C2' });
     await call('svc_task_start', { task_id: d.id });
     const all = (await call('svc_task_list', { work_unit_id: unit })) as { tasks: Item[] };
@@ -278,8 +275,8 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     await call('svc_qa_pass', { qa_id: byTask.id });
     expect(await titles({ task_id: task.id })).toEqual([]);
     expect((await refusal(call('svc_qa_pass', { qa_id: byTask.id }))).code).toBe('refused_transition');
-    expect(inUnit.context.coverage).toBe('mixed');
-    expect(byItem.context.target_item_ids).toEqual([decision.chain_id]);
+    expect((await show(inUnit.id)).context.coverage).toBe('mixed');
+    expect((await show(byItem.id)).context.target_item_ids).toEqual([decision.chain_id]);
     const bad = await refusal(call('svc_qa_add', { project_id: 'work', title: 'x', target_task_ids: [decision.id] }));
     expect(bad.message).toMatch(/^target_task_ids\[0\]/);
   });

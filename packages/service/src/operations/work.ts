@@ -11,6 +11,7 @@ import {
   setWorkUnitStatus,
 } from '@svc/store';
 import { z } from 'zod';
+import { writeAnswer } from '../answers.js';
 import { idRef, projectRef } from '../inputs.js';
 import { ref } from '../markdown.js';
 import { defineOperation } from '../operation.js';
@@ -24,7 +25,7 @@ export const workOpen = defineOperation({
   name: 'svc_work_open',
   surface: 'tool',
   title: 'Open a work unit',
-  description: 'Open a work unit (a piece of work that groups tasks and QA checks). Returns the work unit with its id.',
+  description: 'Open a work unit (a piece of work grouping tasks and QA checks). Returns {id, status}.',
   input: z.object({
     project_id: projectRef,
     title: z.string().trim().min(1).max(500).describe('What the work is'),
@@ -43,7 +44,7 @@ export const workOpen = defineOperation({
       created_by: ctx.actor?.id ?? null,
     });
     ctx.audit({ project_id: project.id, target_kind: 'work_unit', target_id: unit.id });
-    return unit;
+    return writeAnswer(unit);
   },
 });
 
@@ -52,11 +53,10 @@ export const workResume = defineOperation({
   surface: 'tool',
   title: 'Resume work',
   description:
-    `Pick work back up: the work units whose title contains the keyword (open ones first; the latest when the ` +
-    `keyword is empty; at most ${RESUME_UNITS}, so narrow the keyword to reach others) with their current tasks (by ` +
-    `sort_order) and QA checks, at most ${RESUME_TASKS} tasks and ${RESUME_CHECKS} checks in all. Returns exactly ` +
-    '{work_units, tasks, qa_checks}; each work unit carries truncated: {tasks, qa_checks}, true when some of its ' +
-    'tasks or checks were left out (list them with svc_task_list / svc_qa_list_pending).',
+    `Pick work back up: up to ${RESUME_UNITS} work units whose title contains keyword (open first; latest when ` +
+    'empty; narrow the keyword to reach others) with their current tasks (by sort_order) and QA checks, at most ' +
+    `${RESUME_TASKS} tasks and ${RESUME_CHECKS} checks in all. Returns exactly {work_units, tasks, qa_checks}; a ` +
+    "unit's truncated {tasks, qa_checks} says some were left out (see svc_task_list, svc_qa_list_pending).",
   input: z.object({
     project_id: projectRef,
     keyword: z.string().max(200).optional().describe('Part of the work unit title'),
@@ -97,8 +97,8 @@ export const workClose = defineOperation({
   surface: 'tool',
   title: 'Close a work unit',
   description:
-    'Close a work unit. Refused while one of its tasks is in progress, unless force is true (the task stays as ' +
-    'it is). Returns the closed work unit.',
+    'Close a work unit. Refused while one of its tasks is in progress, unless force (the task stays as it is). ' +
+    'Returns {id, status}.',
   input: closeInput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
@@ -117,7 +117,7 @@ export const workClose = defineOperation({
     }
     const closed = await setWorkUnitStatus(ctx.tx, unit.id, next);
     ctx.audit({ project_id: unit.project_id, target_kind: 'work_unit', target_id: unit.id, details: { forced: running.length > 0 } });
-    return closed;
+    return writeAnswer(closed);
   },
 });
 
@@ -134,6 +134,6 @@ export const workReopen = defineOperation({
     const unit = await lockWorkUnit(txOf(ctx), found.id);
     const reopened = await setWorkUnitStatus(ctx.tx, unit.id, workUnitTransition(unit.status, 'reopen'));
     ctx.audit({ project_id: unit.project_id, target_kind: 'work_unit', target_id: unit.id });
-    return reopened;
+    return writeAnswer(reopened);
   },
 });

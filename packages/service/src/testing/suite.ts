@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { Item } from '@svc/domain';
 import type { TestBackend } from '@svc/store/testing';
 import { openTestService, type TestService } from './index.js';
 
@@ -9,6 +10,8 @@ export interface Suite {
   seeded: { actorId: string; projectId: string; slug: string };
   /** Call as the seeded actor. */
   call: Call;
+  /** The current row of an item (writes answer only its ids and state). */
+  show(id: string): Promise<Item>;
 }
 
 /**
@@ -27,6 +30,8 @@ export function useTestService(backend: TestBackend, slug: string, ready: (suite
     const open = svc as TestService;
     await open.store.reset();
     const seeded = await open.seed(slug);
-    ready({ svc: open, seeded, call: open.as(seeded.actorId) });
+    const call = open.as(seeded.actorId);
+    const show = async (id: string) => ((await call('item_show', { item_id: id })) as { item: Item }).item;
+    ready({ svc: open, seeded, call, show });
   });
 }

@@ -38,6 +38,7 @@ import { projectConfigExport, projectConfigImport } from './operations/project-c
 import { qaAdd, qaFail, qaListPending, qaPass } from './operations/qa.js';
 import { researchSweep } from './operations/research-sweep.js';
 import { saveDecisions } from './operations/save-decisions.js';
+import { setup } from './operations/setup.js';
 import { storagePurge } from './operations/storage-purge.js';
 import { systemAdd } from './operations/system-add.js';
 import { projectExport, projectImport } from './operations/transfer.js';
@@ -108,6 +109,7 @@ export const catalog: readonly AnyOperation[] = [
   glossaryTermAccept,
   glossaryTermReject,
   glossaryQueue,
+  setup,
 ] as unknown as readonly AnyOperation[];
 
 const byName = new Map(catalog.map((op) => [op.name, op]));

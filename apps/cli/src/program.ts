@@ -7,6 +7,10 @@ import {
   codeVersion,
   type Config,
   createLogger,
+  type Diagnosis,
+  diagnose,
+  ensureFirstUse,
+  type FirstUse,
   findOperation,
   IMPORT_MAX_BYTES,
   IMPORT_MAX_LINE_BYTES,
@@ -20,6 +24,7 @@ import {
 } from '@svc/service';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { completionScript, SHELLS, type Shell } from './completion.js';
+import { type Connection, connection, localUrl, renderGuide, renderPointer } from './connect-guide.js';
 import { ExitCode, type Io, print, type RunState } from './output.js';
 
 interface CommonOptions {
@@ -306,7 +311,9 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     .option('--host <host>', 'interface to listen on (default SVC_HTTP_HOST or 127.0.0.1)')
     .addOption(new Option('--port <port>', 'port (default SVC_HTTP_PORT or 8080)').argParser(parsePort))
     .option('--migrate', 'apply pending migrations first (PostgreSQL; the embedded database always migrates)')
-    .action(async (opts: { host?: string; port?: number; migrate?: boolean }) => {
+    .option('--project <slug>', 'embedded database: the project the first start creates (default SVC_PROJECT or "default")')
+    .option('--actor-email <email>', 'embedded database: the actor the first start registers (default SVC_ACTOR_EMAIL or your git email)')
+    .action(async (opts: { host?: string; port?: number; migrate?: boolean; project?: string; actorEmail?: string }) => {
       const cfg = config();
       const host = opts.host ?? cfg.httpHost;
       const port = opts.port ?? cfg.httpPort;
@@ -315,6 +322,15 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
         await service.close();
         throw error;
       });
+      // On the embedded database the first start sets up a project and an actor, so the printed header works
+      // at once; PostgreSQL is an operator's database, set up with `svc init` (docs/decisions/0028).
+      let first: FirstUse | undefined;
+      try {
+        if (service.store.backend === 'pglite') first = await ensureFirstUse(service, cfg, { project: opts.project, actorEmail: opts.actorEmail }, env);
+      } catch (error) {
+        await service.close();
+        throw error;
+      }
       // Once listening, closing the server closes the service; until then, it is ours to close. Left open, a
       // PostgreSQL pool keeps the process alive for its idle time-out and the embedded lock is never released.
       const server = await startHttpServer(service, { host, port, allowedHosts: cfg.allowedHosts }).catch(async (error: unknown) => {
@@ -322,6 +338,10 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
         throw listenError(error, host, port);
       });
       service.logger.info({ url: server.url }, 'svc http listening');
+      if (first) {
+        const guide = connection(first, cfg, localUrl(host, Number(new URL(server.url).port)));
+        io.err(first.created.project || first.created.actor ? `${renderGuide(guide)}\n` : renderPointer(guide));
+      }
       io.err(`svc listening on ${server.url} (database: ${service.store.location})`);
       await new Promise<void>((resolve) => {
         const stop = () => {
@@ -331,6 +351,47 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
         process.once('SIGTERM', stop);
         process.once('SIGINT', stop);
       });
+    });
+
+  // init, doctor
+  program
+    .command('init')
+    .description('set svc up for first use: migrate, find or create a project and an actor, print how to connect an assistant')
+    .option('--project <slug>', 'the project to find or create (default SVC_PROJECT or "default")')
+    .option('--actor-email <email>', 'the actor to find or register (default SVC_ACTOR_EMAIL or your git email)')
+    .option('--actor-name <name>', 'display name of an actor registered now')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts: { project?: string; actorEmail?: string; actorName?: string; json?: boolean }) => {
+      const cfg = config();
+      const service = await openService(cfg, { migrate: true, logger: createLogger(env.SVC_LOG_LEVEL ? cfg.logLevel : 'warn') });
+      let first: FirstUse;
+      try {
+        first = await ensureFirstUse(service, cfg, { project: opts.project, actorEmail: opts.actorEmail, actorName: opts.actorName }, env);
+      } finally {
+        await service.close();
+      }
+      const guide = connection(first, cfg, localUrl(cfg.httpHost, cfg.httpPort));
+      io.err(renderGuide(guide));
+      print(io, guide, opts.json === true, (c: Connection) =>
+        [`project: ${c.project.slug} (${c.project.id})`, `actor: ${c.actor.id} (${c.actor.email})`, `mcp_url: ${c.mcp_url}`].join('\n'),
+      );
+    });
+  program
+    .command('doctor')
+    .description('check the setup (settings, database, schema, actor, project, HTTP port) and say what to run for each failure')
+    .option('--actor <uuid>', 'check this actor (default SVC_DEFAULT_ACTOR_ID)')
+    .option('--host <host>', 'check this interface for svc serve http (default SVC_HTTP_HOST or 127.0.0.1)')
+    .addOption(new Option('--port <port>', 'check this port for svc serve http (default SVC_HTTP_PORT or 8080)').argParser(parsePort))
+    .option('--json', 'print the result as JSON')
+    .action(async (opts: { actor?: string; host?: string; port?: number; json?: boolean }) => {
+      const result = await diagnose(env, { actor: opts.actor, host: opts.host, port: opts.port });
+      print(io, result, opts.json === true, (d: Diagnosis) =>
+        d.checks
+          .map((c) => `${c.status === 'ok' ? 'ok  ' : c.status === 'fail' ? 'FAIL' : 'skip'}  ${c.name.padEnd(8)} ${c.message}${c.fix ? `\n                fix: ${c.fix}` : ''}`)
+          .join('\n'),
+      );
+      const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.name);
+      if (failed.length > 0) throw new SvcError('unavailable', `doctor: ${failed.join(', ')} failed (fixes above)`, { failed });
     });
 
   // project

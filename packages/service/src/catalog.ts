@@ -39,6 +39,7 @@ import { projectConfigExport, projectConfigImport } from './operations/project-c
 import { qaAdd, qaFail, qaListPending, qaPass } from './operations/qa.js';
 import { researchSweep } from './operations/research-sweep.js';
 import { saveDecisions } from './operations/save-decisions.js';
+import { setup } from './operations/setup.js';
 import { storagePurge } from './operations/storage-purge.js';
 import { systemAdd } from './operations/system-add.js';
 import { inboxExport, projectExport, projectImport } from './operations/transfer.js';
@@ -111,6 +112,7 @@ export const catalog: readonly AnyOperation[] = [
   glossaryTermReject,
   glossaryQueue,
   glossaryList,
+  setup,
 ] as unknown as readonly AnyOperation[];
 
 const byName = new Map(catalog.map((op) => [op.name, op]));

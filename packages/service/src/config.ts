@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/domain';
+import { isSlug, SvcError } from '@svc/domain';
 import { z } from 'zod';
 import { formatPath } from './errors.js';
 import { LOG_LEVELS, type LogLevel } from './logger.js';
@@ -15,6 +15,10 @@ export interface Config {
   statementTimeoutMs: number;
   /** Keep the hottest fixed reads prepared by name per connection (PostgreSQL); off behind a pooler that cannot. */
   preparedStatements: boolean;
+  /** SVC_PROJECT: the project first use finds or creates (`svc init`, `svc serve http`; docs/decisions/0028). */
+  project: string | undefined;
+  /** SVC_ACTOR_EMAIL: the actor first use finds or creates. */
+  actorEmail: string | undefined;
 }
 
 const blankIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
@@ -34,6 +38,14 @@ const schema = z.object({
     blankIsUnset,
     z.coerce.number().int('must be a whole number').min(0).max(65535, 'must be a port number (0 to 65535)').default(8080),
   ),
+  SVC_PROJECT: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .refine(isSlug, 'must be a project slug (lowercase letters, digits and hyphens, starting with a letter or digit)')
+      .optional(),
+  ),
+  SVC_ACTOR_EMAIL: z.preprocess(blankIsUnset, z.email('must be an email address').max(320).optional()),
   SVC_ALLOWED_HOSTS: z.preprocess(blankIsUnset, z.string().optional()),
   SVC_LOG_LEVEL: z.preprocess(blankIsUnset, z.enum(LOG_LEVELS).default('info')),
   SVC_STATEMENT_TIMEOUT_MS: z.preprocess(
@@ -67,5 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.SVC_LOG_LEVEL,
     statementTimeoutMs: e.SVC_STATEMENT_TIMEOUT_MS,
     preparedStatements: ['on', 'true', '1'].includes(e.SVC_PREPARED_STATEMENTS),
+    project: e.SVC_PROJECT,
+    actorEmail: e.SVC_ACTOR_EMAIL,
   };
 }

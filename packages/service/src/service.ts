@@ -60,7 +60,7 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
   };
 }
 
-function storeConfig(config: Config, logger?: Logger, prepare?: (db: Store['db']) => Promise<void>) {
+export function storeConfig(config: Config, logger?: Logger, prepare?: (db: Store['db']) => Promise<void>) {
   return {
     prepare,
     databaseUrl: config.databaseUrl,
@@ -140,7 +140,7 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, pr
  * An unavailable database says so, and where it was looked for; anything else (a migration that fails) stays
  * as it is, for the operator to read.
  */
-function startUpError(store: Store, error: unknown): unknown {
+export function startUpError(store: Store, error: unknown): unknown {
   const mapped = fromDatabase(error);
   if (mapped === undefined || mapped === error || mapped.code !== 'unavailable') return error;
   const code = (error as { code?: unknown }).code;

@@ -37,6 +37,7 @@ export {
   findProjectBySlug,
   insertProject,
   listProjects,
+  oldestProject,
   projectSlugsByPrefix,
   resolveProject,
   toProject,

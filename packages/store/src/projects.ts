@@ -57,6 +57,12 @@ export async function listProjects(db: Kysely<Database>, limit: number): Promise
   return rows.map(toProject);
 }
 
+/** The project created first (the one first use set up), if any. */
+export async function oldestProject(db: Kysely<Database>): Promise<Project | undefined> {
+  const row = await db.selectFrom('projects').selectAll().orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  return row ? toProject(row) : undefined;
+}
+
 export async function updateProjectSettings(
   db: Kysely<Database>,
   projectId: string,

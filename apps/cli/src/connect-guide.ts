@@ -1,0 +1,123 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config, FirstUse } from '@svc/service';
+
+/** How to reach svc from an assistant: the data `svc init --json` prints and the guide renders. */
+export interface Connection {
+  project: { id: string; slug: string };
+  actor: { id: string; email: string };
+  created: { project: boolean; actor: boolean };
+  mcp_url: string;
+  headers: { 'X-Actor': string };
+  clients: {
+    claude_code: string;
+    vscode_mcp_json: unknown;
+    mcp_servers_http: unknown;
+    mcp_servers_stdio: unknown;
+  };
+}
+
+/** The URL a local client uses for a listening address: a wildcard address is reached on the loopback. */
+export function localUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/** The svc workspace this CLI runs from (a checkout), if it does: stdio clients start its linked bin. */
+function workspaceRoot(): string | undefined {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'svc-workspace') return dir;
+      } catch {
+        // not ours
+      }
+    }
+    dir = dirname(dir);
+  }
+  return undefined;
+}
+
+/** The stdio launch of `svc serve mcp` for this database, with absolute paths (clients start it anywhere). */
+function stdioServer(config: Config, actorId: string): { command: string; args: string[]; env: Record<string, string> } {
+  const root = workspaceRoot();
+  const serve = ['serve', 'mcp', '--actor', actorId];
+  const env: Record<string, string> =
+    config.databaseUrl !== undefined ? { SVC_DATABASE_URL: withoutPassword(config.databaseUrl) } : { SVC_DATA_DIR: resolve(config.dataDir) };
+  return root ? { command: join(root, 'node_modules', '.bin', 'svc'), args: serve, env } : { command: 'svc', args: serve, env };
+}
+
+/** A printed configuration never carries the database password: the user puts it back in. */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = 'PASSWORD';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+export function connection(first: FirstUse, config: Config, baseUrl: string): Connection {
+  const mcpUrl = `${baseUrl}/mcp`;
+  const actorId = first.actor.id;
+  const headers = { 'X-Actor': actorId };
+  return {
+    project: { id: first.project.id, slug: first.project.slug },
+    actor: { id: actorId, email: first.actor.email },
+    created: first.created,
+    mcp_url: mcpUrl,
+    headers,
+    clients: {
+      // Claude Code's own form (code.claude.com/docs/en/mcp): options, name, URL, then --header.
+      claude_code: `claude mcp add --transport http svc ${mcpUrl} --header "X-Actor: ${actorId}"`,
+      // VS Code's workspace file has top-level "servers", each with a "type" (code.visualstudio.com MCP reference).
+      vscode_mcp_json: { servers: { svc: { type: 'http', url: mcpUrl, headers } } },
+      mcp_servers_http: { mcpServers: { svc: { type: 'http', url: mcpUrl, headers } } },
+      mcp_servers_stdio: { mcpServers: { svc: stdioServer(config, actorId) } },
+    },
+  };
+}
+
+const indent = (text: string, by = '    ') =>
+  text
+    .split('\n')
+    .map((line) => by + line)
+    .join('\n');
+/** Pretty JSON with arrays of strings kept on one line, ready to paste. */
+const json = (value: unknown) =>
+  indent(JSON.stringify(value, null, 2).replace(/\[\n\s*((?:"(?:[^"\\]|\\.)*",?\n\s*)+)\]/g, (_, items: string) => `[${items.trim().split(/,?\n\s*/).join(', ')}]`));
+
+/** The block printed (on stderr) by `svc init` and by the start of `svc serve http` that set svc up. */
+export function renderGuide(c: Connection): string {
+  const made = [c.created.project ? `created project '${c.project.slug}'` : '', c.created.actor ? `registered actor ${c.actor.email}` : '']
+    .filter((s) => s !== '')
+    .join(' and ');
+  return [
+    `svc is ready${made ? ` (${made})` : ''}: project '${c.project.slug}', actor ${c.actor.id} (${c.actor.email}).`,
+    '',
+    'Connect an assistant over MCP, to the running `svc serve http`:',
+    `  URL:    ${c.mcp_url}`,
+    `  header: X-Actor: ${c.actor.id}`,
+    '',
+    '  Claude Code:',
+    `    ${c.clients.claude_code}`,
+    '  VS Code, in .vscode/mcp.json:',
+    json(c.clients.vscode_mcp_json),
+    '  Clients that read "mcpServers" JSON (Cursor, Claude Code\'s .mcp.json, …), over HTTP:',
+    json(c.clients.mcp_servers_http),
+    '  or, started by the client itself over stdio (Claude Desktop too; no server needed):',
+    json(c.clients.mcp_servers_stdio),
+    '',
+    `Your actor id (X-Actor, --actor, SVC_DEFAULT_ACTOR_ID): ${c.actor.id}`,
+    `Assistants address the project as project_id '${c.project.slug}'. Something wrong? Run \`svc doctor\`.`,
+  ].join('\n');
+}
+
+/** The one line later starts print instead of the whole guide. */
+export function renderPointer(c: Connection): string {
+  return `svc: project '${c.project.slug}', actor ${c.actor.id} (${c.actor.email}); MCP at ${c.mcp_url} with header "X-Actor: ${c.actor.id}" (\`svc init\` prints client configurations)`;
+}

@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { createEmptyPostgresDatabase } from '@svc/service/testing';
+import { describe, expect, it } from 'vitest';
+import { type Env, freshDataDir, serveHttp, svc, svcEnv, svcJson } from './testing/svc-process.js';
+
+interface Check {
+  name: string;
+  status: 'ok' | 'fail' | 'skipped';
+  message: string;
+  fix?: string;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+
+async function stop(server: { child: { kill(signal: NodeJS.Signals): boolean }; exited: Promise<unknown> }) {
+  server.child.kill('SIGTERM');
+  await server.exited;
+}
+
+/** `svc doctor --json` as a process: its exit code, and each check by name. */
+async function doctor(env: Env, args: string[] = []) {
+  const run = await svc(['doctor', '--json', ...args], env);
+  const parsed = JSON.parse(run.stdout) as { ok: boolean; checks: Check[] };
+  return { code: run.code, stderr: run.stderr, ok: parsed.ok, check: Object.fromEntries(parsed.checks.map((c) => [c.name, c])) as Record<string, Check> };
+}
+
+/** A port taken by something that is not svc: it hangs up on whoever connects. */
+function listen(): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = createServer((socket) => socket.destroy());
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+/**
+ * Issue 19, point 1: from `pnpm start` on a fresh machine to an assistant that writes, in one step. The first
+ * start on an empty embedded data directory sets up a project and an actor and prints how to connect; later
+ * starts add nothing. `svc init` does the same without serving; `svc doctor` names what is wrong and the fix.
+ */
+describe('the first start of svc serve http on an empty data directory', () => {
+  it('creates a project and an actor, prints the /mcp URL, its X-Actor header and client configurations, and the printed header writes; a second start creates nothing', async () => {
+    const env = svcEnv({ SVC_DATA_DIR: freshDataDir(), SVC_ACTOR_EMAIL: 'newcomer@example.test' });
+    const first = await serveHttp(env);
+    let actorId: string;
+    try {
+      const printed = first.output().stderr;
+      // stdout carries results only; the guide is a message.
+      expect(first.output().stdout).toBe('');
+      const header = /header: X-Actor: (\S+)/.exec(printed);
+      expect(header?.[1]).toMatch(UUID);
+      actorId = header?.[1] as string;
+      const mcpUrl = `${first.url}/mcp`;
+      expect(printed).toContain(`svc is ready (created project 'default' and registered actor newcomer@example.test)`);
+      expect(printed).toContain(`URL:    ${mcpUrl}`);
+      expect(printed).toContain(`claude mcp add --transport http svc ${mcpUrl} --header "X-Actor: ${actorId}"`);
+      // VS Code's .vscode/mcp.json ("servers", typed) and the mcpServers JSON, over HTTP and over stdio.
+      expect(printed).toMatch(/"servers": \{\s+"svc": \{\s+"type": "http",\s+"url": "[^"]+\/mcp",\s+"headers": \{\s+"X-Actor": "[0-9a-f-]{36}"/);
+      expect(printed).toMatch(/"mcpServers": \{\s+"svc": \{\s+"type": "http"/);
+      expect(printed).toMatch(/"mcpServers": \{\s+"svc": \{\s+"command": "pnpm",\s+"args": \[[^\]]*"serve", "mcp", "--actor", "[0-9a-f-]{36}"\]/);
+      // The printed header is all a client needs to write.
+      const written = await fetch(`${first.url}/projects/default/items`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-Actor': actorId },
+        body: JSON.stringify({ title: 'Written with the printed header' }),
+      });
+      expect(written.status).toBe(200);
+      // And over MCP at the printed URL, with the same header.
+      const called = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'X-Actor': actorId },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'svc_save_decisions', arguments: { project_id: 'default', decisions: [{ title: 'Saved over /mcp', body: 'first use' }] } },
+        }),
+      });
+      expect(called.status).toBe(200);
+      expect(await called.text()).not.toContain('"isError":true');
+    } finally {
+      await stop(first);
+    }
+
+    const second = await serveHttp(env);
+    try {
+      const printed = second.output().stderr;
+      expect(printed).not.toContain('svc is ready');
+      expect(printed).toContain(`svc: project 'default', actor ${actorId} (newcomer@example.test); MCP at ${second.url}/mcp with header "X-Actor: ${actorId}"`);
+      // Another CLI process, served by the running server: one project, one actor.
+      const [projects, actors] = await Promise.all([
+        svcJson<{ projects: { slug: string }[] }>(['project', 'list'], env),
+        svcJson<{ actors: { id: string }[] }>(['actor', 'list'], env),
+      ]);
+      expect(projects.projects.map((p) => p.slug)).toEqual(['default']);
+      expect(actors.actors.map((a) => a.id)).toEqual([actorId]);
+      // Doctor, beside the running server: everything ok, the port taken by svc itself.
+      const port = new URL(second.url).port;
+      const healthy = await doctor({ ...env, SVC_HTTP_PORT: port });
+      expect({ code: healthy.code, ok: healthy.ok }).toEqual({ code: 0, ok: true });
+      expect(healthy.check.port?.message).toContain('taken by a running svc serve http');
+      expect(Object.values(healthy.check).map((c) => `${c.name} ${c.status}`)).toEqual([
+        'settings ok',
+        'database ok',
+        'schema ok',
+        'actor ok',
+        'project ok',
+        'port ok',
+      ]);
+    } finally {
+      await stop(second);
+    }
+  }, 300_000);
+});
+
+describe('svc init', () => {
+  it('sets up a project and an actor once, answers the same on every later run (--json), and prints the connection guide', async () => {
+    const env = svcEnv({ SVC_DATA_DIR: freshDataDir(), SVC_HTTP_PORT: '9123' });
+    const named = ['init', '--json', '--project', 'alpha', '--actor-email', 'init@example.test'];
+    const first = await svc(named, env);
+    expect(first.code).toBe(0);
+    const created = JSON.parse(first.stdout);
+    expect(created).toMatchObject({
+      project: { slug: 'alpha', id: expect.stringMatching(UUID) },
+      actor: { email: 'init@example.test', id: expect.stringMatching(UUID) },
+      created: { project: true, actor: true },
+      mcp_url: 'http://127.0.0.1:9123/mcp',
+      headers: { 'X-Actor': created.actor.id },
+      clients: { claude_code: `claude mcp add --transport http svc http://127.0.0.1:9123/mcp --header "X-Actor: ${created.actor.id}"` },
+    });
+    expect(first.stderr).toContain(`header: X-Actor: ${created.actor.id}`);
+
+    // Again with the same names, then with none (defaults are not created beside existing ones).
+    const again = await svcJson(['init', '--project', 'alpha', '--actor-email', 'init@example.test'], env);
+    const bare = await svcJson(['init'], env);
+    for (const later of [again, bare]) {
+      expect(later).toMatchObject({ project: { id: created.project.id, slug: 'alpha' }, actor: { id: created.actor.id }, created: { project: false, actor: false } });
+    }
+    const [projects, actors] = await Promise.all([
+      svcJson<{ projects: unknown[] }>(['project', 'list'], env),
+      svcJson<{ actors: unknown[] }>(['actor', 'list'], env),
+    ]);
+    expect({ projects: projects.projects.length, actors: actors.actors.length }).toEqual({ projects: 1, actors: 1 });
+
+    // A refused name is refused as such, naming it, before anything is written.
+    const refused = await svc(['init', '--project', 'Not A Slug'], env);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/^svc: invalid_input: project: 'Not A Slug' is not a valid slug/);
+  }, 300_000);
+});
+
+describe('svc doctor', () => {
+  it('exits 1 naming the fix for an unknown or malformed default actor, a taken port, an unreachable PostgreSQL and a missing database', async () => {
+    const dataDir = freshDataDir();
+    const base = svcEnv({ SVC_DATA_DIR: dataDir, SVC_HTTP_PORT: '0' });
+    // Before anything exists: no database yet.
+    const empty = await doctor(base);
+    expect({ code: empty.code, ok: empty.ok, database: empty.check.database?.status }).toEqual({ code: 1, ok: false, database: 'fail' });
+    expect(empty.check.database?.fix).toContain('svc init');
+    expect(empty.stderr).toContain('svc: unavailable: doctor: database failed');
+
+    expect((await svc(['init', '--actor-email', 'doctor@example.test'], base)).code).toBe(0);
+    const taken = await listen();
+    try {
+      const takenPort = String((taken.address() as AddressInfo).port);
+      const stranger = randomUUID();
+      const [healthy, unknownActor, malformed, givenActor, portTaken, unreachable, text] = await Promise.all([
+        doctor(base),
+        doctor({ ...base, SVC_DEFAULT_ACTOR_ID: stranger }),
+        doctor({ ...base, SVC_DEFAULT_ACTOR_ID: 'bob' }),
+        doctor(base, ['--actor', 'not-a-uuid']),
+        doctor({ ...base, SVC_HTTP_PORT: takenPort }),
+        doctor(svcEnv({ SVC_DATABASE_URL: 'postgres://svc:secret@127.0.0.1:1/x', SVC_HTTP_PORT: '0' })),
+        svc(['doctor'], { ...base, SVC_DEFAULT_ACTOR_ID: stranger }),
+      ]);
+      expect({ code: healthy.code, ok: healthy.ok }).toEqual({ code: 0, ok: true });
+
+      expect({ code: unknownActor.code, actor: unknownActor.check.actor?.status }).toEqual({ code: 1, actor: 'fail' });
+      expect(unknownActor.check.actor?.message).toBe(`SVC_DEFAULT_ACTOR_ID ${stranger} is not a registered actor`);
+      expect(unknownActor.check.actor?.fix).toContain('svc actor add --email');
+
+      // A malformed setting is named, and the other checks still run on the rest.
+      expect({ code: malformed.code, settings: malformed.check.settings?.status, database: malformed.check.database?.status }).toEqual({
+        code: 1,
+        settings: 'fail',
+        database: 'ok',
+      });
+      expect(malformed.check.settings?.message).toContain('SVC_DEFAULT_ACTOR_ID');
+      expect(malformed.check.settings?.fix).toContain('unset SVC_DEFAULT_ACTOR_ID');
+      expect(givenActor.check.actor).toMatchObject({ status: 'fail', message: "--actor 'not-a-uuid' is not an actor UUID" });
+
+      expect({ code: portTaken.code, port: portTaken.check.port?.status }).toEqual({ code: 1, port: 'fail' });
+      expect(portTaken.check.port?.message).toBe(`127.0.0.1:${takenPort} is taken by another program`);
+      expect(portTaken.check.port?.fix).toContain('SVC_HTTP_PORT=');
+
+      expect({ code: unreachable.code, database: unreachable.check.database?.status, schema: unreachable.check.schema?.status }).toEqual({
+        code: 1,
+        database: 'fail',
+        schema: 'skipped',
+      });
+      expect(unreachable.check.database?.message).toContain('postgres://svc:***@127.0.0.1:1/x');
+      expect(unreachable.check.database?.message).not.toContain('secret');
+      expect(unreachable.check.database?.fix).toContain('SVC_DATABASE_URL');
+
+      // Without --json: one line per check, the fix under each failure, the summary on stderr.
+      expect(text.code).toBe(1);
+      expect(text.stdout).toMatch(/^ok {4}settings/m);
+      expect(text.stdout).toMatch(/^FAIL {2}actor {4}SVC_DEFAULT_ACTOR_ID \S+ is not a registered actor\n\s+fix: svc actor list/m);
+      expect(text.stderr).toBe('svc: unavailable: doctor: actor failed (fixes above)\n');
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  }, 300_000);
+
+  it.skipIf(!process.env.SVC_TEST_DATABASE_URL)('on PostgreSQL: names pending migrations with `svc migrate`, then `svc init` sets it up', async () => {
+    const db = (await createEmptyPostgresDatabase())!;
+    try {
+      const env = svcEnv({ SVC_DATABASE_URL: db.url, SVC_HTTP_PORT: '0' });
+      const before = await doctor(env);
+      expect({ code: before.code, schema: before.check.schema?.status }).toEqual({ code: 1, schema: 'fail' });
+      expect(before.check.schema?.fix).toContain('svc migrate');
+      expect(await svcJson(['init', '--actor-email', 'pg@example.test'], env)).toMatchObject({ project: { slug: 'default' }, created: { project: true, actor: true } });
+      const after = await doctor(env);
+      expect({ code: after.code, ok: after.ok }).toEqual({ code: 0, ok: true });
+    } finally {
+      await db.drop();
+    }
+  }, 300_000);
+});

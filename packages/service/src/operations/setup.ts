@@ -1,0 +1,93 @@
+import { execFileSync } from 'node:child_process';
+import { userInfo } from 'node:os';
+import { invalidInput, isSlug } from '@svc/domain';
+import { findActorByEmail, findProjectBySlug, insertActor, insertProject, listActors, oldestProject } from '@svc/store';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { defineOperation } from '../operation.js';
+
+/** The project first use creates when none is named (SVC_PROJECT, --project). */
+export const DEFAULT_PROJECT = 'default';
+
+/** Serialises two first uses of one database (two `svc init` on PostgreSQL at once): one creates, one finds. */
+const SETUP_LOCK_KEY = 0x737663_0028n;
+
+const email = z.email().max(320);
+
+/**
+ * The email the first actor is registered under when none is named (SVC_ACTOR_EMAIL, --actor-email): the
+ * person's `git config user.email`, else `$USER@localhost.localdomain` (svc's email check wants a dotted domain,
+ * so a bare `@localhost` would be refused). Never fails: a missing git or a malformed address falls through.
+ */
+export function defaultActorEmail(env: Record<string, string | undefined> = process.env): string {
+  try {
+    const fromGit = execFileSync('git', ['config', 'user.email'], { encoding: 'utf8', timeout: 2_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    if (email.safeParse(fromGit).success) return fromGit;
+  } catch {
+    // No git, or no user.email: the user name it is.
+  }
+  let user = env.USER ?? env.LOGNAME ?? '';
+  if (user === '') {
+    try {
+      user = userInfo().username;
+    } catch {
+      user = 'svc';
+    }
+  }
+  const local = user.toLowerCase().replace(/[^a-z0-9._-]/g, '').replace(/^[.]+|[.]+$/g, '') || 'svc';
+  return `${local}@localhost.localdomain`;
+}
+
+/**
+ * First use (docs/decisions/0028): make sure the database holds a project and an actor, so an assistant can
+ * write right away, and say which. A name given (project, actor_email) is found or created. Without one, the
+ * defaults are created only on a database that has none yet; otherwise the first project and actor made are
+ * used, so a later start with another git email or none never adds a second actor or project.
+ */
+export const setup = defineOperation({
+  name: 'setup',
+  surface: 'operator',
+  title: 'Set up first use',
+  description:
+    'Make sure a project and an actor exist (created on first use, found afterwards) and return them: what ' +
+    '`svc init` and the first `svc serve http` on an empty embedded database do. Idempotent.',
+  input: z.object({
+    project: z.string().max(63).optional().describe(`Project slug to find or create (default: '${DEFAULT_PROJECT}' on a database without projects)`),
+    actor_email: email.optional().describe('Email of the actor to find or create (default: default_actor_email on a database without actors)'),
+    actor_name: z.string().trim().max(200).optional().describe('Display name of an actor created now'),
+    default_actor_email: email.optional().describe('Email for the first actor when actor_email is not given'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  async run(ctx, input) {
+    if (input.project !== undefined && !isSlug(input.project)) {
+      throw invalidInput(
+        'project',
+        `'${input.project}' is not a valid slug: use lowercase letters, digits and hyphens (at most 63), starting with a letter or digit`,
+      );
+    }
+    await sql`select pg_advisory_xact_lock(${sql.lit(SETUP_LOCK_KEY.toString())}::bigint)`.execute(ctx.tx);
+
+    const slug = input.project ?? DEFAULT_PROJECT;
+    let project = (await findProjectBySlug(ctx.tx, slug)) ?? (input.project === undefined ? await oldestProject(ctx.tx) : undefined);
+    const projectCreated = project === undefined;
+    if (project === undefined) {
+      project = await insertProject(ctx.tx, { slug, name: slug });
+    }
+
+    const wanted = input.actor_email ?? input.default_actor_email;
+    let actor = wanted === undefined ? undefined : await findActorByEmail(ctx.tx, wanted);
+    if (actor === undefined && input.actor_email === undefined) actor = (await listActors(ctx.tx, 1))[0];
+    const actorCreated = actor === undefined;
+    if (actor === undefined) {
+      if (wanted === undefined) throw invalidInput('actor_email', 'no actor exists yet: name one with actor_email');
+      actor = await insertActor(ctx.tx, { email: wanted, name: input.actor_name ?? wanted.split('@')[0] ?? '', role: null, external_ids: {} });
+    }
+    ctx.audit({
+      project_id: project.id,
+      target_kind: 'project',
+      target_id: project.id,
+      details: { actor_id: actor.id, project_created: projectCreated, actor_created: actorCreated },
+    });
+    return { project, actor, created: { project: projectCreated, actor: actorCreated } };
+  },
+});

@@ -57,7 +57,7 @@ describe('the first start of svc serve http on an empty data directory', () => {
       // VS Code's .vscode/mcp.json ("servers", typed) and the mcpServers JSON, over HTTP and over stdio.
       expect(printed).toMatch(/"servers": \{\s+"svc": \{\s+"type": "http",\s+"url": "[^"]+\/mcp",\s+"headers": \{\s+"X-Actor": "[0-9a-f-]{36}"/);
       expect(printed).toMatch(/"mcpServers": \{\s+"svc": \{\s+"type": "http"/);
-      expect(printed).toMatch(/"mcpServers": \{\s+"svc": \{\s+"command": "pnpm",\s+"args": \[[^\]]*"serve", "mcp", "--actor", "[0-9a-f-]{36}"\]/);
+      expect(printed).toMatch(/"mcpServers": \{\s+"svc": \{\s+"command": "[^"]*node_modules\/\.bin\/svc",\s+"args": \[\s*"serve",\s*"mcp",\s*"--actor",\s*"[0-9a-f-]{36}"\s*\]/);
       // The printed header is all a client needs to write.
       const written = await fetch(`${first.url}/projects/default/items`, {
         method: 'POST',

@@ -63,6 +63,40 @@ describe.each(testBackends())('input limits on $name', (backend) => {
     });
   });
 
+  describe('prototype keys, NUL characters and calendar dates', () => {
+    it('refuses an own __proto__ key inside context or signals, naming the field, and writes nothing', async () => {
+      const context = JSON.parse('{"__proto__":{"x":1},"k":1}') as unknown;
+      expect(await refusal(call('svc_item_upsert', { project_id: 'lim', title: 'Proto', context }))).toMatchObject({
+        code: 'invalid_input',
+        details: { field: 'context' },
+      });
+      const capture = (await call('svc_capture_add', { text: 'note' })) as { id: string };
+      const signals = JSON.parse('{"a":{"__proto__":1}}') as unknown;
+      expect(await refusal(call('svc_capture_annotate', { capture_id: capture.id, signals }))).toMatchObject({ details: { field: 'signals' } });
+      expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Proto').execute()).toEqual([]);
+    });
+
+    it('refuses a NUL character in title, body or context with invalid_input naming the field', async () => {
+      for (const [field, input] of [
+        ['title', { title: 'a\u0000b' }],
+        ['body', { title: 't', body: '\u0000' }],
+        ['context', { title: 't', context: { k: ['\u0000'] } }],
+      ] as const) {
+        expect(await refusal(call('svc_item_upsert', { project_id: 'lim', ...input }))).toMatchObject({ code: 'invalid_input', details: { field } });
+      }
+    });
+
+    it('refuses a since or until that is not a real calendar date, and accepts one that is', async () => {
+      for (const since of ['2026-02-30T00:00:00Z', '2026-02-29', '2026-04-31T12:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T12:60:00Z']) {
+        expect(await refusal(call('svc_history_query', { project_id: 'lim', since }))).toMatchObject({ code: 'invalid_input', details: { field: 'since' } });
+      }
+      expect(await refusal(call('svc_idea_search', { project_id: 'lim', until: '2025-02-29T00:00:00Z' }))).toMatchObject({ details: { field: 'until' } });
+      for (const since of ['2024-02-29T23:59:59.123Z', '2026-01-31', '2026-01-31T12:00+02:00']) {
+        await call('svc_history_query', { project_id: 'lim', since });
+      }
+    });
+  });
+
   describe('schema patterns', () => {
     it('validates a write against ^(a+)+$ in linear time: 40 a and ! is an ordinary refusal, not a stall', async () => {
       const schema = { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } };

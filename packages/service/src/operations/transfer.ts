@@ -19,7 +19,7 @@ import {
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { fromDatabase } from '../errors.js';
-import { projectRef } from '../inputs.js';
+import { isIsoTime, projectRef } from '../inputs.js';
 import { defineOperation, type OperationContext } from '../operation.js';
 import { validateProjectSettings } from './project-config.js';
 
@@ -165,7 +165,7 @@ function valueProblem(column: ColumnType, value: unknown): string | undefined {
       if (typeof value !== 'string') return 'must be a string';
       return value.includes('\u0000') ? 'holds a NUL character' : undefined;
     case 'timestamptz':
-      return typeof value === 'string' && TIMESTAMP.test(value) && Number.isFinite(Date.parse(value)) ? undefined : 'must be an ISO 8601 time such as 2024-05-01T12:00:00.000Z';
+      return typeof value === 'string' && TIMESTAMP.test(value) && isIsoTime(value) ? undefined : 'must be an ISO 8601 time such as 2024-05-01T12:00:00.000Z';
     case 'int4':
       return Number.isInteger(value) && (value as number) >= -2_147_483_648 && (value as number) <= 2_147_483_647 ? undefined : 'must be a whole number below 2^31';
     case 'int8':

@@ -115,6 +115,27 @@ describe.each(testBackends())('input limits on $name', (backend) => {
       expect(lookaround).toMatchObject({ code: 'invalid_input', details: { field: 'schema.patternProperties' } });
       expect(await svc.store.db.selectFrom('item_types').select('key').where('key', 'in', ['pairs', 'looks']).execute()).toEqual([]);
     });
+
+    it('refuses at type_add a uniqueItems that ajv would check pairwise, naming its path; a scalar one takes 100,000 items', async () => {
+      for (const [schema, path] of [
+        [{ type: 'object', properties: { a: { type: 'array', uniqueItems: true } } }, 'schema.properties.a.uniqueItems'],
+        [{ type: 'object', properties: { a: { type: 'array', uniqueItems: true, items: { type: 'object' } } } }, 'schema.properties.a.uniqueItems'],
+        [{ type: 'object', properties: { a: { type: 'array', items: { type: 'array', uniqueItems: true, items: {} } } } }, 'schema.properties.a.items.uniqueItems'],
+        [{ type: 'object', $defs: { d: { uniqueItems: true, items: { type: ['string', 'array'] } } } }, 'schema.$defs.d.uniqueItems'],
+      ] as const) {
+        const error = await refusal(call('type_add', { key: 'sets', schema }));
+        expect(error).toMatchObject({ code: 'invalid_input', details: { field: path } });
+        expect(error.message).toContain('uniqueItems');
+      }
+      expect(await svc.store.db.selectFrom('item_types').select('key').where('key', '=', 'sets').execute()).toEqual([]);
+
+      const schema = { type: 'object', properties: { a: { type: 'array', uniqueItems: true, items: { type: 'integer' } }, uniqueItems: { type: 'string' } } };
+      await call('type_add', { key: 'sets', schema });
+      const many = Array.from({ length: 100_000 }, (_, i) => i);
+      expect(await call('svc_item_upsert', { project_id: 'lim', item_type: 'sets', title: 'Many', context: { a: many } })).toMatchObject({ title: 'Many' });
+      const twice = await refusal(call('svc_item_upsert', { project_id: 'lim', item_type: 'sets', title: 'Twice', context: { a: [...many, 7] } }));
+      expect(twice).toMatchObject({ code: 'invalid_input', details: { field: 'context.a' } });
+    });
   });
 
   describe('glossary expansion', () => {

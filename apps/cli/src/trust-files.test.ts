@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, type Run, svcArgs, svcEnv } from './testing/svc-process.js';
+import { freshDataDir, REPO_ROOT, type Run, svc, svcArgs, svcEnv } from './testing/svc-process.js';
 
 /** Run `svc args…` from a shell whose umask is 022, as a login shell usually has. */
 function svcUnderUmask022(args: string[], env: Record<string, string | undefined>): Promise<Run> {
@@ -42,4 +42,47 @@ describe('files the svc binary writes', () => {
     // A parent that existed before is the user's: svc leaves it as it was.
     expect(mode(root)).toBe(0o755);
   }, 120_000);
+
+  it('`export --out` writes a new file 0600 and refuses a symbolic link planted at the path, writing nothing', async () => {
+    const env = svcEnv({ SVC_DATA_DIR: freshDataDir() });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-out-'));
+    expect((await svc(['project', 'create', 'p'], env)).code).toBe(0);
+    const out = join(dir, 'p.jsonl');
+    const written = await svcUnderUmask022(['export', 'p', '--out', out], env);
+    expect(written.code).toBe(0);
+    expect(mode(out)).toBe(0o600);
+    expect(readFileSync(out, 'utf8')).toContain('"type":"project"');
+
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'keep me\n');
+    const planted = join(dir, 'planted.jsonl');
+    symlinkSync(victim, planted);
+    const refused = await svc(['export', 'p', '--out', planted], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`invalid_input: --out: ${planted} is a symbolic link`);
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
+    const dangling = join(dir, 'dangling.jsonl');
+    symlinkSync(join(dir, 'not-yet'), dangling);
+    expect((await svc(['export', 'p', '--out', dangling], env)).code).toBe(1);
+    expect(existsSync(join(dir, 'not-yet'))).toBe(false);
+  }, 240_000);
+
+  it('`type add --schema` names where a file is not JSON, never a byte of what it holds', async () => {
+    const env = svcEnv({ SVC_DATA_DIR: freshDataDir() });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-json-'));
+    const cases: [string, RegExp][] = [
+      ['root:$y$j9T$SECRETHASH:19000:0:99999:7:::\n', /is not valid JSON \(at line 1, column 1\)/],
+      ['{"type":"object",\n "SECRETHASH": }', /is not valid JSON \(at line 2, column 16\)/],
+      ['{"SECRETHASH":', /is not valid JSON \(it ends before the value is complete\)/],
+    ];
+    for (const [text, expected] of cases) {
+      const file = join(dir, 'shadow');
+      writeFileSync(file, text);
+      const run = await svc(['type', 'add', 'leak', '--schema', file], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(expected);
+      expect(run.stderr).not.toContain('SECRETHASH');
+      expect(run.stderr).not.toContain('root');
+    }
+  }, 240_000);
 });

@@ -96,7 +96,7 @@ function checkUniqueItems(schema: unknown, field: string): void {
     const [node, path, names] = stack.pop() as [unknown, string, boolean];
     if (node === null || typeof node !== 'object') continue;
     if (Array.isArray(node)) {
-      node.forEach((child, i) => stack.push([child, `${path}[${i}]`, false]));
+      for (const [i, child] of node.entries()) stack.push([child, `${path}[${i}]`, false]);
       continue;
     }
     const record = node as Record<string, unknown>;

@@ -29,7 +29,14 @@ export function redactContext(itemType: string, context: Record<string, unknown>
     else if (Array.isArray(value)) {
       const copy: unknown[] = [...value];
       put(copy);
-      value.forEach((child, i) => stack.push([child, (v) => (copy[i] = v)]));
+      for (const [i, child] of value.entries()) {
+        stack.push([
+          child,
+          (v) => {
+            copy[i] = v;
+          },
+        ]);
+      }
     } else if (value !== null && typeof value === 'object') {
       const copy: Record<string, unknown> = {};
       put(copy);

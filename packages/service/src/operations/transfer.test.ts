@@ -202,6 +202,14 @@ describe.each(testBackends())('import confines a crafted file to its own project
     expect(await importing(lines, 'with-removed-link')).toMatchObject({ slug: 'with-removed-link' });
   });
 
+  it('refuses a __proto__ key inside a JSON value, as the input gate does', async () => {
+    const n = lineOf('item', (r) => r.item_type === 'knowledge' || r.item_type === 'decision');
+    // Written as text: an object literal or JSON.stringify would not carry an own __proto__ key.
+    const file = edited(n, (r) => { r.context = 'PROTO'; });
+    file[n - 1] = (file[n - 1] as string).replace('"PROTO"', '{"__proto__":{"x":1},"k":1}');
+    await refusedAt(file, n, 'context', /field 'context' of a item record holds a '__proto__' key/);
+  });
+
   it('refuses history, promotions, links and QA targets that point at another project', async () => {
     const h = lineOf('history');
     await refusedAt(edited(h, (r) => { r.item_id = other.itemId; }), h, 'item_id', /names item .* not in this file/);

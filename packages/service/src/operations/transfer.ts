@@ -148,6 +148,7 @@ function jsonProblem(value: unknown): string | undefined {
       if (depth >= MAX_JSON_DEPTH) return `nests deeper than ${MAX_JSON_DEPTH} levels`;
       for (const [k, child] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
         if (typeof k === 'string' && k.includes('\u0000')) return 'holds a NUL character';
+        if (k === '__proto__') return "holds a '__proto__' key";
         stack.push([child, depth + 1]);
       }
     }

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { serveStdio } from '@svc/mcp';
 import { startHttpServer } from '@svc/http';
@@ -152,7 +152,67 @@ function readJsonFile(path: string, flag: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SvcError('invalid_input', `${flag}: ${path} is not valid JSON: ${(error as Error).message}`, { field: flag });
+    // JSON.parse quotes the text it refused: the file may be anyone's (--schema /etc/shadow), so say where, never what.
+    throw new SvcError('invalid_input', `${flag}: ${path} is not valid JSON (${jsonErrorPlace(text, (error as Error).message)})`, { field: flag });
+  }
+}
+
+/**
+ * Where JSON.parse gave up, as line and column, without a character of the text. V8 names a position for
+ * some errors and quotes the text for others, so the place is found by parsing prefixes: a prefix ending
+ * before the fault is merely incomplete, one reaching past it is wrong (about 20 parses of at most 1 MiB).
+ */
+function jsonErrorPlace(text: string, message: string): string {
+  const incomplete = (why: string, length: number): boolean => {
+    if (/Unexpected end of JSON input/.test(why)) return true;
+    const at = /at position (\d+)/.exec(why);
+    return at !== null && Number(at[1]) >= length;
+  };
+  if (incomplete(message, text.length)) return 'it ends before the value is complete';
+  const wrong = (length: number): boolean => {
+    try {
+      JSON.parse(text.slice(0, length));
+      return false;
+    } catch (error) {
+      return !incomplete((error as Error).message, length);
+    }
+  };
+  let low = 1;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if (wrong(mid)) high = mid;
+    else low = mid + 1;
+  }
+  const before = text.slice(0, low - 1);
+  return `at line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')}`;
+}
+
+/**
+ * Write an export to `path` for this user only: created 0600, and never through a symbolic link someone
+ * planted there (O_NOFOLLOW), so another user cannot redirect it into a file of theirs or of ours.
+ */
+function writePrivateFile(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') {
+      throw new SvcError('invalid_input', `--out: ${path} is a symbolic link; svc does not write through one (remove it or name another file)`, {
+        field: '--out',
+      });
+    }
+    throw new SvcError('invalid_input', `--out: cannot write ${path} (${code ?? 'error'})`, { field: '--out' });
+  }
+  try {
+    // A file another user made (a world-writable one in /tmp) would hand them the export.
+    if (process.getuid && fstatSync(fd).uid !== process.getuid()) {
+      throw new SvcError('invalid_input', `--out: ${path} belongs to another user; svc does not write an export into it`, { field: '--out' });
+    }
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -553,7 +613,7 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
         process.stdout.write(text);
         return;
       }
-      writeFileSync(opts.out, text);
+      writePrivateFile(opts.out, text);
       print(io, { file: opts.out, records: result.lines.length - 2, counts: result.counts }, opts.json === true, (r: { file: string; records: number }) => `wrote ${r.records} records to ${r.file}`);
     });
   op(

@@ -55,6 +55,17 @@ describe.each(testBackends())('HTTP probes on $name', (backend) => {
     expect((await app.request('/health')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('adopts a client request id only when it is a plain token of at most 128 characters, else makes its own', async () => {
+    const app = createHttpApp(svc);
+    for (const fine of ['trace:42', 'a.b-c_d', 'x'.repeat(128)]) {
+      expect((await app.request('/health', { headers: { 'x-request-id': fine } })).headers.get('x-request-id')).toBe(fine);
+    }
+    for (const hostile of ['evil id', 'a\tb', '<script>', 'a;b=c', 'é', 'x'.repeat(129), '']) {
+      const answered = (await app.request('/health', { headers: { 'x-request-id': hostile } })).headers.get('x-request-id');
+      expect(answered).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   it('answers an unknown route with 404 and the JSON error body', async () => {
     const response = await createHttpApp(svc).request('/nope');
     expect(response.status).toBe(404);

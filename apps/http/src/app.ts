@@ -120,7 +120,8 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
 
   app.use('*', async (c, next) => {
     const incoming = c.req.header('x-request-id');
-    const requestId = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    // Adopted only when it is a plain token: it goes into headers and log lines.
+    const requestId = incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     c.set('requestId', requestId);
     const started = performance.now();
     // Set before the handler answers, so the answer is built with it; a header added to a finished response

@@ -55,6 +55,31 @@ describe.each(testBackends())('hostile input against a listening server on $name
     expect(result.structuredContent.error).toMatchObject({ code: 'invalid_input', message: 'context: nested deeper than 64 levels' });
   });
 
+  it('answers a __proto__ key inside context or signals with 400 naming the field, and writes nothing', async () => {
+    const response = await post('/projects/probe/items', '{"title":"Proto","context":{"__proto__":{"x":1},"k":1}}');
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as ErrorBody).error).toMatchObject({ code: 'invalid_input', details: { field: 'context' } });
+    const deep = await post('/projects/probe/items', '{"title":"Proto","context":{"a":[{"__proto__":null}]}}');
+    expect(((await deep.json()) as ErrorBody).error.details).toMatchObject({ field: 'context' });
+    const rows = await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Proto').execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('answers a NUL character in title, body, context or a context key with 400 naming the field', async () => {
+    for (const [field, body] of [
+      ['title', '{"title":"a\\u0000b"}'],
+      ['body', '{"title":"t","body":"x\\u0000"}'],
+      ['context', '{"title":"t","context":{"k":"v\\u0000"}}'],
+      ['context', '{"title":"t","context":{"k\\u0000":1}}'],
+    ] as const) {
+      const response = await post('/projects/probe/items', body);
+      expect(response.status).toBe(400);
+      const { error } = (await response.json()) as ErrorBody;
+      expect(error).toMatchObject({ code: 'invalid_input', details: { field } });
+      expect(error.message).toMatch(/NUL/);
+    }
+  });
+
   it('answers the same over MCP at /mcp: an isError result naming context, not a transport failure', async () => {
     const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"Deep","context":${nestedJson(5_000)}}}}`;
     const response = await post('/mcp', call, { accept: 'application/json, text/event-stream' });

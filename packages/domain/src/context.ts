@@ -19,9 +19,11 @@ function compile(itemType: string, schema: JsonSchema): ValidateFunction {
   let fn = compiled.get(key);
   if (fn === undefined) {
     try {
+      // A schema stored before uniqueItems was checked at registration must not stall a write either.
+      checkUniqueItems(schema, 'schema');
       fn = ajv.compile(schema);
     } catch (error) {
-      // Only a schema stored before its patterns were checked at registration can get here.
+      // Only a schema stored before its patterns and uniqueItems were checked at registration can get here.
       throw new SvcError('invalid_input', `item type '${itemType}': its schema cannot be used: ${(error as Error).message}`, {
         field: 'item_type',
         item_type: itemType,
@@ -67,10 +69,53 @@ export function validateTypeSchema(schema: unknown, field = 'schema'): JsonSchem
   }
   checkJsonDepth(s, field);
   checkSchemaPatterns(s, field);
+  checkUniqueItems(s, field);
   try {
     new Ajv({ ...AJV_OPTIONS, strict: true }).compile(s);
   } catch (error) {
     throw new SvcError('invalid_input', `${field}: not a valid JSON Schema: ${(error as Error).message}`, { field });
   }
   return s;
+}
+
+/** Item types for which ajv checks `uniqueItems` by hashing, in linear time (ajv's uniqueItems.js). */
+const HASHED_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+/** Keywords whose values are data, not subschemas: a `uniqueItems` key inside them means nothing. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+/** Keywords whose values map names to subschemas. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+
+/**
+ * ajv checks `uniqueItems` by comparing every pair of items unless `items` is a schema whose `type` names
+ * only scalars, when it hashes them: a 100,000-item array of the pairwise kind blocks the process for tens of
+ * seconds. Refuse the pairwise kind at registration, naming where it is (docs/decisions/0013).
+ */
+function checkUniqueItems(schema: unknown, field: string): void {
+  const stack: [unknown, string, boolean][] = [[schema, field, false]];
+  while (stack.length > 0) {
+    const [node, path, names] = stack.pop() as [unknown, string, boolean];
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const [i, child] of node.entries()) stack.push([child, `${path}[${i}]`, false]);
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    // In `properties` and the like, a key is a name: a property called uniqueItems is no keyword.
+    if (!names && Object.hasOwn(record, 'uniqueItems') && record.uniqueItems !== false) {
+      const items = record.items;
+      const types = items !== null && typeof items === 'object' && !Array.isArray(items) ? (items as Record<string, unknown>).type : undefined;
+      const list = Array.isArray(types) ? types : types === undefined ? [] : [types];
+      if (list.length === 0 || !list.every((t) => typeof t === 'string' && HASHED_TYPES.has(t))) {
+        throw invalidInput(
+          `${path}.uniqueItems`,
+          "uniqueItems is accepted only when 'items' is a schema whose 'type' is string, number, integer or boolean " +
+            '(other items are compared pairwise, which a long array turns into a stall)',
+        );
+      }
+    }
+    for (const [key, value] of Object.entries(record)) {
+      if (names) stack.push([value, `${path}.${key}`, false]);
+      else if (!DATA_KEYWORDS.has(key)) stack.push([value, `${path}.${key}`, NAME_MAPS.has(key)]);
+    }
+  }
 }

@@ -39,6 +39,7 @@ export {
 } from './semantic-impact.js';
 export { type Actor, DEFAULT_RESEARCH_TTL_DAYS, type Item, type Project, type ProjectSettings, projectSettings } from './item.js';
 export { checkJsonDepth, jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+export { REDACTED, redactContext, redactSourceUrl } from './redaction.js';
 export { checkSchemaPatterns, linearRegExp } from './linear-regexp.js';
 export {
   type Clause,

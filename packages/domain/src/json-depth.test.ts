@@ -36,3 +36,34 @@ describe('checkJsonDepth', () => {
     expect(error).toMatchObject({ code: 'invalid_input', message: 'context: nested deeper than 64 levels', details: { field: 'context' } });
   });
 });
+
+describe('checkJsonDepth: prototype keys and NUL characters', () => {
+  const refusal = (value: unknown, field: string): unknown => {
+    try {
+      checkJsonDepth(value, field);
+    } catch (e) {
+      return e;
+    }
+    return undefined;
+  };
+
+  it('refuses an own __proto__ key at any depth, naming the field', () => {
+    for (const text of ['{"__proto__":{"x":1},"k":1}', '{"a":[{"b":{"__proto__":1}}]}']) {
+      expect(refusal(JSON.parse(text), 'context')).toMatchObject({ code: 'invalid_input', details: { field: 'context' } });
+    }
+    expect(String((refusal(JSON.parse('{"__proto__":1}'), 'signals') as Error).message)).toMatch(/^signals: .*__proto__/);
+    // A key merely named like a prototype member is data.
+    expect(refusal({ constructor: 1, toString: 'x', hasOwnProperty: [] }, 'context')).toBeUndefined();
+  });
+
+  it('refuses a NUL character in a string or a key at any depth, naming the field', () => {
+    expect(refusal('a\u0000b', 'title')).toMatchObject({ code: 'invalid_input', details: { field: 'title' } });
+    expect(refusal({ a: ['x', { b: 'c\u0000' }] }, 'context')).toMatchObject({ details: { field: 'context' } });
+    expect(refusal({ 'k\u0000': 1 }, 'context')).toMatchObject({ details: { field: 'context' } });
+    expect(refusal({ a: ['x\u0001', 'é'] }, 'context')).toBeUndefined();
+  });
+
+  it('walks a 100,000-level value without touching the stack', () => {
+    expect(refusal(nested(100_000), 'context')).toMatchObject({ message: 'context: nested deeper than 64 levels' });
+  });
+});

@@ -26,7 +26,30 @@ export function jsonDepth(value: unknown, max = MAX_JSON_DEPTH): number {
   return deepest;
 }
 
-/** Refuse a value nested deeper than MAX_JSON_DEPTH levels, naming the field it was sent as. */
+/**
+ * The input gate's check of one JSON parameter, in one walk without recursion: refuse a value nested deeper
+ * than MAX_JSON_DEPTH levels, an own `__proto__` key anywhere in it (zod's record drops it silently, and
+ * it must never reach code that copies objects), and a NUL character in any string or key (neither text nor
+ * jsonb can hold one). Each refusal names the field it was sent as.
+ */
 export function checkJsonDepth(value: unknown, field: string): void {
-  if (jsonDepth(value) > MAX_JSON_DEPTH) throw invalidInput(field, `nested deeper than ${MAX_JSON_DEPTH} levels`);
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, level] = stack.pop() as [unknown, number];
+    if (typeof node === 'string') {
+      if (node.includes('\u0000')) throw invalidInput(field, 'holds a NUL character (\\u0000), which no text can store');
+      continue;
+    }
+    if (node === null || typeof node !== 'object') continue;
+    if (level >= MAX_JSON_DEPTH) throw invalidInput(field, `nested deeper than ${MAX_JSON_DEPTH} levels`);
+    if (Array.isArray(node)) {
+      for (const child of node) stack.push([child, level + 1]);
+      continue;
+    }
+    for (const key of Object.keys(node)) {
+      if (key === '__proto__') throw invalidInput(field, "holds a '__proto__' key, which is not accepted in any value");
+      if (key.includes('\u0000')) throw invalidInput(field, 'holds a NUL character (\\u0000) in a key, which no text can store');
+      stack.push([(node as Record<string, unknown>)[key], level + 1]);
+    }
+  }
 }

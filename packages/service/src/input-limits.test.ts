@@ -64,6 +64,40 @@ describe.each(testBackends())('input limits on $name', (backend) => {
     });
   });
 
+  describe('prototype keys, NUL characters and calendar dates', () => {
+    it('refuses an own __proto__ key inside context or signals, naming the field, and writes nothing', async () => {
+      const context = JSON.parse('{"__proto__":{"x":1},"k":1}') as unknown;
+      expect(await refusal(call('svc_item_upsert', { project_id: 'lim', title: 'Proto', context }))).toMatchObject({
+        code: 'invalid_input',
+        details: { field: 'context' },
+      });
+      const capture = (await call('svc_capture_add', { text: 'note' })) as { id: string };
+      const signals = JSON.parse('{"a":{"__proto__":1}}') as unknown;
+      expect(await refusal(call('svc_capture_annotate', { capture_id: capture.id, signals }))).toMatchObject({ details: { field: 'signals' } });
+      expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Proto').execute()).toEqual([]);
+    });
+
+    it('refuses a NUL character in title, body or context with invalid_input naming the field', async () => {
+      for (const [field, input] of [
+        ['title', { title: 'a\u0000b' }],
+        ['body', { title: 't', body: '\u0000' }],
+        ['context', { title: 't', context: { k: ['\u0000'] } }],
+      ] as const) {
+        expect(await refusal(call('svc_item_upsert', { project_id: 'lim', ...input }))).toMatchObject({ code: 'invalid_input', details: { field } });
+      }
+    });
+
+    it('refuses a since or until that is not a real calendar date, and accepts one that is', async () => {
+      for (const since of ['2026-02-30T00:00:00Z', '2026-02-29', '2026-04-31T12:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T12:60:00Z']) {
+        expect(await refusal(call('svc_history_query', { project_id: 'lim', since }))).toMatchObject({ code: 'invalid_input', details: { field: 'since' } });
+      }
+      expect(await refusal(call('svc_idea_search', { project_id: 'lim', until: '2025-02-29T00:00:00Z' }))).toMatchObject({ details: { field: 'until' } });
+      for (const since of ['2024-02-29T23:59:59.123Z', '2026-01-31', '2026-01-31T12:00+02:00']) {
+        await call('svc_history_query', { project_id: 'lim', since });
+      }
+    });
+  });
+
   describe('schema patterns', () => {
     it('validates a write against ^(a+)+$ in linear time: 40 a and ! is an ordinary refusal, not a stall', async () => {
       const schema = { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } };
@@ -81,6 +115,27 @@ describe.each(testBackends())('input limits on $name', (backend) => {
       const lookaround = await refusal(call('type_add', { key: 'looks', schema: { type: 'object', patternProperties: { '^(?!x)': {} } } }));
       expect(lookaround).toMatchObject({ code: 'invalid_input', details: { field: 'schema.patternProperties' } });
       expect(await svc.store.db.selectFrom('item_types').select('key').where('key', 'in', ['pairs', 'looks']).execute()).toEqual([]);
+    });
+
+    it('refuses at type_add a uniqueItems that ajv would check pairwise, naming its path; a scalar one takes 100,000 items', async () => {
+      for (const [schema, path] of [
+        [{ type: 'object', properties: { a: { type: 'array', uniqueItems: true } } }, 'schema.properties.a.uniqueItems'],
+        [{ type: 'object', properties: { a: { type: 'array', uniqueItems: true, items: { type: 'object' } } } }, 'schema.properties.a.uniqueItems'],
+        [{ type: 'object', properties: { a: { type: 'array', items: { type: 'array', uniqueItems: true, items: {} } } } }, 'schema.properties.a.items.uniqueItems'],
+        [{ type: 'object', $defs: { d: { uniqueItems: true, items: { type: ['string', 'array'] } } } }, 'schema.$defs.d.uniqueItems'],
+      ] as const) {
+        const error = await refusal(call('type_add', { key: 'sets', schema }));
+        expect(error).toMatchObject({ code: 'invalid_input', details: { field: path } });
+        expect(error.message).toContain('uniqueItems');
+      }
+      expect(await svc.store.db.selectFrom('item_types').select('key').where('key', '=', 'sets').execute()).toEqual([]);
+
+      const schema = { type: 'object', properties: { a: { type: 'array', uniqueItems: true, items: { type: 'integer' } }, uniqueItems: { type: 'string' } } };
+      await call('type_add', { key: 'sets', schema });
+      const many = Array.from({ length: 100_000 }, (_, i) => i);
+      expect(await call('svc_item_upsert', { project_id: 'lim', item_type: 'sets', title: 'Many', context: { a: many } })).toMatchObject({ title: 'Many' });
+      const twice = await refusal(call('svc_item_upsert', { project_id: 'lim', item_type: 'sets', title: 'Twice', context: { a: [...many, 7] } }));
+      expect(twice).toMatchObject({ code: 'invalid_input', details: { field: 'context.a' } });
     });
   });
 

@@ -49,13 +49,32 @@ export function boundedLimit(value: number | undefined): number {
   return Math.min(value ?? DEFAULT_LIMIT, MAX_LIMIT);
 }
 
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/;
+
+/**
+ * An ISO 8601 date or time naming a real instant: a calendar date (no 30 February; Date.parse rolls it over
+ * to March), hours 0–23, minutes and seconds 0–59, a zone offset of at most 23:59.
+ */
+export function isIsoTime(value: string): boolean {
+  const m = ISO_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0, zoneHour = 0, zoneMinute = 0] = m
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part))) as number[];
+  if (year === undefined || month === undefined || day === undefined) return false;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return (
+    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && zoneHour <= 23 && zoneMinute <= 59
+  );
+}
+
 /** An ISO 8601 time; checked by parsing, so the tool schema stays short (no giant regex). */
 export const isoTime = (what: string) =>
   z
     .string()
     .max(40)
-    .refine((v) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), {
-      message: 'must be an ISO 8601 time, e.g. 2026-01-31T12:00:00Z',
+    .refine(isIsoTime, {
+      message: 'must be an ISO 8601 time on a real calendar date, e.g. 2026-01-31T12:00:00Z',
     })
     .describe(what);
 

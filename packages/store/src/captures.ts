@@ -1,4 +1,4 @@
-import { type IdRef, notFound, type TsPlan } from '@svc/domain';
+import { type IdRef, notFound, REDACTED, type TsPlan } from '@svc/domain';
 import { type Kysely, sql } from 'kysely';
 import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
 import type { Database } from './schema.js';
@@ -22,7 +22,7 @@ export interface Capture {
   project_id: string | null;
 }
 
-export const REDACTED = '[redacted]';
+export { REDACTED };
 
 function captureQuery(db: Kysely<Database>) {
   return db

@@ -1,3 +1,4 @@
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { SvcError } from '@svc/domain';
@@ -232,8 +233,20 @@ async function openShared(dataDir: string, config: StoreConfig): Promise<Store> 
   };
 }
 
+/**
+ * The embedded data directory holds every row, and WAL segments hold text later redacted: it is its owner's
+ * alone. Create it 0700 (whatever the umask), and tighten one this user owns that others can reach; PGlite
+ * creates its files with the process umask (0644 or 0666), so the directory's mode is what keeps them private.
+ */
+export function privateDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const stat = statSync(dataDir);
+  if ((stat.mode & 0o077) !== 0 && stat.uid === process.getuid?.()) chmodSync(dataDir, 0o700);
+}
+
 /** Open a PGlite instance with the type parsing pg uses, so both backends return the same values. */
 export async function createPGlite(dataDir?: string): Promise<PGlite> {
+  if (dataDir && !dataDir.startsWith('memory://')) privateDataDir(dataDir);
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
     extensions: { btree_gin },

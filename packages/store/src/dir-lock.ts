@@ -79,7 +79,8 @@ export function acquireDirLock(dataDir: string): DirLock {
 
 /** Take the lock, or return undefined while a live process (or this one) holds it. */
 export function tryAcquireDirLock(dataDir: string): DirLock | undefined {
-  mkdirSync(dirname(resolve(dataDir)), { recursive: true });
+  // A parent svc creates (./.svc) is private like the data directory itself (connection.ts, privateDataDir).
+  mkdirSync(dirname(resolve(dataDir)), { recursive: true, mode: 0o700 });
   const path = lockPathFor(dataDir);
   if (heldHere.has(path)) return undefined;
   const me: Holder = {
@@ -90,7 +91,7 @@ export function tryAcquireDirLock(dataDir: string): DirLock | undefined {
   };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const fd = openSync(path, 'wx');
+      const fd = openSync(path, 'wx', 0o600);
       writeSync(fd, JSON.stringify(me));
       closeSync(fd);
       heldHere.add(path);
@@ -100,7 +101,7 @@ export function tryAcquireDirLock(dataDir: string): DirLock | undefined {
         publish(socket) {
           // Written aside and renamed over the lock, so a reader never sees half a file.
           const next = `${path}.${process.pid}.next`;
-          writeFileSync(next, JSON.stringify({ ...me, socket }));
+          writeFileSync(next, JSON.stringify({ ...me, socket }), { mode: 0o600 });
           renameSync(next, path);
         },
         release() {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type IdRef, type Item, notFound, SvcError, shortId } from '@svc/domain';
+import { type IdRef, type Item, notFound, REDACTED, redactContext, redactSourceUrl, SvcError, shortId } from '@svc/domain';
 import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
-import { REDACTED } from './captures.js';
 import { type Link, type LinkRow, listLinksOf, toLink } from './links.js';
 import { prepared } from './prepared.js';
 import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
@@ -257,17 +256,28 @@ export async function setChainDeleted(tx: Transaction<Database>, chainId: string
 
 /**
  * Redact the text of every version of the chain holding `itemId` (deleted ones too): title and body become
- * [redacted], every other column stays; the search vector follows (a generated column). Returns how many
+ * [redacted], and so does every string of the context but its structural fields (redactContext); source_url
+ * keeps only its origin (redactSourceUrl); every other column stays, and the search vector follows (a generated column). Returns how many
  * versions changed. Redaction of a promoted capture (decision 0015): the item was made from the capture, and
  * svc cannot tell which of its words carry the secret, so none of them are kept.
  */
 export async function redactChainText(db: Kysely<Database>, itemId: string): Promise<number> {
-  const { rows } = await sql<{ id: string }>`
-    update items set title = ${REDACTED}, body = ${REDACTED}
+  const { rows } = await sql<{ id: string; item_type: string; context: Record<string, unknown>; source_url: string | null }>`
+    select id, item_type, context, source_url from items
     where chain_id = (select chain_id from items where id = ${itemId}::uuid)
-      and (title <> ${REDACTED} or body <> ${REDACTED})
-    returning id`.execute(db);
-  return rows.length;
+    order by version`.execute(db);
+  let changed = 0;
+  for (const row of rows) {
+    const context = JSON.stringify(redactContext(row.item_type, row.context));
+    const sourceUrl = redactSourceUrl(row.source_url);
+    const updated = await sql<{ id: string }>`
+      update items set title = ${REDACTED}, body = ${REDACTED}, context = ${context}::jsonb, source_url = ${sourceUrl}
+      where id = ${row.id}::uuid
+        and (title <> ${REDACTED} or body <> ${REDACTED} or context <> ${context}::jsonb or source_url is distinct from ${sourceUrl})
+      returning id`.execute(db);
+    changed += updated.rows.length;
+  }
+  return changed;
 }
 
 /** The latest `limit` versions of a chain, oldest first. */

@@ -106,6 +106,7 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     item_type: string;
     status: string | null;
     context: Record<string, unknown>;
+    source_url: string | null;
     version: number;
     deleted_at: string | null;
   }
@@ -121,12 +122,19 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     const marker = `zqxmarker${Date.now().toString(36)}`;
     const { id } = await add(`token ${marker} for the staging API`);
     // The title is typed at promotion from a fragment of the capture; the body is copied from it.
-    const promoted = (await call('svc_capture_promote', { capture_id: id, project_id: 'cap', title: `Staging ${marker}` })) as { item_id: string };
+    const promoted = (await call('svc_capture_promote', {
+      capture_id: id,
+      project_id: 'cap',
+      title: `Staging ${marker}`,
+      context: { ticket: marker, n: 5, deep: { list: [`key ${marker}`, 3, true, null] } },
+      source_url: `https://user:${marker}@example.test/keys/${marker}?token=${marker}#${marker}`,
+    })) as { item_id: string };
     // An edit after promotion that no longer holds the capture text verbatim, but still the secret.
     const v2 = (await call('svc_item_upsert', {
       project_id: 'cap',
       item_id: promoted.item_id,
       body: `Token ${marker}, fixed for staging.\nRotate it monthly.`,
+      context: { ticket: 'OPS-1', n: 6, [`${marker}`.slice(0, 3)]: { note: `rotated ${marker}` } },
     })) as { id: string };
     const other = (await call('svc_item_upsert', { project_id: 'cap', item_type: 'knowledge', title: 'Rotation', body: 'Rotate every token monthly.' })) as { id: string };
     await call('link_add', { project_id: 'cap', from_id: other.id, type: 'depends', to_id: promoted.item_id });
@@ -146,8 +154,18 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
       [1, '[redacted]', '[redacted]'],
       [2, '[redacted]', '[redacted]'],
     ]);
-    // Everything but the text stays: ids, type, status, context, deletion, history entries and their labels.
-    const rest = (c: Chain) => ({ versions: c.versions.map(({ title: _t, body: _b, ...v }) => v), entries: c.entries });
+    // Every string of the context is masked, at any depth; keys, numbers, booleans, nulls and shape stay.
+    expect(after.versions.map((v) => v.context)).toEqual([
+      { ticket: '[redacted]', n: 5, deep: { list: ['[redacted]', 3, true, null] } },
+      { ticket: '[redacted]', n: 6, [`${marker}`.slice(0, 3)]: { note: '[redacted]' } },
+    ]);
+    // The source keeps its origin only: a token in its path, query, fragment or user part goes.
+    expect(after.versions.map((v) => v.source_url)).toEqual(['https://example.test/', 'https://example.test/']);
+    // Everything else stays: ids, type, status, deletion, history entries and their labels.
+    const rest = (c: Chain) => ({
+      versions: c.versions.map(({ title: _t, body: _b, context: _c, source_url: _s, ...v }) => v),
+      entries: c.entries,
+    });
     expect(rest(after)).toEqual(rest(before));
     expect(await chainOf(other.id)).toEqual(otherBefore);
     const links = (await call('item_show', { item_id: other.id })) as { links: { to_chain_id: string }[] };
@@ -156,6 +174,7 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     await call('item_restore', { project_id: 'cap', item_id: promoted.item_id });
     const shown = (await call('item_show', { item_id: v2.id })) as { item: Version };
     expect(shown.item).toMatchObject({ id: v2.id, title: '[redacted]', body: '[redacted]', version: 2 });
+    expect(JSON.stringify(shown)).not.toContain(marker);
     for (const word of [marker, 'staging', 'monthly']) {
       expect(await itemHits(word)).toEqual(word === 'monthly' ? [other.id] : []);
     }
@@ -195,6 +214,27 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
       const { rows: hits } = await sql<{ row: string }>`select t::text as row from ${sql.table(table)} t where t::text like '%_[redacted]%' escape '!'`.execute(svc.store.db);
       expect(hits.filter((h) => /\w\[redacted\]|\[redacted\]\w/.test(h.row))).toEqual([]);
     }
+  });
+
+  it('redacting a capture promoted to a QA check keeps its coverage and targets, so the check stays valid', async () => {
+    const marker = `zqxmarker${Date.now().toString(36)}`;
+    const target = (await call('svc_item_upsert', { project_id: 'cap', item_type: 'knowledge', title: 'Target' })) as { id: string };
+    const { id } = await add(`check the ${marker} login`);
+    const promoted = (await call('svc_capture_promote', {
+      capture_id: id,
+      project_id: 'cap',
+      item_type: 'qa_check',
+      title: 'Login check',
+      context: { coverage: 'mixed', target_item_ids: [target.id], note: `uses ${marker}` },
+    })) as { item_id: string };
+    await call('svc_capture_redact', { capture_id: id });
+    const [version] = (await chainOf(promoted.item_id)).versions;
+    expect(version?.context).toEqual({ coverage: 'mixed', target_item_ids: [target.id], target_task_ids: [], note: '[redacted]' });
+    // The redacted context still satisfies the qa_check schema: a later edit validates.
+    expect(await call('svc_item_upsert', { project_id: 'cap', item_id: promoted.item_id, title: 'Login check again' })).toMatchObject({
+      title: 'Login check again',
+    });
+    await expectNowhere(marker, id);
   });
 
   it('redacting a capture that was never promoted touches no item', async () => {

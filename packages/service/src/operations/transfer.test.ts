@@ -146,6 +146,7 @@ describe.each(testBackends())('import confines a crafted file to its own project
     const unitOfTheirs = (await theirs('svc_work_open', { project_id: 'theirs', title: 'Their unit' })) as { id: string };
     const theirTask = (await theirs('svc_task_add', { work_unit_id: unitOfTheirs.id, title: 'Their task' })) as { id: string };
     const theirItem = (await theirs('svc_item_upsert', { project_id: 'theirs', title: 'Their secret', body: 'not yours' })) as { id: string };
+    await theirs('svc_item_upsert', { project_id: 'theirs', title: 'Their other', links: [{ type: 'depends', target_id: theirItem.id }] });
     other = { projectId: them.projectId, actorId: them.actorId, itemId: theirItem.id, taskId: theirTask.id };
 
     const me = await svc.seed('mine');
@@ -153,7 +154,10 @@ describe.each(testBackends())('import confines a crafted file to its own project
     const call = svc.as(me.actorId);
     await call('type_add', { key: 'note', schema: { type: 'object', properties: { n: { type: 'integer' } } } });
     const a = (await call('svc_item_upsert', { project_id: 'mine', title: 'A', item_type: 'note', context: { n: 1 } })) as { id: string };
-    await call('svc_item_upsert', { project_id: 'mine', title: 'B', links: [{ type: 'depends', target_id: a.id }] });
+    const b = (await call('svc_item_upsert', { project_id: 'mine', title: 'B', links: [{ type: 'depends', target_id: a.id }] })) as { id: string };
+    // A link made and removed: its audit rows stay in the export while the link does not.
+    await call('link_add', { project_id: 'mine', from_id: a.id, type: 'conflicts', to_id: b.id });
+    await call('link_remove', { project_id: 'mine', from_id: a.id, type: 'conflicts', to_id: b.id });
     const unit = (await call('svc_work_open', { project_id: 'mine', title: 'Unit' })) as { id: string };
     const task = (await call('svc_task_add', { work_unit_id: unit.id, title: 'Task' })) as { id: string };
     await call('svc_qa_add', { project_id: 'mine', title: 'Check', target_task_ids: [task.id] });
@@ -182,6 +186,28 @@ describe.each(testBackends())('import confines a crafted file to its own project
     const n = lineOf('audit');
     await refusedAt(edited(n, (r) => { r.project_id = other.projectId; }), n, 'project_id', /not the imported project/);
     await refusedAt(edited(n, (r) => { r.actor_id = other.actorId; }), n, 'actor_id', /field 'actor_id' names actor .*, which is not in this file/);
+  });
+
+  it("refuses an audit row whose target_id names another project's record, naming the line and target_id", async () => {
+    const n = lineOf('audit', (r) => r.target_id !== null && r.target_kind !== 'link');
+    await refusedAt(edited(n, (r) => { r.target_id = other.itemId; }), n, 'target_id', /field 'target_id' names .*, which is not a record of this file/);
+    await refusedAt(edited(n, (r) => { r.target_id = other.projectId; }), n, 'target_id', /not a record of this file/);
+  });
+
+  it('imports the audit rows of a link removed before the export, but not one naming a live link of another project', async () => {
+    const removed = lineOf('audit', (r) => r.target_kind === 'link' && !lines.some((l) => l.includes('"type":"link"') && l.includes(`"id":"${String(r.target_id)}"`)));
+    expect(removed).toBeGreaterThan(0);
+    const theirLink = await svc.store.db.selectFrom('links').select('id').where('project_id', '=', other.projectId).executeTakeFirstOrThrow();
+    await refusedAt(edited(removed, (r) => { r.target_id = theirLink.id; }), removed, 'target_id', /not a record of this file/);
+    expect(await importing(lines, 'with-removed-link')).toMatchObject({ slug: 'with-removed-link' });
+  });
+
+  it('refuses a __proto__ key inside a JSON value, as the input gate does', async () => {
+    const n = lineOf('item', (r) => r.item_type === 'knowledge' || r.item_type === 'decision');
+    // Written as text: an object literal or JSON.stringify would not carry an own __proto__ key.
+    const file = edited(n, (r) => { r.context = 'PROTO'; });
+    file[n - 1] = (file[n - 1] as string).replace('"PROTO"', '{"__proto__":{"x":1},"k":1}');
+    await refusedAt(file, n, 'context', /field 'context' of a item record holds a '__proto__' key/);
   });
 
   it('refuses history, promotions, links and QA targets that point at another project', async () => {

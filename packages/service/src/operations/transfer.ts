@@ -19,7 +19,7 @@ import {
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { fromDatabase } from '../errors.js';
-import { projectRef } from '../inputs.js';
+import { isIsoTime, projectRef } from '../inputs.js';
 import { defineOperation, type OperationContext } from '../operation.js';
 import { validateProjectSettings } from './project-config.js';
 
@@ -148,6 +148,7 @@ function jsonProblem(value: unknown): string | undefined {
       if (depth >= MAX_JSON_DEPTH) return `nests deeper than ${MAX_JSON_DEPTH} levels`;
       for (const [k, child] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
         if (typeof k === 'string' && k.includes('\u0000')) return 'holds a NUL character';
+        if (k === '__proto__') return "holds a '__proto__' key";
         stack.push([child, depth + 1]);
       }
     }
@@ -165,7 +166,7 @@ function valueProblem(column: ColumnType, value: unknown): string | undefined {
       if (typeof value !== 'string') return 'must be a string';
       return value.includes('\u0000') ? 'holds a NUL character' : undefined;
     case 'timestamptz':
-      return typeof value === 'string' && TIMESTAMP.test(value) && Number.isFinite(Date.parse(value)) ? undefined : 'must be an ISO 8601 time such as 2024-05-01T12:00:00.000Z';
+      return typeof value === 'string' && TIMESTAMP.test(value) && isIsoTime(value) ? undefined : 'must be an ISO 8601 time such as 2024-05-01T12:00:00.000Z';
     case 'int4':
       return Number.isInteger(value) && (value as number) >= -2_147_483_648 && (value as number) <= 2_147_483_647 ? undefined : 'must be a whole number below 2^31';
     case 'int8':
@@ -400,6 +401,8 @@ async function confine(tx: Kysely<Database>, records: Record_[], projectRecord: 
 
   await checkActors(tx, records);
 
+  const fileIds = new Set(records.map((r) => String(r.row.id)));
+  const gone: Gone[] = [];
   const promotions = new Set(records.filter((r) => r.spec.kind === 'capture_promotion').map((r) => String(r.row.capture_id)));
   const captureStates = new Map(records.filter((r) => r.spec.kind === 'capture').map((r) => [String(r.row.id), r.row.review_state]));
   for (const r of records) {
@@ -413,6 +416,7 @@ async function confine(tx: Kysely<Database>, records: Record_[], projectRecord: 
     if (unfiled && !promotions.has(String(r.row.id))) {
       throw lineError(r.line, 'a capture of no project that no capture_promotion of this file names: an export holds only the captures filed under its project or promoted into it', 'project_id');
     }
+    if (kind === 'audit') checkAuditTarget(r, fileIds, gone);
     if (kind === 'capture') checkCapture(r, promotions.has(String(r.row.id)));
     if (kind === 'capture_promotion') {
       const state = captureStates.get(String(r.row.capture_id));
@@ -437,6 +441,8 @@ async function confine(tx: Kysely<Database>, records: Record_[], projectRecord: 
       }
     }
   }
+
+  await checkGoneTargets(tx, gone);
 
   const keptIdentity = new Set<string>();
   if (fresh) return keptIdentity;
@@ -474,6 +480,46 @@ function uniqueKeys(records: Record_[]): (kind: string, id: string) => boolean {
     seen.set(key, r.line);
   }
   return (kind, id) => keys.get(kind)?.has(id) === true;
+}
+
+/** Kinds of record svc deletes for good (a removed link, a deleted glossary term), and their tables. */
+const DELETED_TARGETS = { link: 'links', glossary_term: 'glossary_terms' } as const;
+type Gone = { line: number; id: string; table: (typeof DELETED_TARGETS)[keyof typeof DELETED_TARGETS] };
+
+/**
+ * An audit row's target is a record of the same file (of any kind), so a file cannot pin its history on
+ * another project's records. A link or glossary term svc deleted is gone from the export while its audit rows
+ * stay: such a target may name no record of this file, provided it names no record here either (`gone`,
+ * checked by the caller). docs/decisions/0014.
+ */
+function checkAuditTarget(r: Record_, fileIds: Set<string>, gone: Gone[]): void {
+  const target = r.row.target_id;
+  if (target === null || target === undefined || fileIds.has(String(target))) return;
+  const kind = r.row.target_kind;
+  if ((kind === 'link' || kind === 'glossary_term') && typeof target === 'string' && UUID.test(target)) {
+    gone.push({ line: r.line, id: target, table: DELETED_TARGETS[kind] });
+    return;
+  }
+  throw auditTargetError(r.line, String(target));
+}
+
+function auditTargetError(line: number, target: string): SvcError {
+  return lineError(
+    line,
+    `field 'target_id' names ${target}, which is not a record of this file: an audit row may only name records of its own project`,
+    'target_id',
+  );
+}
+
+/** A deleted link or term an audit row names must not be a live record of this database (another project's). */
+async function checkGoneTargets(tx: Kysely<Database>, gone: Gone[]): Promise<void> {
+  for (const table of Object.values(DELETED_TARGETS)) {
+    const ids = gone.filter((g) => g.table === table).map((g) => g.id);
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const live = await tx.selectFrom(table).select('id').where('id', 'in', ids.slice(i, i + BATCH)).executeTakeFirst();
+      if (live) throw auditTargetError((gone.find((g) => g.id === live.id) as Gone).line, live.id);
+    }
+  }
 }
 
 /** Every reference of a record names a record `known` to the file. */

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freshDataDir, REPO_ROOT, type Run, svc, svcArgs, svcEnv } from './testing/svc-process.js';
+
+/** Run `svc args…` from a shell whose umask is 022, as a login shell usually has. */
+function svcUnderUmask022(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  const quoted = [process.execPath, ...svcArgs(args)].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+  return new Promise((resolve) => {
+    execFile('/bin/sh', ['-c', `umask 022; exec ${quoted}`], { cwd: REPO_ROOT, env: env as NodeJS.ProcessEnv }, (error, stdout, stderr) => {
+      const code = error ? (error as { code?: unknown }).code : 0;
+      resolve({ code: typeof code === 'number' ? code : -1, stdout, stderr });
+    });
+  });
+}
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+describe('files the svc binary writes', () => {
+  it('creates the embedded data directory and the .svc above it 0700 under umask 022', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-modes-'));
+    const dataDir = join(root, '.svc', 'data');
+    const run = await svcUnderUmask022(['project', 'create', 'p'], svcEnv({ SVC_DATA_DIR: dataDir }));
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(mode(join(root, '.svc'))).toBe(0o700);
+    // PGlite's own files follow the umask; a 0700 directory keeps every one of them from other users.
+    expect(mode(dataDir)).toBe(0o700);
+  }, 120_000);
+
+  it('tightens an existing data directory it owns to 0700 when it opens it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-modes-'));
+    const dataDir = join(root, 'data');
+    mkdirSync(dataDir);
+    chmodSync(dataDir, 0o755);
+    chmodSync(root, 0o755);
+    const run = await svcUnderUmask022(['project', 'create', 'p'], svcEnv({ SVC_DATA_DIR: dataDir }));
+    expect(run.code).toBe(0);
+    expect(mode(dataDir)).toBe(0o700);
+    // A parent that existed before is the user's: svc leaves it as it was.
+    expect(mode(root)).toBe(0o755);
+  }, 120_000);
+
+  it('`export --out` writes a new file 0600 and refuses a symbolic link planted at the path, writing nothing', async () => {
+    const env = svcEnv({ SVC_DATA_DIR: freshDataDir() });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-out-'));
+    expect((await svc(['project', 'create', 'p'], env)).code).toBe(0);
+    const out = join(dir, 'p.jsonl');
+    const written = await svcUnderUmask022(['export', 'p', '--out', out], env);
+    expect(written.code).toBe(0);
+    expect(mode(out)).toBe(0o600);
+    expect(readFileSync(out, 'utf8')).toContain('"type":"project"');
+
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'keep me\n');
+    const planted = join(dir, 'planted.jsonl');
+    symlinkSync(victim, planted);
+    const refused = await svc(['export', 'p', '--out', planted], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`invalid_input: --out: ${planted} is a symbolic link`);
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
+    const dangling = join(dir, 'dangling.jsonl');
+    symlinkSync(join(dir, 'not-yet'), dangling);
+    expect((await svc(['export', 'p', '--out', dangling], env)).code).toBe(1);
+    expect(existsSync(join(dir, 'not-yet'))).toBe(false);
+  }, 240_000);
+
+  it('`type add --schema` names where a file is not JSON, never a byte of what it holds', async () => {
+    const env = svcEnv({ SVC_DATA_DIR: freshDataDir() });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-json-'));
+    const cases: [string, RegExp][] = [
+      ['root:$y$j9T$SECRETHASH:19000:0:99999:7:::\n', /is not valid JSON \(at line 1, column 1\)/],
+      ['{"type":"object",\n "SECRETHASH": }', /is not valid JSON \(at line 2, column 16\)/],
+      ['{"SECRETHASH":', /is not valid JSON \(it ends before the value is complete\)/],
+    ];
+    for (const [text, expected] of cases) {
+      const file = join(dir, 'shadow');
+      writeFileSync(file, text);
+      const run = await svc(['type', 'add', 'leak', '--schema', file], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(expected);
+      expect(run.stderr).not.toContain('SECRETHASH');
+      expect(run.stderr).not.toContain('root');
+    }
+  }, 240_000);
+});

@@ -44,7 +44,8 @@ describe.each(testBackends())('captures filed under a project on $name', (backen
     const unknown = await refusal(call('svc_capture_list', { project_id: 'nowhere' }));
     expect(unknown.code).toBe('not_found');
     expect((await refusal(call('svc_capture_search', { query: 'kiwi', project_id: 'nowhere' }))).code).toBe('not_found');
-    expect((await refusal(call('svc_capture_add', { text: 'x', project_id: 'nowhere' }))).code).toBe('not_found');
+    // A write naming an unknown record in its arguments is invalid input (400), not a missing target (decision 0017).
+    expect(await refusal(call('svc_capture_add', { text: 'x', project_id: 'nowhere' }))).toMatchObject({ code: 'invalid_input', details: { field: 'project_id' } });
   });
 
   it('keeps the other filters working inside a project: discarded and redacted stay hidden, redacted stays masked', async () => {

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../catalog.js';
+import { createService } from '../service.js';
 import { refusal, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
@@ -302,13 +303,26 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     expect(hits.items).toEqual([]);
   });
 
-  it('attributes a capture to actor_id when the surface names no actor, and refuses an unknown one', async () => {
+  it('refuses a body actor_id alone as actor_required on every surface, writing nothing; over the default actor it names the author', async () => {
     const other = (await svc.call('actor_add', { email: 'other@example.test' }, { source: 'cli' })) as { id: string };
-    const anonymous = (name: string, input: unknown) => svc.call(name, input, { source: 'test' });
-    const { id } = (await anonymous('svc_capture_add', { text: 'x', actor_id: other.id })) as { id: string };
+    const unit = ((await call('svc_work_open', { project_id: 'cap', title: 'Anon' })) as { id: string }).id;
+    for (const source of ['test', 'mcp', 'http', 'cli'] as const) {
+      for (const [name, input] of [
+        ['svc_capture_add', { text: 'anonymous' }],
+        ['svc_idea_add', { work_unit_id: unit, text: 'anonymous' }],
+      ] as const) {
+        const error = await refusal(svc.call(name, { ...input, actor_id: other.id }, { source }));
+        expect(error, `${source} ${name}`).toMatchObject({ code: 'actor_required', details: { field: 'actor' } });
+      }
+    }
+    expect(await svc.store.db.selectFrom('captures').select('id').where('text', '=', 'anonymous').execute()).toEqual([]);
+    expect(await svc.store.db.selectFrom('ideas').select('id').where('text', '=', 'anonymous').execute()).toEqual([]);
+
+    const withDefault = createService(svc.store, { defaultActorId: actorId });
+    const { id } = (await withDefault.call('svc_capture_add', { text: 'x', actor_id: other.id }, { source: 'mcp' })) as { id: string };
     const row = await svc.store.db.selectFrom('captures').select('created_by').where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.created_by).toBe(other.id);
-    const error = await refusal(anonymous('svc_capture_add', { text: 'x', actor_id: '11111111-1111-4111-8111-111111111111' }));
+    const error = await refusal(withDefault.call('svc_capture_add', { text: 'x', actor_id: '11111111-1111-4111-8111-111111111111' }, { source: 'mcp' }));
     expect(error.code).toBe('unknown_actor');
   });
 
@@ -335,7 +349,7 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     const other = (await svc.call('actor_add', { email: 'idea-author@example.test' }, { source: 'cli' })) as { id: string };
     const first = (await call('svc_idea_add', { work_unit_id: unitA, text: 'cache the catalog' })) as { id: string; created_at: string };
     await new Promise((r) => setTimeout(r, 15));
-    const second = (await svc.call('svc_idea_add', { work_unit_id: unitA, text: 'shard the catalog', actor_id: other.id }, { source: 'test' })) as {
+    const second = (await svc.as(other.id)('svc_idea_add', { work_unit_id: unitA, text: 'shard the catalog' })) as {
       id: string;
       created_at: string;
     };

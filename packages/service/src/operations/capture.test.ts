@@ -169,6 +169,31 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     await expectNowhere(marker, id);
   });
 
+  it('redacting a capture promoted as a task leaves no copy in the decision svc_task_block made', async () => {
+    const marker = `zqxmarker${Date.now().toString(36)}`;
+    const unit = ((await call('svc_work_open', { project_id: 'cap', title: 'Rotation' })) as { id: string }).id;
+    const { id } = await add(`rotate ${marker} today`);
+    const promoted = (await call('svc_capture_promote', {
+      capture_id: id,
+      project_id: 'cap',
+      item_type: 'task',
+      title: `rotate ${marker}`,
+      work_unit_id: unit,
+    })) as { item_id: string };
+    await call('svc_task_start', { task_id: promoted.item_id });
+    const { task, decision } = (await call('svc_task_block', { task_id: promoted.item_id, reason: 'waiting on the vault team' })) as {
+      task: { chain_id: string };
+      decision: { id: string; chain_id: string; title: string; body: string };
+    };
+    expect(decision).toMatchObject({ title: `Blocked: task ${task.chain_id.slice(0, 8)}`, body: 'waiting on the vault team' });
+    const links = await svc.store.db.selectFrom('links').select(['link_type', 'to_chain_id']).where('from_chain_id', '=', decision.chain_id).execute();
+    expect(links).toEqual([{ link_type: 'blocks', to_chain_id: task.chain_id }]);
+    await call('svc_capture_redact', { capture_id: id });
+    expect(await itemHits(marker)).toEqual([]);
+    expect(await itemHits('Blocked')).toEqual([decision.id]);
+    await expectNowhere(marker, id);
+  });
+
   it('redacting a promoted capture "ok" corrupts no word anywhere: "token" stays "token"', async () => {
     const { id } = await add('ok');
     const promoted = (await call('svc_capture_promote', { capture_id: id, project_id: 'cap', title: 'Token rotation' })) as { item_id: string };

@@ -1,4 +1,4 @@
-import { draftDecision, type Item, parseIdRef, SvcError, type TaskStatus, taskTransition, } from '@svc/domain';
+import { draftDecision, type Item, parseIdRef, SvcError, shortId, type TaskStatus, taskTransition, } from '@svc/domain';
 import { inProgressTasks, listTasks, lockHead, lockWorkUnit, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
 import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
@@ -133,7 +133,7 @@ export const taskBlock = defineOperation({
   surface: 'tool',
   title: 'Block a task',
   description:
-    'Mark a task in progress as blocked, giving the reason. A decision item documenting the block is created and ' +
+    'Mark a task in progress as blocked, giving the reason. A decision item "Blocked: task <short id>" with the reason as its body is created and ' +
     'linked to the task (decision blocks task). Resume later with svc_task_start. Returns {task, decision}.',
   input: z.object({
     task_id: taskRef,
@@ -148,7 +148,9 @@ export const taskBlock = defineOperation({
     const project = await resolveProject(ctx.tx, task.project_id);
     const values = await prepareItemValues(ctx, project, {
       item_type: 'decision',
-      title: `Blocked: ${task.title}`.slice(0, 1000),
+      // Named by the task's short id, never its title: a copy of the title would outlive the redaction of a
+      // capture promoted as this task (redaction follows promotions, not links).
+      title: `Blocked: task ${shortId(task.chain_id)}`,
       body: input.reason,
       context: { blocked_task_id: task.chain_id },
       work_unit_id: unit.id,

@@ -55,8 +55,9 @@ export const workResume = defineOperation({
     `Pick work back up: the work units whose title contains the keyword (open ones first; the latest when the ` +
     `keyword is empty; at most ${RESUME_UNITS}, so narrow the keyword to reach others) with their current tasks (by ` +
     `sort_order) and QA checks, at most ${RESUME_TASKS} tasks and ${RESUME_CHECKS} checks in all. Returns exactly ` +
-    '{work_units, tasks, qa_checks}; each work unit carries truncated: {tasks, qa_checks}, true when some of its ' +
-    'tasks or checks were left out (list them with svc_task_list / svc_qa_list_pending).',
+    '{work_units, tasks, qa_checks}; each work unit carries truncated: {tasks, qa_checks, work_units}, tasks or ' +
+    'qa_checks true when some of its tasks or checks were left out (list them with svc_task_list / ' +
+    'svc_qa_list_pending), work_units true on the last unit listed when more units matched.',
   input: z.object({
     project_id: projectRef,
     keyword: z.string().max(200).optional().describe('Part of the work unit title'),
@@ -64,7 +65,9 @@ export const workResume = defineOperation({
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
-    const units = await findWorkUnitsByKeyword(ctx.tx, project.id, input.keyword?.trim() ?? '', RESUME_UNITS);
+    // One unit more than listed tells whether more matched; the last listed unit says so (decision 0029).
+    const matched = await findWorkUnitsByKeyword(ctx.tx, project.id, input.keyword?.trim() ?? '', RESUME_UNITS + 1);
+    const units = matched.slice(0, RESUME_UNITS);
     // Unit by unit, reading only what still fits plus one row, which tells whether the unit's list was cut (the
     // spec fixes the three top-level keys, so the cut is told on each work unit). A check may belong to two
     // units: it is listed once, so reading one unit's checks skips as many rows as were already listed.
@@ -80,7 +83,8 @@ export const workResume = defineOperation({
       const rows = await listQaChecks(ctx.tx, { project_id: project.id, work_unit_id: unit.id }, RESUME_CHECKS);
       const fresh = rows.filter((c) => !checks.has(c.chain_id));
       for (const c of fresh.slice(0, checkRoom)) checks.set(c.chain_id, c);
-      workUnits.push({ ...unit, truncated: { tasks: unitTasks.length > taskRoom, qa_checks: fresh.length > checkRoom } });
+      const moreUnits = unit === units[units.length - 1] && matched.length > units.length;
+      workUnits.push({ ...unit, truncated: { tasks: unitTasks.length > taskRoom, qa_checks: fresh.length > checkRoom, work_units: moreUnits } });
     }
     return { work_units: workUnits, tasks, qa_checks: [...checks.values()] };
   },

@@ -259,6 +259,23 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     expect(typo.message).toContain('ttl_dayz');
   });
 
+  it('runs a disabled rule asked for by name and says so in the JSON and the markdown', async () => {
+    await cases['empty-decision']!.fire();
+    await call('project_config_import', { project_id: 'chk', config: '[checks]\ndisabled_rules = ["empty-decision"]\n' });
+    const asked = (await call('svc_check', { project_id: 'chk', rule: 'empty-decision' })) as CheckResult & { disabled_but_requested: string[] };
+    expect(asked.ran).toEqual(['empty-decision']);
+    expect(asked.results[0]!.total).toBeGreaterThan(0);
+    expect(asked.disabled_but_requested).toEqual(['empty-decision']);
+    const op = findOperation('svc_check')!;
+    const markdown = op.presentation.kind === 'markdown' ? op.presentation.render(asked as never) : '';
+    expect(markdown).toContain("Rule `empty-decision` is disabled in the project's settings; it ran because it was asked for.");
+    const enabled = (await call('svc_check', { project_id: 'chk', rule: 'conflicting-decisions' })) as typeof asked;
+    expect(enabled.disabled_but_requested).toEqual([]);
+    const all = (await call('svc_check', { project_id: 'chk' })) as typeof asked;
+    expect(all.disabled_but_requested).toEqual([]);
+    expect(op.presentation.kind === 'markdown' && op.presentation.render(all as never)).not.toContain('it ran because');
+  });
+
   it('reads a blocks link as the target waiting on its source: depends plus blocks the same way round is no cycle', async () => {
     // A depends on B: A waits on B. B blocks A: A waits on B. The same fact twice.
     const b = await item('B');

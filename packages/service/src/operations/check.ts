@@ -61,7 +61,7 @@ export const check = defineOperation({
   description:
     'Run the deterministic rule pack over a project (SQL and code; no model) and report findings as markdown: ' +
     'conflicting decisions, dependency cycles, failed QA on done tasks, expired research, stale work, and more. ' +
-    'rule runs one rule, even one the project disables (the answer then says so; empty: every enabled rule); severity (error, warn or info; default info) only hides ' +
+    'rule runs one rule, even a disabled one (the answer says so; empty: every enabled rule); severity (error, warn or info; default info) only hides ' +
     'lesser findings from the answer, it does not change what is checked.',
   input: z.object({
     project_id: projectRef,

@@ -133,7 +133,7 @@ export const taskBlock = defineOperation({
   surface: 'tool',
   title: 'Block a task',
   description:
-    'Mark a task in progress as blocked, giving the reason. A decision item "Blocked: task <short id>" with the reason as its body is created and ' +
+    'Mark a task in progress as blocked, giving the reason. A decision item documenting the block is created and ' +
     'linked to the task (decision blocks task). Resume later with svc_task_start. Returns {task, decision}.',
   input: z.object({
     task_id: taskRef,

@@ -55,9 +55,8 @@ export const workResume = defineOperation({
     `Pick work back up: the work units whose title contains the keyword (open ones first; the latest when the ` +
     `keyword is empty; at most ${RESUME_UNITS}, so narrow the keyword to reach others) with their current tasks (by ` +
     `sort_order) and QA checks, at most ${RESUME_TASKS} tasks and ${RESUME_CHECKS} checks in all. Returns exactly ` +
-    '{work_units, tasks, qa_checks}; each work unit carries truncated: {tasks, qa_checks, work_units}, tasks or ' +
-    'qa_checks true when some of its tasks or checks were left out (list them with svc_task_list / ' +
-    'svc_qa_list_pending), work_units true on the last unit listed when more units matched.',
+    '{work_units, tasks, qa_checks}; each work unit carries truncated: {tasks, qa_checks, work_units}, true when some of its ' +
+    'tasks or checks were left out (list them with svc_task_list / svc_qa_list_pending) or, on the last unit, more units matched.',
   input: z.object({
     project_id: projectRef,
     keyword: z.string().max(200).optional().describe('Part of the work unit title'),

@@ -413,7 +413,7 @@ export async function doorHostOrigin(door: Door, probe: Probe, routes: readonly 
   }
 }
 
-/** 2. A body actor_id other than X-Actor, on every tool that takes one, over /mcp and REST. */
+/** 2. A body actor_id other than X-Actor, or with no X-Actor at all, on every tool that takes one, over /mcp and REST. */
 export async function doorActor(door: Door, probe: Probe, tools: readonly Tool[], routes: readonly Route[], intruder: string): Promise<void> {
   const withActor = tools.filter((tool) => 'actor_id' in ((tool.inputSchema.properties ?? {}) as Record<string, unknown>));
   if (withActor.length === 0) throw new Error('no tool takes actor_id');
@@ -433,6 +433,18 @@ export async function doorActor(door: Door, probe: Probe, tools: readonly Tool[]
         `${route.method} ${path} actor_id ${actorId}`,
       );
     }
+    // With no X-Actor (and no default actor), a body actor_id alone attributes nothing: actor_required.
+    const args = { ...baseArgs(tool, door.valid), actor_id: intruder };
+    await probeCall(door, probe, () => mcpCall(door, tool.name, JSON.stringify(args), {}), refused('actor_required', 'actor'), `${tool.name} actor_id alone`);
+    if (!route) continue;
+    const { path, rest } = overRoute(route, args, door.valid);
+    await probeCall(
+      door,
+      probe,
+      () => restCall(door, route.method.toUpperCase(), path, { 'content-type': 'application/json' }, JSON.stringify(rest)),
+      refused('actor_required', 'actor', 400),
+      `${route.method} ${path} actor_id alone`,
+    );
   }
 }
 

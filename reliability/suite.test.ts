@@ -322,12 +322,12 @@ describe('3b. hostile input: the doors issue 16 found open (1–7), generated, o
     await healthy();
   });
 
-  it('2. a body actor_id naming someone else than X-Actor is refused naming actor_id, writing nothing', async () => {
+  it('2. a body actor_id naming someone else than X-Actor, or alone, is refused, writing nothing', async () => {
     const d = open();
     const probe = addProbe(
       '2. body actor_id against X-Actor',
       'MCP and REST',
-      'every tool that takes actor_id (captures, ideas), twice each: a generated UUID, another actor of the database, or its id in capitals, with X-Actor naming the suite\'s actor',
+      'every tool that takes actor_id (captures, ideas), twice each: a generated UUID, another actor of the database, or its id in capitals, with X-Actor naming the suite\'s actor (invalid_input); then once another actor with no X-Actor (actor_required)',
     );
     await doorActor(d, probe, tools, ROUTES, prepared.intruder);
     expect(d.problems).toEqual([]);

@@ -167,7 +167,16 @@ describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
     expect(spoofedRows).toEqual([]);
   });
 
-  it('lets a body actor_id name the author when the transport names none, over the default actor too', async () => {
+  it('refuses a body actor_id alone (no X-Actor, no default actor) with 400 actor_required over REST and /mcp; over the default actor it names the author', async () => {
+    const alone = await send(plain.url, 'POST', '/captures', json, JSON.stringify({ text: 'body alone', actor_id: other }));
+    expect(alone.status).toBe(400);
+    expect(errorOf(alone)).toMatchObject({ code: 'actor_required', details: { field: 'actor' } });
+    const mcp = await send(plain.url, 'POST', '/mcp', MCP_HEADERS, JSON.stringify(toolCall(1, 'svc_capture_add', { text: 'body alone', actor_id: other })));
+    const result = (mcp.body as ToolAnswer).result;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent?.error).toMatchObject({ code: 'actor_required', details: { field: 'actor' } });
+    expect(await svc.store.db.selectFrom('captures').select('id').where('text', '=', 'body alone').execute()).toEqual([]);
+
     const byBody = await send(withDefault.url, 'POST', '/captures', json, JSON.stringify({ text: 'by body', actor_id: other }));
     expect(byBody.status).toBe(200);
     const emptyHeader = await send(withDefault.url, 'POST', '/captures', { ...json, 'x-actor': '' }, JSON.stringify({ text: 'by default' }));

@@ -45,6 +45,7 @@ export {
   type Clause,
   expandableTerms,
   expandQuery,
+  glossaryKeys,
   MAX_EXPANSIONS,
   MAX_SYNONYMS_PER_TERM,
   MAX_CLAUSES,

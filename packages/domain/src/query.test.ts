@@ -4,6 +4,7 @@ import { SvcError } from './errors.js';
 import {
   expandableTerms,
   expandQuery,
+  glossaryKeys,
   MAX_CLAUSES,
   MAX_EXPANSIONS,
   MAX_QUERY_LENGTH,
@@ -151,6 +152,29 @@ describe('planQuery', () => {
         { op: 'word', text: 'cache' },
       ],
     });
+  });
+
+  it('looks a word up in the glossary without its leading and trailing punctuation, a punctuated term as written first', () => {
+    for (const q of ['k8s,', '(k8s)', 'K8S.', 'k8s;']) {
+      expect(planQuery(parseQuery(q), synonyms), q).toEqual<TsPlan>({
+        op: 'or',
+        args: [
+          { op: 'word', text: q },
+          { op: 'word', text: 'kubernetes' },
+        ],
+      });
+    }
+    expect(expandableTerms(parseQuery('k8s, (db)'))).toEqual(['k8s,', 'k8s', '(db)', 'db']);
+    expect(glossaryKeys('C++')).toEqual(['c++', 'c']);
+    const withPunctuated = new Map([['c++', ['c++', 'cpp']]]);
+    expect(planQuery(parseQuery('C++'), withPunctuated)).toEqual<TsPlan>({
+      op: 'or',
+      args: [
+        { op: 'word', text: 'C++' },
+        { op: 'word', text: 'cpp' },
+      ],
+    });
+    expect(glossaryKeys('...')).toEqual(['...']);
   });
 
   it('keeps a quoted single word literal: never expanded, never offered for expansion', () => {

@@ -154,12 +154,28 @@ function leaf(term: Term): TsPlan {
   return term.kind === 'word' ? { op: 'word', text: term.text } : { op: 'phrase', text: term.text };
 }
 
+const EDGE_PUNCTUATION = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;
+
+/**
+ * The glossary keys a query word is looked up by, best first: the word as the glossary folds terms
+ * (normalizeTerm), then without leading and trailing punctuation, so `k8s,` or `(k8s)` finds the term `k8s`
+ * while a term that keeps its punctuation (`c++`, `.net`) is still found as written.
+ */
+export function glossaryKeys(word: string): string[] {
+  const folded = normalizeTerm(word);
+  const bare = folded.replace(EDGE_PUNCTUATION, '');
+  return bare === folded || bare === '' ? [folded] : [folded, bare];
+}
+
 /** Terms the glossary may expand: bare words (required or in an OR group) and multi-word glossary phrases are not. */
 export function expandableTerms(ast: QueryAst): string[] {
   const out = new Set<string>();
+  const add = (term: Term) => {
+    if (term.kind === 'word') for (const key of glossaryKeys(term.text)) out.add(key);
+  };
   for (const clause of ast.clauses) {
-    if (clause.kind === 'required' && clause.term.kind === 'word') out.add(normalizeTerm(clause.term.text));
-    if (clause.kind === 'any') for (const t of clause.terms) if (t.kind === 'word') out.add(normalizeTerm(t.text));
+    if (clause.kind === 'required') add(clause.term);
+    if (clause.kind === 'any') for (const t of clause.terms) add(t);
   }
   return [...out];
 }
@@ -192,9 +208,10 @@ export function expandQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonl
   let cut = false;
   const expand = (term: Term): TsPlan => {
     if (term.kind !== 'word') return leaf(term);
-    const group = synonyms.get(normalizeTerm(term.text));
-    if (!group || group.length === 0) return leaf(term);
-    const alternatives = new Map<string, TsPlan>([[normalizeTerm(term.text), leaf(term)]]);
+    const key = glossaryKeys(term.text).find((k) => (synonyms.get(k)?.length ?? 0) > 0);
+    if (key === undefined) return leaf(term);
+    const group = synonyms.get(key) as readonly string[];
+    const alternatives = new Map<string, TsPlan>([[key, leaf(term)]]);
     for (const synonym of group) {
       const key = normalizeTerm(synonym);
       if (alternatives.has(key) || !hasWord(synonym)) continue;

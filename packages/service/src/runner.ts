@@ -69,9 +69,10 @@ const given = (value: unknown): string | undefined =>
   typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 
 /**
- * The actor of a write. The transport's actor (X-Actor, --actor) is the caller's identity as the deployment
- * established it, so a body `actor_id` may repeat it but never name someone else (docs/decisions/0012).
- * Without a transport actor, a body `actor_id` names the author and SVC_DEFAULT_ACTOR_ID is the fallback.
+ * The actor of a write (docs/decisions/0012). The transport's actor (X-Actor, --actor) is the caller's identity
+ * as the deployment established it, so a body `actor_id` may repeat it but never name someone else. Without
+ * one, SVC_DEFAULT_ACTOR_ID stands in and a body `actor_id` may name the author in its place. A body
+ * `actor_id` alone never makes a write attributable: that is `actor_required`, as if none were named.
  */
 function actorIdFor(op: AnyOperation, input: Record<string, unknown>, call: CallContext, runtime: Runtime): string | undefined {
   const fromInput = op.actorField ? given(input[op.actorField]) : undefined;
@@ -87,7 +88,18 @@ function actorIdFor(op: AnyOperation, input: Record<string, unknown>, call: Call
     }
     return fromTransport;
   }
-  return fromInput ?? given(runtime.defaultActorId);
+  const fallback = given(runtime.defaultActorId);
+  if (fallback === undefined) {
+    if (fromInput !== undefined) {
+      throw new SvcError(
+        'actor_required',
+        `${op.actorField}: a body actor_id alone does not attribute a write; ${actorHint(call)} (register one with \`svc actor add --email EMAIL\`)`,
+        { field: 'actor' },
+      );
+    }
+    return undefined;
+  }
+  return fromInput ?? fallback;
 }
 
 /** How to name an actor, in the words of the surface the call came through. */

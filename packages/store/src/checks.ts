@@ -42,6 +42,15 @@ const item = (alias: string) =>
 const current = (alias: string) => sql.raw(`${alias}.is_head and ${alias}.deleted_at is null`);
 
 /**
+ * When task `alias` last entered in_progress: its latest status change to in_progress in items_history (what
+ * svc_task_start records), else, for a task written in that state without one (an import), the row's
+ * creation. Edits, deletes and restores do not move it, unlike updated_at.
+ */
+const startedAt = (alias: string) =>
+  sql.raw(`coalesce((select max(h.changed_at) from items_history h
+            where h.chain_id = ${alias}.chain_id and h.change_kind = 'status_changed' and h.details->>'to' = 'in_progress'), ${alias}.created_at)`);
+
+/**
  * Rows `o` of project p that end a chain without a head: the last version (nothing supersedes it) is not the
  * head. The unique index items_one_head_per_chain rules out two heads, so this is every broken chain.
  */
@@ -165,11 +174,12 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
   'stale-in-progress': (db, p) =>
     bounded(
       db,
-      sql`select jsonb_build_array(${item('t')}) as items, 'in progress since ' || to_char(t.updated_at, 'YYYY-MM-DD') as note
+      sql`select jsonb_build_array(${item('t')}) as items, 'in progress since ' || to_char(s.started_at, 'YYYY-MM-DD HH24:MI') as note
           from items t
+          cross join lateral (select ${startedAt('t')} as started_at) s
           where t.project_id = ${p}::uuid and t.item_type = 'task' and ${current('t')} and t.status = 'in_progress'
-            and t.updated_at < now() - interval '14 days'
-          order by t.updated_at`,
+            and s.started_at < now() - interval '14 days'
+          order by s.started_at`,
     ),
 
   'qa-passed-on-superseded-target': (db, p) =>

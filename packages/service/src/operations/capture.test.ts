@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../catalog.js';
+import { createService } from '../service.js';
 import { refusal, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
@@ -188,6 +189,31 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     await expectNowhere(marker, id);
   });
 
+  it('redacting a capture promoted as a task leaves no copy in the decision svc_task_block made', async () => {
+    const marker = `zqxmarker${Date.now().toString(36)}`;
+    const unit = ((await call('svc_work_open', { project_id: 'cap', title: 'Rotation' })) as { id: string }).id;
+    const { id } = await add(`rotate ${marker} today`);
+    const promoted = (await call('svc_capture_promote', {
+      capture_id: id,
+      project_id: 'cap',
+      item_type: 'task',
+      title: `rotate ${marker}`,
+      work_unit_id: unit,
+    })) as { item_id: string };
+    await call('svc_task_start', { task_id: promoted.item_id });
+    const { task, decision } = (await call('svc_task_block', { task_id: promoted.item_id, reason: 'waiting on the vault team' })) as {
+      task: { chain_id: string };
+      decision: { id: string; chain_id: string; title: string; body: string };
+    };
+    expect(decision).toMatchObject({ title: `Blocked: task ${task.chain_id.slice(0, 8)}`, body: 'waiting on the vault team' });
+    const links = await svc.store.db.selectFrom('links').select(['link_type', 'to_chain_id']).where('from_chain_id', '=', decision.chain_id).execute();
+    expect(links).toEqual([{ link_type: 'blocks', to_chain_id: task.chain_id }]);
+    await call('svc_capture_redact', { capture_id: id });
+    expect(await itemHits(marker)).toEqual([]);
+    expect(await itemHits('Blocked')).toEqual([decision.id]);
+    await expectNowhere(marker, id);
+  });
+
   it('redacting a promoted capture "ok" corrupts no word anywhere: "token" stays "token"', async () => {
     const { id } = await add('ok');
     const promoted = (await call('svc_capture_promote', { capture_id: id, project_id: 'cap', title: 'Token rotation' })) as { item_id: string };
@@ -342,13 +368,26 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     expect(hits.items).toEqual([]);
   });
 
-  it('attributes a capture to actor_id when the surface names no actor, and refuses an unknown one', async () => {
+  it('refuses a body actor_id alone as actor_required on every surface, writing nothing; over the default actor it names the author', async () => {
     const other = (await svc.call('actor_add', { email: 'other@example.test' }, { source: 'cli' })) as { id: string };
-    const anonymous = (name: string, input: unknown) => svc.call(name, input, { source: 'test' });
-    const { id } = (await anonymous('svc_capture_add', { text: 'x', actor_id: other.id })) as { id: string };
+    const unit = ((await call('svc_work_open', { project_id: 'cap', title: 'Anon' })) as { id: string }).id;
+    for (const source of ['test', 'mcp', 'http', 'cli'] as const) {
+      for (const [name, input] of [
+        ['svc_capture_add', { text: 'anonymous' }],
+        ['svc_idea_add', { work_unit_id: unit, text: 'anonymous' }],
+      ] as const) {
+        const error = await refusal(svc.call(name, { ...input, actor_id: other.id }, { source }));
+        expect(error, `${source} ${name}`).toMatchObject({ code: 'actor_required', details: { field: 'actor' } });
+      }
+    }
+    expect(await svc.store.db.selectFrom('captures').select('id').where('text', '=', 'anonymous').execute()).toEqual([]);
+    expect(await svc.store.db.selectFrom('ideas').select('id').where('text', '=', 'anonymous').execute()).toEqual([]);
+
+    const withDefault = createService(svc.store, { defaultActorId: actorId });
+    const { id } = (await withDefault.call('svc_capture_add', { text: 'x', actor_id: other.id }, { source: 'mcp' })) as { id: string };
     const row = await svc.store.db.selectFrom('captures').select('created_by').where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.created_by).toBe(other.id);
-    const error = await refusal(anonymous('svc_capture_add', { text: 'x', actor_id: '11111111-1111-4111-8111-111111111111' }));
+    const error = await refusal(withDefault.call('svc_capture_add', { text: 'x', actor_id: '11111111-1111-4111-8111-111111111111' }, { source: 'mcp' }));
     expect(error.code).toBe('unknown_actor');
   });
 
@@ -375,7 +414,7 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     const other = (await svc.call('actor_add', { email: 'idea-author@example.test' }, { source: 'cli' })) as { id: string };
     const first = (await call('svc_idea_add', { work_unit_id: unitA, text: 'cache the catalog' })) as { id: string };
     await new Promise((r) => setTimeout(r, 15));
-    const { id: secondId } = (await svc.call('svc_idea_add', { work_unit_id: unitA, text: 'shard the catalog', actor_id: other.id }, { source: 'test' })) as {
+    const { id: secondId } = (await svc.as(other.id)('svc_idea_add', { work_unit_id: unitA, text: 'shard the catalog' })) as {
       id: string;
     };
     await call('svc_idea_add', { work_unit_id: unitB, text: 'catalog in another unit' });

@@ -28,6 +28,17 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
   const item = async (title: string, extra: Record<string, unknown> = {}) =>
     (await call('svc_item_upsert', { project_id: 'chk', title, body: 'why', ...extra })) as Item;
   const age = (table: 'items' | 'work_units', id: string, days: number) => svc.backdate(table, id, days * DAY);
+  /** Move a task's svc_task_start (its status change to in_progress in history, and the row) `days` back. */
+  const ageStart = async (t: Item, days: number) => {
+    const then = new Date(Date.now() - days * DAY);
+    await svc.store.db
+      .updateTable('items_history')
+      .set({ changed_at: then })
+      .where('chain_id', '=', t.chain_id)
+      .where('change_kind', '=', 'status_changed')
+      .execute();
+    await age('items', t.id, days);
+  };
   const unit = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'chk', title })) as { id: string }).id;
   const task = async (workUnit: string, title = 'Task') => (await call('svc_task_add', { work_unit_id: workUnit, title })) as Item;
 
@@ -123,12 +134,12 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
       fire: async () => {
         const t = await task(await unit());
         await call('svc_task_start', { task_id: t.id });
-        await age('items', t.id, 15);
+        await ageStart(t, 15);
       },
       quiet: async () => {
         const t = await task(await unit());
         await call('svc_task_start', { task_id: t.id });
-        await age('items', t.id, 13);
+        await ageStart(t, 13);
       },
     },
     'qa-passed-on-superseded-target': {
@@ -257,6 +268,42 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
       message: string;
     };
     expect(typo.message).toContain('ttl_dayz');
+  });
+
+  it('stale-in-progress measures from when the task entered in_progress, not from its last edit, and prints that time', async () => {
+    const stale = await task(await unit('Old'), 'Started long ago');
+    await call('svc_task_start', { task_id: stale.id });
+    await ageStart(stale, 20);
+    // An edit yesterday, and a delete and restore, rewrite updated_at but not when the work started.
+    const edited = (await call('svc_task_edit', { task_id: stale.id, title: 'Started long ago, renamed' })) as Item;
+    await age('items', edited.id, 1);
+    await call('item_delete', { project_id: 'chk', item_id: edited.id });
+    await call('item_restore', { project_id: 'chk', item_id: edited.id });
+    const recent = await task(await unit('New'), 'Started lately');
+    await call('svc_task_start', { task_id: recent.id });
+    await ageStart(recent, 3);
+    const findings = await run('stale-in-progress');
+    expect(findings.map((f) => f.items[0]!.title)).toEqual(['Started long ago, renamed']);
+    const printed = /^in progress since (\d{4}-\d{2}-\d{2} \d{2}:\d{2})$/.exec(findings[0]!.note)?.[1];
+    // The start, 20 days back (the database's time zone may shift the printed clock by a day at most).
+    expect(Math.abs(Date.parse(`${printed?.replace(' ', 'T')}Z`) - (Date.now() - 20 * DAY))).toBeLessThan(DAY);
+  });
+
+  it('runs a disabled rule asked for by name and says so in the JSON and the markdown', async () => {
+    await cases['empty-decision']!.fire();
+    await call('project_config_import', { project_id: 'chk', config: '[checks]\ndisabled_rules = ["empty-decision"]\n' });
+    const asked = (await call('svc_check', { project_id: 'chk', rule: 'empty-decision' })) as CheckResult & { disabled_but_requested: string[] };
+    expect(asked.ran).toEqual(['empty-decision']);
+    expect(asked.results[0]!.total).toBeGreaterThan(0);
+    expect(asked.disabled_but_requested).toEqual(['empty-decision']);
+    const op = findOperation('svc_check')!;
+    const markdown = op.presentation.kind === 'markdown' ? op.presentation.render(asked as never) : '';
+    expect(markdown).toContain("Rule `empty-decision` is disabled in the project's settings; it ran because it was asked for.");
+    const enabled = (await call('svc_check', { project_id: 'chk', rule: 'conflicting-decisions' })) as typeof asked;
+    expect(enabled.disabled_but_requested).toEqual([]);
+    const all = (await call('svc_check', { project_id: 'chk' })) as typeof asked;
+    expect(all.disabled_but_requested).toEqual([]);
+    expect(op.presentation.kind === 'markdown' && op.presentation.render(all as never)).not.toContain('it ran because');
   });
 
   it('reads a blocks link as the target waiting on its source: depends plus blocks the same way round is no cycle', async () => {

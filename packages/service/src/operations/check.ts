@@ -19,7 +19,10 @@ interface CheckResult {
   project: { id: string; slug: string };
   threshold: Severity;
   ran: string[];
+  /** Rules skipped because the project's settings disable them. */
   disabled: string[];
+  /** The rule asked for by name although the settings disable it: it ran because it was asked for. */
+  disabled_but_requested: string[];
   counts: Record<Severity, number>;
   hidden_below_threshold: number;
   results: RuleResult[];
@@ -34,6 +37,9 @@ function render(r: CheckResult): string {
       ` (${r.ran.length} rule${r.ran.length === 1 ? '' : 's'} run${r.disabled.length > 0 ? `; disabled: ${r.disabled.join(', ')}` : ''}` +
       `${r.hidden_below_threshold > 0 ? `; ${r.hidden_below_threshold} finding(s) below the ${r.threshold} threshold not shown` : ''}).`,
   ];
+  for (const rule of r.disabled_but_requested) {
+    lines.push('', `Rule \`${rule}\` is disabled in the project's settings; it ran because it was asked for.`);
+  }
   const shown = r.results.filter((x) => x.total > 0);
   if (shown.length === 0) lines.push('', '_No findings._');
   for (const result of shown) {
@@ -54,8 +60,8 @@ export const check = defineOperation({
   title: 'Run the rule checks',
   description:
     'Run the deterministic rule pack (no model) over a project; findings as markdown: conflicting decisions, ' +
-    'dependency cycles, failed QA on done tasks, expired research, stale work, and more. severity hides lesser ' +
-    'findings only, not checks.',
+    'dependency cycles, failed QA on done tasks, expired research, stale work, and more. rule runs one rule, even a ' +
+    'disabled one (the answer says so). severity hides lesser findings only, not checks.',
   input: z.object({
     project_id: projectRef,
     rule: z.string().max(100).optional().describe('One rule id to run (empty: every enabled rule)'),
@@ -93,6 +99,7 @@ export const check = defineOperation({
       threshold,
       ran: selected.map((r) => r.id),
       disabled: input.rule ? [] : disabled.filter((d) => findRule(d) !== undefined),
+      disabled_but_requested: input.rule && disabled.includes(input.rule) ? [input.rule] : [],
       counts,
       hidden_below_threshold: hidden,
       results,

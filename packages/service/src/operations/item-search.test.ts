@@ -60,6 +60,14 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(await titles('cluster -k8s')).toEqual(['Cluster upgrade', 'Unrelated']);
   });
 
+  it('expands a word typed with punctuation around it: "k8s," and "(k8s)" find "Run on kubernetes"', async () => {
+    await call('glossary_group_add', { project_id: 'search', name: 'orchestration' });
+    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'k8s' });
+    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await add('Run on kubernetes', 'the workers move next quarter');
+    for (const query of ['k8s', 'k8s,', '(k8s)', 'K8S.']) expect(await titles(query), query).toEqual(['Run on kubernetes']);
+  });
+
   it('matches a quoted single word literally: "k8s" finds k8s, not its glossary synonym kubernetes', async () => {
     await call('glossary_group_add', { project_id: 'search', name: 'orchestration' });
     await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'k8s' });

@@ -146,4 +146,39 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
     const notATask = await refusal(upsert({ item_type: 'qa_check', title: 'x', context: { target_task_ids: [decision.id] } }));
     expect(notATask.details.field).toBe('context.target_task_ids[0]');
   });
+
+  it('lets an edit correct a decided check\'s wording but refuses changing its targets, coverage or note, naming the field', async () => {
+    const unit = await open();
+    const task = (await call('svc_task_add', { work_unit_id: unit, title: 'Ship it' })) as Item;
+    const other = await upsert({ item_type: 'decision', title: 'Other' });
+    const check = (await call('svc_qa_add', { project_id: 'ups', title: 'Verify backups', target_task_ids: [task.id] })) as Item;
+    await call('svc_qa_pass', { qa_id: check.id, note: 'restored fine' });
+    const passed = await show(check.id);
+    for (const [context, field] of [
+      [{ target_task_ids: [] }, 'context.target_task_ids'],
+      [{ target_item_ids: [other.id] }, 'context.target_item_ids'],
+      [{ coverage: 'automated' }, 'context.coverage'],
+      [{ note: 'rewritten' }, 'context.note'],
+    ] as const) {
+      const error = await refusal(upsert({ item_id: passed.id, context }));
+      expect(error, field).toMatchObject({ code: 'refused_transition', details: { field } });
+      expect(error.message).toMatch(new RegExp(`^${field}: the check is passed`));
+    }
+    expect((await show(check.id)).id).toBe(passed.id);
+    // The same targets (as a prefix of the task) and coverage repeated are no change; the wording is corrected.
+    const edited = await upsert({ item_id: passed.id, title: 'Verify nightly backups', context: { target_task_ids: [task.id.slice(0, 8)], coverage: 'human_only' } });
+    expect(edited).toMatchObject({ status: 'passed', title: 'Verify nightly backups', context: passed.context });
+  });
+
+  it('refuses a task created through upsert with summary or blocked_reason, and a QA check created with a note, naming the field', async () => {
+    const unit = await open();
+    for (const key of ['summary', 'blocked_reason']) {
+      const error = await refusal(upsert({ item_type: 'task', work_unit_id: unit, title: 'x', context: { [key]: 'already' } }));
+      expect(error, key).toMatchObject({ code: 'refused_transition', details: { field: `context.${key}` } });
+    }
+    const note = await refusal(upsert({ item_type: 'qa_check', title: 'x', context: { note: 'verified' } }));
+    expect(note).toMatchObject({ code: 'refused_transition', details: { field: 'context.note' } });
+    const tasks = (await call('svc_task_list', { work_unit_id: unit })) as { tasks: unknown[] };
+    expect(tasks.tasks).toEqual([]);
+  });
 });

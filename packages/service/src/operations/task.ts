@@ -1,4 +1,4 @@
-import { draftDecision, parseIdRef, SvcError, type TaskStatus, taskTransition, } from '@svc/domain';
+import { draftDecision, type Item, parseIdRef, SvcError, shortId, type TaskStatus, taskTransition, } from '@svc/domain';
 import { inProgressTasks, listTasks, lockHead, lockWorkUnit, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
 import { ITEM_ANSWER, type WriteAnswer, writeAnswer } from '../answers.js';
@@ -148,7 +148,9 @@ export const taskBlock = defineOperation({
     const project = await resolveProject(ctx.tx, task.project_id);
     const values = await prepareItemValues(ctx, project, {
       item_type: 'decision',
-      title: `Blocked: ${task.title}`.slice(0, 1000),
+      // Named by the task's short id, never its title: a copy of the title would outlive the redaction of a
+      // capture promoted as this task (redaction follows promotions, not links).
+      title: `Blocked: task ${shortId(task.chain_id)}`,
       body: input.reason,
       context: { blocked_task_id: task.chain_id },
       work_unit_id: unit.id,

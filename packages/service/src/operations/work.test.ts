@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestService, refusal, skipWithoutPostgres, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
-import { RESUME_TASKS } from './work.js';
+import { RESUME_TASKS, RESUME_UNITS } from './work.js';
 
 type Call = (name: string, input: unknown) => Promise<unknown>;
 
@@ -247,14 +247,26 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     };
     expect(Object.keys(resumed).sort()).toEqual(['qa_checks', 'tasks', 'work_units']);
     expect(resumed.work_units.map((u) => [u.id, u.truncated])).toEqual([
-      [big, { tasks: true, qa_checks: false }],
-      [small, { tasks: true, qa_checks: false }],
+      [big, { tasks: true, qa_checks: false, work_units: false }],
+      [small, { tasks: true, qa_checks: false, work_units: false }],
     ]);
     expect(resumed.tasks).toHaveLength(RESUME_TASKS);
     expect(resumed.qa_checks.map((q) => q.title)).toEqual(['Small verified']);
 
     const alone = (await call('svc_work_resume', { project_id: 'work', keyword: 'bulk small' })) as typeof resumed;
-    expect(alone.work_units.map((u) => u.truncated)).toEqual([{ tasks: false, qa_checks: false }]);
+    expect(alone.work_units.map((u) => u.truncated)).toEqual([{ tasks: false, qa_checks: false, work_units: false }]);
+  });
+
+  it('resume lists RESUME_UNITS of 7 matching units and says on the last one that more matched, keeping its three keys', async () => {
+    for (let i = 1; i <= 7; i++) await open(`Sprint ${i}`);
+    type Resumed = { work_units: { title: string; truncated: { work_units: boolean } }[] };
+    const resumed = (await call('svc_work_resume', { project_id: 'work', keyword: 'sprint' })) as Resumed;
+    expect(Object.keys(resumed).sort()).toEqual(['qa_checks', 'tasks', 'work_units']);
+    expect(resumed.work_units).toHaveLength(RESUME_UNITS);
+    expect(resumed.work_units.map((u) => u.truncated.work_units)).toEqual([false, false, false, false, true]);
+    // All matching units listed: nothing more to say.
+    const exact = (await call('svc_work_resume', { project_id: 'work', keyword: 'sprint 1' })) as Resumed;
+    expect(exact.work_units.map((u) => [u.title, u.truncated.work_units])).toEqual([['Sprint 1', false]]);
   });
 
   it('finds pending checks by task, by item and by work unit; a passed check cannot pass again', async () => {

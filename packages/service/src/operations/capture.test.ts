@@ -201,10 +201,9 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
       work_unit_id: unit,
     })) as { item_id: string };
     await call('svc_task_start', { task_id: promoted.item_id });
-    const { task, decision } = (await call('svc_task_block', { task_id: promoted.item_id, reason: 'waiting on the vault team' })) as {
-      task: { chain_id: string };
-      decision: { id: string; chain_id: string; title: string; body: string };
-    };
+    const blocked = (await call('svc_task_block', { task_id: promoted.item_id, reason: 'waiting on the vault team' })) as { chain_id: string; decision_id: string };
+    const task = { chain_id: blocked.chain_id };
+    const decision = ((await call('item_show', { item_id: blocked.decision_id })) as { item: { id: string; chain_id: string; title: string; body: string } }).item;
     expect(decision).toMatchObject({ title: `Blocked: task ${task.chain_id.slice(0, 8)}`, body: 'waiting on the vault team' });
     const links = await svc.store.db.selectFrom('links').select(['link_type', 'to_chain_id']).where('from_chain_id', '=', decision.chain_id).execute();
     expect(links).toEqual([{ link_type: 'blocks', to_chain_id: task.chain_id }]);
@@ -251,11 +250,11 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
       project_id: 'cap',
       item_type: 'qa_check',
       title: 'Login check',
-      context: { coverage: 'mixed', target_item_ids: [target.id], note: `uses ${marker}` },
+      context: { coverage: 'mixed', target_item_ids: [target.id] },
     })) as { item_id: string };
     await call('svc_capture_redact', { capture_id: id });
     const [version] = (await chainOf(promoted.item_id)).versions;
-    expect(version?.context).toEqual({ coverage: 'mixed', target_item_ids: [target.id], target_task_ids: [], note: '[redacted]' });
+    expect(version?.context).toEqual({ coverage: 'mixed', target_item_ids: [target.id], target_task_ids: [] });
     // The redacted context still satisfies the qa_check schema: a later edit validates.
     const again = (await call('svc_item_upsert', { project_id: 'cap', item_id: promoted.item_id, title: 'Login check again' })) as { id: string };
     expect(((await call('item_show', { item_id: again.id })) as { item: { title: string } }).item.title).toBe('Login check again');

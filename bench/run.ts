@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { arch, availableParallelism, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createService, findOperation, type Service } from '@svc/service';
-import { CANDIDATES, type Database, type Kysely, migrate, openStore, type Store } from '@svc/store';
+import { type Database, type Kysely, migrate, openStore, type Store } from '@svc/store';
 import { sql } from 'kysely';
 import { AUDIT_TARGETS, measureAudit, seedAudit } from './audit.js';
 import { rng, SEED, VOCABULARY, type Vocabulary, vocabulary } from './corpus.js';
@@ -292,10 +292,10 @@ const NOTES = `- Corpus: a deterministic vocabulary of ${VOCABULARY.toLocaleStri
   is_head and deleted_at is null and search @@ q limit 21\` (no ranking, any 21 matches, whatever plan the
   planner picks — for the negations it picks the GIN index and pays for every item holding the words).
   *plain ranked* ranks every match (\`order by ts_rank … limit 21\`), fewer iterations (n given).
-- Quality of the bounded candidate set (svc ranks at most ${CANDIDATES} candidates, the matches among the most recent
-  items first; docs/decisions/0005-search-candidates.md): *exact top 20 kept* is how many of the plain ranked
-  query's top 20 svc also returns; *rank kept* is the sum of svc's top-20 ts_rank over that of the exact top 20
-  (100% = as relevant by ts_rank's own measure).
+- Agreement with ts_rank (svc ranks every match with BM25F since docs/decisions/0026-search-bm25.md, so these
+  columns compare two different relevance functions, not a cut): *exact top 20 kept* is how many of the plain
+  ranked query's top 20 svc also returns; *rank kept* is the sum of svc's top-20 ts_rank over that of the
+  ts_rank top 20.
 - Shapes marked *stress* go beyond the issue's list: phrases and exclusions over the most frequent words that
   leave few true matches, the worst case for both the recency window and the index.
 - Audit (bench/audit.ts): ${EDGES.toLocaleString('en')} distinct links among the measured project's chains (deleted ones

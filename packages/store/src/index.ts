@@ -47,7 +47,13 @@ export {
   toWorkUnit,
   type WorkUnit,
 } from './work-units.js';
-export { CANDIDATES, glossarySynonyms, type SearchFilters, type SearchHit, searchItems, tsquery } from './search.js';
+export {
+  BM25,
+  bm25Tf,
+  deferSearchIndex,
+  glossarySynonyms,
+  idf,
+  rebuildSearchIndex, type SearchFilters, type SearchHit, searchItems, tsquery } from './search.js';
 export {
   acceptTerm,
   findGroupByName,

@@ -23,6 +23,8 @@ export const itemSearch = defineOperation({
     limit,
   }),
   annotations: { readOnlyHint: true, idempotentHint: true },
+  // statistics and postings are read in several statements: one snapshot keeps them consistent
+  snapshot: true,
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const systemIds = [];

@@ -3,10 +3,12 @@ import { isSlug, isTypeKey, type JsonSchema, SvcError, validateContext, validate
 import {
   type ColumnType,
   type Database,
+  deferSearchIndex,
   exportRows,
   importRows,
   type Kysely,
   migrationStatus,
+  rebuildSearchIndex,
   resetIdentities,
   resolveProject,
   TABLES,
@@ -295,6 +297,8 @@ export const projectImport = defineOperation({
     }
 
     const tx = ctx.tx as Kysely<Database>;
+    // The search index is built once at the end, not row by row.
+    await deferSearchIndex(tx);
     let done = 0;
     for (const spec of TABLES) {
       const group = records.filter((r) => r.spec === spec);
@@ -310,6 +314,7 @@ export const projectImport = defineOperation({
     }
     await resetIdentities(tx);
     const projectId = String(remap(projectRecord.row.id, ids));
+    await rebuildSearchIndex(tx, projectId);
     const counts = Object.fromEntries(TABLES.map((t) => [t.kind, records.filter((r) => r.spec === t).length]));
     // The import's own audit row names the project as its target but belongs to no project, so a re-export
     // of the imported project is byte-for-byte the file it came from.

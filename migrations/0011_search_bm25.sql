@@ -118,10 +118,15 @@ BEGIN
 END $$;
 
 -- Fold the deltas into the base, unless another transaction is folding (then it will, or the next writer).
-CREATE FUNCTION svc_search_fold(p uuid) RETURNS void
+-- Redaction waits for its turn instead (wait): the redacted words must leave the deltas and terms now.
+CREATE FUNCTION svc_search_fold(p uuid, wait boolean DEFAULT false) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM 1 FROM search_stats WHERE project_id = p FOR UPDATE SKIP LOCKED;
+  IF wait THEN
+    PERFORM 1 FROM search_stats WHERE project_id = p FOR UPDATE;
+  ELSE
+    PERFORM 1 FROM search_stats WHERE project_id = p FOR UPDATE SKIP LOCKED;
+  END IF;
   IF NOT FOUND THEN RETURN; END IF;
   WITH gone AS (DELETE FROM search_deltas WHERE project_id = p RETURNING term, docs, len),
   sums AS (SELECT term, sum(docs) AS docs, sum(len) AS len FROM gone GROUP BY term),

@@ -262,11 +262,14 @@ export async function setChainDeleted(tx: Transaction<Database>, chainId: string
  * svc cannot tell which of its words carry the secret, so none of them are kept.
  */
 export async function redactChainText(db: Kysely<Database>, itemId: string): Promise<number> {
-  const { rows } = await sql<{ id: string }>`
+  const { rows } = await sql<{ id: string; project_id: string }>`
     update items set title = ${REDACTED}, body = ${REDACTED}
     where chain_id = (select chain_id from items where id = ${itemId}::uuid)
       and (title <> ${REDACTED} or body <> ${REDACTED})
-    returning id`.execute(db);
+    returning id, project_id`.execute(db);
+  // The redacted words left the postings with the rows; fold the statistics now so that no term table keeps them.
+  const projectId = rows[0]?.project_id;
+  if (projectId !== undefined) await sql`select svc_search_fold(${projectId}::uuid, true)`.execute(db);
   return rows.length;
 }
 

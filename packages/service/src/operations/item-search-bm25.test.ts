@@ -177,7 +177,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
         .slice(0, 10);
       const got = (await search(query, { limit: 10 })).map((h) => h.rank);
       expect(got.length, query).toBe(expected.length);
-      got.forEach((score, i) => expect(score, `${query} #${i + 1}`).toBeCloseTo(expected[i] as number, 5));
+      for (const [i, score] of got.entries()) expect(score, `${query} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
     }
   });
 

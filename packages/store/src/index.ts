@@ -53,6 +53,7 @@ export {
   deferSearchIndex,
   glossarySynonyms,
   idf,
+  matchEach,
   rebuildSearchIndex, type SearchFilters, type SearchHit, searchItems, tsquery } from './search.js';
 export {
   acceptTerm,

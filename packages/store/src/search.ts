@@ -334,3 +334,14 @@ export async function rebuildSearchIndex(tx: Kysely<Database>, projectId: string
   await sql`select svc_search_rebuild(${projectId}::uuid)`.execute(tx);
   await sql`analyze items, search_postings, search_terms, search_stats`.execute(tx);
 }
+
+/** For each item, whether it matches each of `plans` (near misses: which required words it holds). */
+export async function matchEach(db: Kysely<Database>, ids: string[], plans: TsPlan[]): Promise<Map<string, boolean[]>> {
+  const out = new Map<string, boolean[]>();
+  if (ids.length === 0 || plans.length === 0) return out;
+  const { rows } = await sql<{ id: string; held: boolean[] }>`
+    select i.id, array[${sql.join(plans.map((p) => sql`i.search @@ ${tsquery(p)}`))}] as held
+    from items i where i.id in (${sql.join(ids.map((id) => sql`${id}::uuid`))})`.execute(db);
+  for (const r of rows) out.set(r.id, r.held);
+  return out;
+}

@@ -217,4 +217,29 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     const ideas = (await call('svc_idea_search', { project_id: 'rank', query: 'stock' })) as { ideas: unknown[] };
     expect(ideas.ideas).toHaveLength(1);
   });
+  it('lists near misses, naming the words they lack, only when the strict answer is short', async () => {
+    const full = await add('Connection pool timeout', 'the pool timeout decision: thirty seconds');
+    const three = await add('Pool timeout', 'the pool times out after a while, no decision yet');
+    const two = await add('Connection pool', 'twenty connections per pool');
+    await add('Lunch', 'a connection to the canteen');
+    const legacy = await add('Excluded pool timeout', 'pool timeout connection, but legacy');
+    type Answer = { items: Hit[]; partial?: (Hit & { missing: string[] })[] };
+    const ask = async (query: string, limit = 10) => (await call('svc_item_search', { project_id: 'rank', query, limit })) as Answer;
+    const answer = await ask('connection pool timeout decision -legacy');
+    expect(answer.items.map((h) => h.id)).toEqual([full.id]);
+    expect(answer.partial?.map((h) => [h.id, h.missing])).toEqual([
+      [three.id, ['connection']],
+      [two.id, ['timeout', 'decision']],
+    ]);
+    // The strict answer fills the page: no near misses.
+    expect((await ask('connection pool timeout decision', 1)).partial).toBeUndefined();
+    // A phrase keeps its meaning in the near misses.
+    const phrase = await ask('"pool timeout" connection decision');
+    expect(phrase.partial?.map((h) => [h.id, h.missing]).sort()).toEqual(
+      [
+        [three.id, ['connection']],
+        [legacy.id, ['decision']],
+      ].sort(),
+    );
+  });
 });

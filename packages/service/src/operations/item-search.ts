@@ -1,5 +1,5 @@
-import { expandableTerms, parseQuery, planQuery } from '@svc/domain';
-import { glossarySynonyms, resolveProject, resolveSystem, searchItems } from '@svc/store';
+import { expandableTerms, nearMissPlan, parseQuery, planQuery } from '@svc/domain';
+import { glossarySynonyms, matchEach, resolveProject, resolveSystem, type SearchHit, searchItems } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -12,8 +12,10 @@ export const itemSearch = defineOperation({
     'Full-text search over the current items of a project, ranked with title matches above body matches. ' +
     'Dialect: bare words are all required; "a quoted phrase" matches adjacent words; `a OR b` matches either; ' +
     'a leading - excludes a word or phrase. Words expand to their glossary synonyms (phrases and exclusions do ' +
-    'not). Captures never appear until promoted; expired research only with include_expired. Returns ' +
-    '{items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated}; an empty list when nothing matches.',
+    'not). Ranked by BM25 (title above body) over every match, whatever its age. Captures never appear until ' +
+    'promoted; expired research only with include_expired. Returns {items: [{id, chain_id, item_type, title, ' +
+    'snippet, rank, updated_at}], truncated}; an empty list when nothing matches. When fewer than limit items ' +
+    'hold every bare word, `partial` lists near misses holding most of them, each with the words it lacks in `missing`.',
   input: z.object({
     project_id: projectRef,
     query: z.string().max(4000).describe('Search text in the dialect above'),
@@ -36,17 +38,35 @@ export const itemSearch = defineOperation({
     const plan = planQuery(ast, synonyms);
     if (!plan) return { items: [], truncated: false };
     const max = boundedLimit(input.limit);
-    const hits = await searchItems(
+    const filters = {
+      project_id: project.id,
+      item_types: input.item_types,
+      system_ids: systemIds,
+      research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
+    };
+    const hits = await searchItems(ctx.tx, plan, filters, max);
+    const items = hits.slice(0, max);
+    const near = items.length < max ? nearMissPlan(ast, plan) : undefined;
+    if (!near) return { items, truncated: hits.length > max };
+    // Near misses: the best matches of the relaxed query (any of the bare words) that are not strict matches
+    // and hold most of the words, most words first.
+    const strict = new Set(items.map((h) => h.id));
+    const want = max - items.length;
+    const relaxed = (await searchItems(ctx.tx, near.relaxed, filters, items.length + 3 * want)).filter((h) => !strict.has(h.id));
+    const held = await matchEach(
       ctx.tx,
-      plan,
-      {
-        project_id: project.id,
-        item_types: input.item_types,
-        system_ids: systemIds,
-        research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
-      },
-      max,
+      relaxed.map((h) => h.id),
+      near.words.map((w) => w.plan),
     );
-    return { items: hits.slice(0, max), truncated: hits.length > max };
+    const partial: (SearchHit & { missing: string[]; count: number })[] = [];
+    for (const hit of relaxed) {
+      const flags = held.get(hit.id) ?? [];
+      const count = flags.filter(Boolean).length;
+      if (count < near.least || count === near.words.length) continue;
+      partial.push({ ...hit, missing: near.words.filter((_, i) => !flags[i]).map((w) => w.word), count });
+    }
+    partial.sort((a, b) => b.count - a.count || b.rank - a.rank);
+    const page = partial.slice(0, want).map(({ count: _count, ...hit }) => hit);
+    return page.length > 0 ? { items, truncated: hits.length > max, partial: page } : { items, truncated: hits.length > max };
   },
 });

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ROUTES } from '@svc/http';
 import { listTools } from '@svc/mcp';
 import { type PrivateCluster, startPrivateCluster } from '@svc/service/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkCrashes, crashRound, embeddedCrashes, type Ledger, medians, roundFailures, tally } from './crash.js';
-import { addSummary, cli, count, http, invariants, query, serve, withRows, writeReport } from './harness.js';
+import { checkCrashes, crashRound, embeddedCrashes, type Ledger, medians, roundFailures, tally, withEmbedded } from './crash.js';
+import { addSummary, cli, count, http, invariants, query, SVC, serve, withRows, writeReport } from './harness.js';
 import { HalfOpenProxy } from './proxy.js';
 
 const started = Date.now();
@@ -374,4 +375,89 @@ describe('5. attribution and redaction', () => {
       await server.exited;
     }
   });
+});
+
+describe('6. one embedded data directory, three processes (docs/decisions/0024)', () => {
+  it('an HTTP server, a stdio MCP server and CLI runs write at once; kill -9 of the owner is survived; every acknowledged write is there once', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-share-')), 'data');
+    const shared: NodeJS.ProcessEnv = { ...process.env, SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent' };
+    delete shared.SVC_DATABASE_URL;
+    delete shared.SVC_DEFAULT_ACTOR_ID;
+    const who = (JSON.parse(await cli(shared, ['actor', 'add', '--email', 'share@example.test', '--json'])) as { id: string }).id;
+    await cli(shared, ['project', 'create', 'share']);
+    // The server opens the directory first and owns it; the MCP server and every CLI run are its clients.
+    const server = await serve(shared);
+    const mcp = new Client({ name: 'share', version: '1.0.0' });
+    await mcp.connect(
+      new StdioClientTransport({ command: process.execPath, args: [...SVC, 'serve', 'mcp', '--actor', who], env: shared as Record<string, string>, stderr: 'ignore' }),
+    );
+    const acked = { http: [] as string[], mcp: [] as string[], cli: [] as string[] };
+    const failures: string[] = [];
+    let killed = false;
+    let stop = false;
+    const afterKill = { mcp: 0, cli: 0 };
+    const viaHttp = async () => {
+      for (let i = 0; !stop && !killed; i++) {
+        const title = `http-${i}`;
+        try {
+          const r = await http(server.url, 'POST', '/projects/share/items', { title }, who);
+          if (r.status === 200) acked.http.push(title);
+          else if (!killed) failures.push(`http ${r.status}`);
+        } catch (error) {
+          if (!killed) failures.push(`http: ${(error as Error).message}`);
+        }
+      }
+    };
+    const viaMcp = async () => {
+      for (let i = 0; !stop; i++) {
+        const title = `mcp-${i}`;
+        // A throw here (Connection closed) means the MCP server died: the failure this test exists for.
+        const result = (await mcp.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'share', title } })) as { isError?: boolean; content: { text: string }[] };
+        if (!result.isError) {
+          acked.mcp.push(title);
+          if (killed) afterKill.mcp++;
+        } else if (!killed || !/unavailable/.test(result.content[0]?.text ?? '')) failures.push(`mcp: ${result.content[0]?.text}`);
+      }
+    };
+    const viaCli = async () => {
+      for (let i = 0; !stop; i++) {
+        const slug = `cli-${i}`;
+        try {
+          await cli(shared, ['project', 'create', slug]);
+          acked.cli.push(slug);
+          if (killed) afterKill.cli++;
+        } catch (error) {
+          if (!killed) failures.push(`cli: ${(error as Error).message.slice(0, 300)}`);
+        }
+      }
+    };
+    const loops = Promise.all([viaHttp(), viaMcp(), viaCli()]);
+    await sleep(15_000);
+    killed = true;
+    server.child.kill('SIGKILL');
+    await server.exited;
+    // The MCP server and the CLI go on: one of them takes the directory over.
+    const until = Date.now() + 45_000;
+    while (Date.now() < until && (afterKill.mcp < 5 || afterKill.cli < 2)) await sleep(250);
+    stop = true;
+    await loops;
+    await mcp.close();
+    expect(failures).toEqual([]);
+    expect(afterKill.mcp).toBeGreaterThanOrEqual(5);
+    expect(afterKill.cli).toBeGreaterThanOrEqual(2);
+    expect(acked.http.length).toBeGreaterThan(0);
+    await withEmbedded(dataDir, async (rows) => {
+      const items = await rows<{ title: string; n: string }>(
+        `select i.title, count(*)::int as n from items i join projects p on p.id = i.project_id where p.slug = 'share' group by i.title`,
+      );
+      const seen = new Map(items.map((r) => [r.title, Number(r.n)]));
+      for (const title of [...acked.http, ...acked.mcp]) expect(seen.get(title), title).toBe(1);
+      for (const [title, n] of seen) expect(n, title).toBe(1);
+      const projects = new Set((await rows<{ slug: string }>(`select slug from projects`)).map((r) => r.slug));
+      for (const slug of acked.cli) expect(projects.has(slug), slug).toBe(true);
+    });
+  }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import {
   type Env,
   freshDataDir,
   lockHolders,
+  REPO_ROOT,
   serveHttp,
   shippedMigrations,
   spawnSvc,
@@ -81,6 +83,68 @@ describe('the svc binary before it touches a database', () => {
     ]);
     expect(actor).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid_input: SVC_DEFAULT_ACTOR_ID: must be an actor UUID (see `svc actor list`)\n' });
     expect(url).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid_input: SVC_DATABASE_URL: must be a postgres:// or postgresql:// URL\n' });
+  }, 120_000);
+
+  it('with --json prints a refusal as {"error": {code, message, details}} on stderr, and nothing on stdout', async () => {
+    const [unreachable, badSetting] = await Promise.all([
+      svc(['project', 'list', '--json'], UNREACHABLE),
+      svc(['system', 'add', 'p', 'api', '--json'], { ...UNREACHABLE, SVC_DEFAULT_ACTOR_ID: 'not-a-uuid' }),
+    ]);
+    for (const run of [unreachable, badSetting]) expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(JSON.parse(unreachable.stderr)).toEqual({
+      error: {
+        code: 'unavailable',
+        message: 'the database is unavailable; try again shortly (postgres://svc:***@127.0.0.1:1/nowhere: ECONNREFUSED)',
+        details: { database: 'postgres://svc:***@127.0.0.1:1/nowhere' },
+      },
+    });
+    expect(JSON.parse(badSetting.stderr)).toMatchObject({ error: { code: 'invalid_input', details: { field: 'SVC_DEFAULT_ACTOR_ID' } } });
+  }, 120_000);
+
+  it('prints bash and zsh completion scripts generated from the command tree; the bash one completes commands, subcommands, options and choices', async () => {
+    const [bashScript, zshScript, fish] = await Promise.all([
+      svc(['completion', 'bash'], UNREACHABLE),
+      svc(['completion', 'zsh'], UNREACHABLE),
+      svc(['completion', 'fish'], UNREACHABLE),
+    ]);
+    expect(fish.code).toBe(2);
+    expect(fish.stderr).toContain('Allowed choices are bash, zsh');
+    expect(zshScript.code).toBe(0);
+    expect(zshScript.stdout).toMatch(/^#compdef svc\n/);
+    expect(zshScript.stdout).toContain("'glossary propose'");
+    expect(zshScript.stdout).toContain('compdef _svc svc');
+    expect(bashScript.code).toBe(0);
+    const script = join(mkdtempSync(join(tmpdir(), 'svc-completion-')), 'svc.bash');
+    writeFileSync(script, bashScript.stdout);
+    const complete = (line: string) =>
+      execFileSync(
+        'bash',
+        ['-c', `source "$1"; read -ra W <<< "$2"; [[ "$2" == *' ' ]] && W+=(''); COMP_WORDS=("\${W[@]}"); COMP_CWORD=$((\${#W[@]} - 1)); _svc_complete; echo "\${COMPREPLY[*]}"`, 'bash', script, line],
+        { encoding: 'utf8' },
+      ).trim();
+    expect(complete('svc gl')).toBe('glossary');
+    expect(complete('svc glossary ').split(' ')).toEqual(['group', 'term', 'propose', 'accept', 'reject', 'queue', '--help']);
+    expect(complete('svc project config i')).toBe('import');
+    expect(complete('svc link add p a depends b --a')).toBe('--actor');
+    expect(complete('svc check demo --fail-on ')).toBe('error warn never');
+    expect(complete('svc completion ')).toBe('bash zsh --help');
+  }, 120_000);
+
+  it('runs as node_modules/.bin/svc from the repository root, with nothing but svc on stdout and stderr', async () => {
+    const bin = join(REPO_ROOT, 'node_modules', '.bin', 'svc');
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(bin, args, { cwd: REPO_ROOT, env: UNREACHABLE as NodeJS.ProcessEnv }, (error, stdout, stderr) =>
+          resolve({ code: error ? Number((error as { code?: unknown }).code) : 0, stdout, stderr }),
+        ),
+      );
+    const [version, refused] = await Promise.all([run(['--version']), run(['project', 'list'])]);
+    expect(version).toEqual({ code: 0, stdout: `svc ${latest.release} (schema ${latest.id})\n`, stderr: '' });
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: unavailable: the database is unavailable; try again shortly (postgres://svc:***@127.0.0.1:1/nowhere: ECONNREFUSED)\n',
+    });
   }, 120_000);
 });
 
@@ -240,6 +304,9 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     ]);
     expect(notObject.code).toBe(1);
     expect(notObject.stderr).toMatch(/^svc: invalid_input: schema\.type: /);
+    const asJson = await svc(['type', 'add', 'listish', '--schema', join(dir, 'array.json'), '--json'], env);
+    expect(asJson).toMatchObject({ code: 1, stdout: '' });
+    expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'invalid_input', details: { field: 'schema.type' } } });
     expect(badProperties.code).toBe(1);
     expect(badProperties.stderr).toMatch(/^svc: invalid_input: schema: not a valid JSON Schema: .*properties/);
     expect(notJson.code).toBe(1);
@@ -331,6 +398,40 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(gone).toEqual({ code: 1, stdout: '', stderr: 'svc: not_found: no depends link from aaaa0000 to bbbb0000\n' });
   }, 180_000);
 
+  it('check exits 1 when a finding at or above --fail-on (default error) exists, still printing the findings on stdout; --fail-on never exits 0', async () => {
+    expect((await Promise.all([svc(['project', 'create', 'gate'], env), svc(['project', 'create', 'gate-warn'], env)])).map((r) => r.code)).toEqual([0, 0]);
+    await seedItem('gate', 'eeee0000-0000-4000-8000-00000000000e', 'Use tabs');
+    await seedItem('gate', 'ffff0000-0000-4000-8000-00000000000f', 'Use spaces');
+    await seedItem('gate-warn', 'abab0000-0000-4000-8000-00000000000a', 'Cache');
+    await seedItem('gate-warn', 'cdcd0000-0000-4000-8000-00000000000c', 'Redis');
+    // An error (conflicting-decisions) in gate; only a warning (dangling-link: a link to a deleted item) in gate-warn.
+    expect((await svc(['link', 'add', 'gate', 'eeee0000', 'conflicts', 'ffff0000'], env)).code).toBe(0);
+    expect((await svc(['link', 'add', 'gate-warn', 'abab0000', 'depends', 'cdcd0000'], env)).code).toBe(0);
+    expect((await svc(['item', 'delete', 'cdcd0000'], env)).code).toBe(0);
+
+    const [gated, json, never, warnDefault, warnGated, bad] = await Promise.all([
+      svc(['check', 'gate'], env),
+      svc(['check', 'gate', '--json'], env),
+      svc(['check', 'gate', '--fail-on', 'never'], env),
+      svc(['check', 'gate-warn'], env),
+      svc(['check', 'gate-warn', '--fail-on', 'warn'], env),
+      svc(['check', 'gate', '--fail-on', 'sometimes'], env),
+    ]);
+    expect(gated.code).toBe(1);
+    expect(gated.stdout).toContain('conflicting-decisions');
+    expect(gated.stderr).toBe('svc: check: 1 finding(s) at or above error (--fail-on error)\n');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ counts: { error: 1 } });
+    expect(never.code).toBe(0);
+    expect(never.stdout).toBe(gated.stdout);
+    expect(warnDefault.code).toBe(0);
+    expect(warnDefault.stdout).toContain('dangling-link');
+    expect(warnGated.code).toBe(1);
+    expect(warnGated.stdout).toBe(warnDefault.stdout);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("option '--fail-on <severity>' argument 'sometimes' is invalid");
+  }, 180_000);
+
   it('records who wrote: --actor names the actor, SVC_DEFAULT_ACTOR_ID stands in for it, and with neither the audit row says source cli and no actor', async () => {
     const [ops, fallback] = await Promise.all([
       svcJson<{ id: string }>(['actor', 'add', '--email', 'ops@example.test'], env),
@@ -367,7 +468,11 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(new RegExp(`^svc: unknown_actor: .*${stranger}.*svc actor add`));
     }
-    expect(notUuid).toEqual({ code: 1, stdout: '', stderr: "svc: invalid_input: actor: 'dana' is not an actor UUID\n" });
+    expect(notUuid).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "svc: invalid_input: actor: 'dana' is not an actor UUID; `svc actor list` shows the registered ones\n",
+    });
     const { rows } = await client.query("select slug from projects where slug like 'stranger-%'");
     expect(rows).toEqual([]);
     const audit = await client.query('select count(*)::int as n from audit_log where actor_id = $1', [stranger]);

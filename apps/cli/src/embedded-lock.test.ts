@@ -23,44 +23,64 @@ async function writeItem(url: string, actorId: string, project: string, title: s
 }
 
 /**
- * The embedded database (PGlite) has no lock between processes, so svc holds an exclusive lock on the data
- * directory: a second process must be refused — not silently lose the first one's writes — and a lock left by
- * a killed process must not block the next one. These run on PGlite whatever the environment says.
+ * The embedded database (PGlite) is one session in one process. The first svc process to open a data
+ * directory owns it and serves it to the others over a Unix socket (docs/decisions/0024): a CLI, an MCP
+ * server and an HTTP server work on one directory at once, and a lock left by a killed process must not block
+ * the next one. These run on PGlite whatever the environment says.
  */
-describe('the embedded database admits one process at a time', () => {
-  it('refuses a second process while `svc serve http` holds the data directory, naming the holder and the ways out; after the server stops, no write is lost', async () => {
+describe('the embedded database is shared by the processes that open it', () => {
+  it('a CLI process writes while `svc serve http` owns the data directory, and each sees the other\'s writes', async () => {
     const { dataDir, env, actorId, server: a } = await serverOnFreshDataDir('a1');
     const itemIds: string[] = [];
     try {
-      // A writes through its own REST API while it holds the directory.
-      itemIds.push(await writeItem(a.url, actorId, 'a1', 'Written before the intruder'));
-
-      const intruder = await svc(['project', 'create', 'x'], env);
-      expect(intruder.code).toBe(1);
-      expect(intruder.stdout).toBe('');
-      expect(intruder.stderr).toMatch(/^svc: unavailable: the embedded database at .* is in use by process \d+/);
-      expect(intruder.stderr).toContain(`in use by process ${a.child.pid} `);
-      expect(intruder.stderr).toContain('SVC_DATABASE_URL');
-      expect(intruder.stderr).toContain('/mcp');
-
-      // The refusal did not disturb A: it still holds the lock, and still writes.
-      expect(lockHolders(dataDir)).toEqual([expect.objectContaining({ pid: a.child.pid })]);
-      itemIds.push(await writeItem(a.url, actorId, 'a1', 'Written after the intruder'));
+      itemIds.push(await writeItem(a.url, actorId, 'a1', 'Written by the server'));
+      // A second process on the same directory: served by A, not refused.
+      const x = await svc(['project', 'create', 'x'], env);
+      expect(x).toMatchObject({ code: 0, stderr: '' });
+      const shown = await svcJson<{ item: { title: string } }>(['item', 'show', itemIds[0] as string], env);
+      expect(shown.item.title).toBe('Written by the server');
+      // …and the server sees the CLI's write: it writes into the project the CLI created.
+      itemIds.push(await writeItem(a.url, actorId, 'x', 'Written by the server into the CLI project'));
+      // A still owns the directory, and names the socket it serves it on.
+      expect(lockHolders(dataDir)).toEqual([expect.objectContaining({ pid: a.child.pid, socket: expect.stringMatching(/\.s\.PGSQL\.5432$/) })]);
     } finally {
       a.child.kill('SIGTERM');
     }
     expect(await a.exited).toEqual({ code: 0, signal: null });
     // A clean stop lets go of the directory.
     expect(lockHolders(dataDir)).toEqual([]);
-
-    const y = await svc(['project', 'create', 'y'], env);
-    expect(y).toMatchObject({ code: 0, stderr: '' });
-    const listed = await svcJson<{ projects: { slug: string }[] }>(['project', 'list'], env);
-    expect(listed.projects.map((p) => p.slug)).toEqual(['a1', 'y']);
-    // One at a time: the embedded database admits one process.
     const titles: string[] = [];
     for (const id of itemIds) titles.push((await svcJson<{ item: { title: string } }>(['item', 'show', id], env)).item.title);
-    expect(titles).toEqual(['Written before the intruder', 'Written after the intruder']);
+    expect(titles).toEqual(['Written by the server', 'Written by the server into the CLI project']);
+  }, 180_000);
+
+  it('a second server, served by the first, takes the directory over when the first is killed, on its next request', async () => {
+    const { dataDir, env, actorId, server: a } = await serverOnFreshDataDir('first');
+    const b = await serveHttp(env);
+    try {
+      const before = await writeItem(b.url, actorId, 'first', 'Through B while A owns');
+      a.child.kill('SIGKILL');
+      await a.exited;
+      // B's next request finds its owner gone, takes the directory over and answers.
+      let status = 0;
+      for (let i = 0; i < 20 && status !== 200; i++) {
+        const r = await fetch(`${b.url}/projects/first/items`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'X-Actor': actorId },
+          body: JSON.stringify({ title: 'Through B after A died' }),
+        });
+        status = r.status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe(200);
+      expect(lockHolders(dataDir)).toEqual([expect.objectContaining({ pid: b.child.pid })]);
+      const shown = await svcJson<{ item: { title: string } }>(['item', 'show', before], env);
+      expect(shown.item.title).toBe('Through B while A owns');
+    } finally {
+      a.child.kill('SIGKILL');
+      b.child.kill('SIGTERM');
+    }
+    expect((await b.exited).code).toBe(0);
   }, 180_000);
 
   it('takes over the lock of a server killed with SIGKILL, and keeps what that server had acknowledged', async () => {

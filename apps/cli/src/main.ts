@@ -1,12 +1,21 @@
 #!/usr/bin/env node
 import { isSvcError } from '@svc/service';
 import { CommanderError } from 'commander';
-import { processIo } from './output.js';
+import { ExitCode, processIo, type RunState } from './output.js';
 import { buildProgram } from './program.js';
 
-/** Exit codes: 0 success, 1 a refused or invalid request, 2 a usage error. */
+/**
+ * Exit codes: 0 success, 1 a refused or invalid request, 2 a usage error. A refusal goes to stderr (stdout
+ * carries only results): as `svc: code: message`, or with --json as `{"error": {"code", "message", "details"}}`,
+ * the shape HTTP answers with.
+ */
 async function main(): Promise<number> {
-  const program = buildProgram(processIo);
+  const state: RunState = { json: false };
+  const program = buildProgram(processIo, process.env, state);
+  const refuse = (code: string, message: string, details: Record<string, unknown> = {}): number => {
+    processIo.err(state.json ? JSON.stringify({ error: { code, message, details } }) : `svc: ${code}: ${message}`);
+    return 1;
+  };
   try {
     await program.parseAsync(process.argv);
     return 0;
@@ -14,12 +23,16 @@ async function main(): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? 0 : 2;
     }
-    if (isSvcError(error)) {
-      processIo.err(`svc: ${error.code}: ${error.message}`);
+    if (error instanceof ExitCode) {
+      processIo.err(`svc: ${error.message}`);
+      return error.code;
+    }
+    if (isSvcError(error)) return refuse(error.code, error.message, error.details);
+    if (!state.json) {
+      processIo.err(`svc: internal error: ${(error as Error).message}`);
       return 1;
     }
-    processIo.err(`svc: internal error: ${(error as Error).message}`);
-    return 1;
+    return refuse('internal_error', (error as Error).message);
   }
 }
 

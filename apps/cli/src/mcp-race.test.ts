@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createEmptyPostgresDatabase } from '@svc/service/testing';
+import { createEmptyPostgresDatabase, skipWithoutPostgres } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svc, svcArgs, svcEnv, svcJson } from './testing/svc-process.js';
 
@@ -8,7 +8,7 @@ import { svc, svcArgs, svcEnv, svcJson } from './testing/svc-process.js';
  * The one-in-progress rule must hold across processes, not only across connections of one: two `svc serve mcp`
  * processes on one PostgreSQL, each started by the SDK's own stdio client, race to start tasks of one unit.
  */
-describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('one in-progress task across two server processes', () => {
+describe.skipIf(skipWithoutPostgres())('one in-progress task across two server processes', () => {
   let db: { url: string; drop(): Promise<void> };
   let clients: Client[] = [];
 

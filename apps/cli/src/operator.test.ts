@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig, openService } from '@svc/service';
 import { createEmptyPostgresDatabase } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, svc, svcEnv } from './testing/svc-process.js';
@@ -34,9 +35,16 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     const bad = await svc(['project', 'config', 'import', 'cfg', config], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/invalid_input: research\.ttl_days: /);
+    const badJson = await svc(['project', 'config', 'import', 'cfg', config, '--json'], env);
+    expect(JSON.parse(badJson.stderr)).toMatchObject({ error: { code: 'invalid_input', details: { field: 'research.ttl_days' } } });
     writeFileSync(config, '[research\nttl_days = 1');
     expect((await svc(['project', 'config', 'import', 'cfg', config], env)).stderr).toMatch(/not valid TOML \(line 1/);
-  }, 120_000);
+  }, 180_000);
+
+  const groupId = async (project: string) => {
+    const listed = JSON.parse((await svc(['glossary', 'list', project, '--json'], env)).stdout) as { groups: { id: string }[] };
+    return (listed.groups[0] as { id: string }).id;
+  };
 
   it('glossary, check, research sweep and work reopen', async () => {
     expect((await svc(['project', 'create', 'ops'], env)).code).toBe(0);
@@ -45,9 +53,24 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     const proposed = JSON.parse((await svc(['glossary', 'propose', 'ops', 'orchestration', 'kube', '--json'], env)).stdout) as { id: string };
     const other = JSON.parse((await svc(['glossary', 'propose', 'ops', 'orchestration', 'cluster', '--json'], env)).stdout) as { id: string };
     expect((await svc(['glossary', 'queue', 'ops'], env)).stdout).toContain('kube');
+    expect((await svc(['glossary', 'list', 'ops'], env)).stdout.trim()).toBe(
+      [
+        `orchestration  (${(await groupId('ops')).slice(0, 8)})`,
+        '  accepted: k8s',
+        `  proposed: cluster (${other.id.slice(0, 8)}), kube (${proposed.id.slice(0, 8)})`,
+      ].join('\n'),
+    );
     expect((await svc(['glossary', 'accept', 'ops', proposed.id.slice(0, 8)], env)).code).toBe(0);
     expect((await svc(['glossary', 'reject', 'ops', other.id, '--reason', 'too broad'], env)).code).toBe(0);
     expect((await svc(['glossary', 'queue', 'ops'], env)).stdout.trim()).toBe('(no proposed terms)');
+    const listed = JSON.parse((await svc(['glossary', 'list', 'ops', '--json'], env)).stdout) as {
+      groups: { name: string; accepted: { term: string }[]; proposed: unknown[] }[];
+      truncated: boolean;
+    };
+    expect(listed).toMatchObject({ groups: [{ name: 'orchestration', accepted: [{ term: 'k8s' }, { term: 'kube' }], proposed: [] }], truncated: false });
+    expect((await svc(['project', 'create', 'bare'], env)).code).toBe(0);
+    expect((await svc(['glossary', 'list', 'bare'], env)).stdout.trim()).toBe('(no glossary groups)');
+    expect((await svc(['glossary', 'list', 'nope'], env)).code).toBe(1);
 
     const check = await svc(['check', 'ops'], env);
     expect(check.code).toBe(0);
@@ -64,9 +87,24 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     expect(reopen.stderr).toContain('not_found');
   }, 180_000);
 
-  it('export → import into a fresh database → export gives the same bytes; a truncated file fails with its line and writes nothing', async () => {
+  it('export → import into a fresh database → export gives the same bytes, captures and the inbox too; a truncated file fails with its line and writes nothing', async () => {
     expect((await svc(['project', 'create', 'carry'], env)).code).toBe(0);
     expect((await svc(['system', 'add', 'carry', 'api'], env)).code).toBe(0);
+    // Captures through the service in this process (the CLI has no capture commands): one filed under carry,
+    // one promoted into it from the inbox and redacted, and the inbox's own, one of them redacted.
+    const service = await openService(loadConfig(env));
+    try {
+      const call = (name: string, input: Record<string, unknown>) => service.call(name, input, { source: 'cli' }) as Promise<{ id: string }>;
+      await call('svc_capture_add', { text: 'filed under carry', project_id: 'carry' });
+      const promoted = await call('svc_capture_add', { text: 'carry swordfish' });
+      await call('svc_capture_promote', { capture_id: promoted.id, project_id: 'carry', title: 'Promoted' });
+      await call('svc_capture_redact', { capture_id: promoted.id });
+      await call('svc_capture_add', { text: 'left in the inbox' });
+      const secret = await call('svc_capture_add', { text: 'inbox swordfish' });
+      await call('svc_capture_redact', { capture_id: secret.id });
+    } finally {
+      await service.close();
+    }
     const first = join(dir, 'carry.jsonl');
     const wrote = await svc(['export', 'carry', '--out', first, '--json'], env);
     expect(wrote.code).toBe(0);
@@ -88,8 +126,28 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
 
     const imported = await svc(['import', first], freshEnv);
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toMatch(/^imported carry: /);
+    expect(imported.stdout).toMatch(/^imported carry: .*2 capture, 1 capture_promotion/);
     expect((await svc(['export', 'carry'], freshEnv)).stdout).toBe(readFileSync(first, 'utf8'));
+    expect(readFileSync(first, 'utf8')).not.toContain('swordfish');
+
+    // The shared inbox: written by --inbox, restored by import, the same bytes again; redacted stays masked.
+    const inbox = join(dir, 'inbox.jsonl');
+    const wroteInbox = await svc(['export', '--inbox', '--out', inbox, '--json'], env);
+    expect(wroteInbox.code).toBe(0);
+    expect(JSON.parse(wroteInbox.stdout)).toMatchObject({ counts: { capture: 2, actor: 0 } });
+    const inboxText = readFileSync(inbox, 'utf8');
+    expect(inboxText).toContain('left in the inbox');
+    expect(inboxText).not.toContain('swordfish');
+    expect(inboxText).not.toContain('filed under carry');
+    const restored = await svc(['import', inbox], freshEnv);
+    expect(restored.code).toBe(0);
+    expect(restored.stdout.trim()).toBe('imported the shared inbox: 2 capture');
+    expect((await svc(['export', '--inbox'], freshEnv)).stdout).toBe(inboxText);
+    const again = await svc(['import', inbox], freshEnv);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/conflict: line \d+: a capture with id .* already exists in this database/);
+    expect((await svc(['export', 'carry', '--inbox'], env)).code).toBe(2);
+    expect((await svc(['export'], env)).code).toBe(2);
   }, 180_000);
 
   it('import and config import refuse /dev/zero at their size caps, and a crafted file by line and field in plain words', async () => {

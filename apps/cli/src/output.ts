@@ -4,6 +4,22 @@ export interface Io {
   err(text: string): void;
 }
 
+/** What main.ts needs to know about the command that ran. */
+export interface RunState {
+  /** The command was given --json: a refusal is printed as JSON too. */
+  json: boolean;
+}
+
+/** Ends the command with this exit code after its output was printed (check --fail-on); the message goes to stderr. */
+export class ExitCode extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export const processIo: Io = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),

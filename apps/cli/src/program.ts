@@ -18,8 +18,9 @@ import {
   schemaStatus,
   shortId,
 } from '@svc/service';
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { type Io, print } from './output.js';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { completionScript, SHELLS, type Shell } from './completion.js';
+import { ExitCode, type Io, print, type RunState } from './output.js';
 
 interface CommonOptions {
   json?: boolean;
@@ -33,13 +34,14 @@ function collect(value: string, previous: string[] = []): string[] {
 
 function parseExternalIds(pairs: string[] | undefined): Record<string, string> | undefined {
   if (!pairs || pairs.length === 0) return undefined;
-  const out: Record<string, string> = {};
-  for (const pair of pairs) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new SvcError('invalid_input', `--external-id: '${pair}' is not KEY=VALUE`, { field: 'external_ids' });
-    out[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return out;
+  // fromEntries defines own keys, so `__proto__=x` stays a key (and is judged as one) instead of a prototype.
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new SvcError('invalid_input', `--external-id: '${pair}' is not KEY=VALUE`, { field: 'external_ids' });
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
 }
 
 /** `--port`: refused as a usage error while parsing, before any database is opened. */
@@ -115,6 +117,24 @@ function readTextFile(path: string, flag: string): string {
   return lines.join('\n');
 }
 
+interface GlossaryListing {
+  groups: { id: string; name: string; accepted: { term: string }[]; proposed: { id: string; term: string }[] }[];
+  truncated: boolean;
+}
+
+/** `svc glossary list`: a group per paragraph, proposals with the id that accept and reject take. */
+function glossaryText(r: GlossaryListing): string {
+  if (r.groups.length === 0) return '(no glossary groups)';
+  const groups = r.groups.map((g) =>
+    [
+      `${g.name}  (${shortId(g.id)})`,
+      `  accepted: ${g.accepted.length === 0 ? '(none)' : g.accepted.map((t) => t.term).join(', ')}`,
+      `  proposed: ${g.proposed.length === 0 ? '(none)' : g.proposed.map((t) => `${t.term} (${shortId(t.id)})`).join(', ')}`,
+    ].join('\n'),
+  );
+  return `${groups.join('\n\n')}${r.truncated ? '\n\n(more groups not shown)' : ''}`;
+}
+
 /** An export file as its lines, read with the import limits (docs/decisions/0014). */
 function readImportLines(path: string, flag: string): string[] {
   const lines: string[] = [];
@@ -135,7 +155,7 @@ function readJsonFile(path: string, flag: string): unknown {
  * The `svc` command line. Every command runs operations of the service catalog, the same code the MCP and
  * HTTP surfaces run; this file only parses arguments and prints.
  */
-export function buildProgram(io: Io, env: Record<string, string | undefined> = process.env): Command {
+export function buildProgram(io: Io, env: Record<string, string | undefined> = process.env, state: RunState = { json: false }): Command {
   const version = codeVersion();
   const program = new Command('svc')
     .description('svc: per-project decision memory for AI assistants and the people who work with them')
@@ -145,6 +165,12 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
 
   const config = (): Config => loadConfig(env);
+  /** The result of the command that ran, for hooks that act on it after printing (check --fail-on). */
+  const lastResult: { value: unknown } = { value: undefined };
+  // main.ts prints a refusal as JSON when the command that ran was given --json.
+  program.hook('preAction', (_program, action) => {
+    state.json = action.opts<{ json?: boolean }>().json === true;
+  });
 
   /** Open the service, run `fn`, close. CLI commands log only warnings unless SVC_LOG_LEVEL says otherwise. */
   async function withService<T>(fn: (service: Service) => Promise<T>): Promise<T> {
@@ -156,6 +182,15 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     } finally {
       await service.close();
     }
+  }
+
+  /**
+   * A server checks the actors it was given before it serves, so a typo stops it at start (exit 1, saying how
+   * to register one) instead of failing every write later.
+   */
+  async function verifyActors(service: Service, flag?: string): Promise<void> {
+    if (flag !== undefined) await service.verifyActor(flag, '--actor');
+    if (service.defaultActorId !== undefined) await service.verifyActor(service.defaultActorId, 'SVC_DEFAULT_ACTOR_ID');
   }
 
   /** A progress bar on stderr when it is a terminal; nothing otherwise (stdout stays the result only). */
@@ -192,6 +227,10 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     text?: (result: never) => string,
   ): Command {
     const cmd = parent.command(spec).description(description).option('--json', 'print the result as JSON');
+    // Every write takes --actor, decided by the catalog rather than per command (docs/decisions/0020).
+    if (findOperation(operation)?.annotations.readOnlyHint === false) {
+      cmd.option('--actor <uuid>', 'attribute the write to this actor (default SVC_DEFAULT_ACTOR_ID; else recorded as source cli)');
+    }
     configure?.(cmd);
     cmd.action(async (...raw: unknown[]) => {
       const command = raw.at(-1) as Command;
@@ -202,13 +241,13 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
         service.call(operation, toInput(args, opts), { source: 'cli', actorId: opts.actor ?? undefined, onProgress: bar.onProgress }),
       ).finally(() => bar.stop());
       const presentation = findOperation(operation)?.presentation;
+      lastResult.value = result;
       const rendered = text ?? (presentation && presentation.kind !== 'json' ? (presentation.render as (r: never) => string) : undefined);
       print(io, result, opts.json === true, rendered);
     });
     return cmd;
   }
 
-  const actorOption = (cmd: Command) => cmd.option('--actor <uuid>', 'attribute the write to this actor (default SVC_DEFAULT_ACTOR_ID)');
   const projectScope = (cmd: Command) => cmd.option('--project <project>', 'resolve the id only inside this project');
 
   // migrate
@@ -255,6 +294,7 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     .action(async (opts: { actor?: string; migrate?: boolean }) => {
       const service = await openService(config(), { migrate: opts.migrate === true });
       try {
+        await verifyActors(service, opts.actor);
         await serveStdio(service, { actorId: opts.actor });
       } finally {
         await service.close();
@@ -271,6 +311,10 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
       const host = opts.host ?? cfg.httpHost;
       const port = opts.port ?? cfg.httpPort;
       const service = await openService(cfg, { migrate: opts.migrate === true });
+      await verifyActors(service).catch(async (error: unknown) => {
+        await service.close();
+        throw error;
+      });
       // Once listening, closing the server closes the service; until then, it is ours to close. Left open, a
       // PostgreSQL pool keeps the process alive for its idle time-out and the embedded lock is never released.
       const server = await startHttpServer(service, { host, port, allowedHosts: cfg.allowedHosts }).catch(async (error: unknown) => {
@@ -293,19 +337,18 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
   const project = program.command('project').description('create and inspect projects');
   op(project, 'create <slug>', 'create a project', 'project_create', ([slug], o) => ({ slug, name: o.name }), (c) => {
     c.option('--name <name>', 'display name');
-    actorOption(c);
   });
   op(project, 'list', 'list projects', 'project_list', () => ({ limit: 200 }), undefined, (r: { projects: { id: string; slug: string; name: string }[] }) =>
     r.projects.length === 0 ? '(no projects)' : r.projects.map((p) => `${shortId(p.id)}  ${p.slug}  ${p.name}`).join('\n'),
   );
   op(project, 'show <project>', 'show a project', 'project_show', ([p]) => ({ project_id: p }));
   const configCommand = project.command('config').description('the TOML project configuration ([research] ttl_days, [checks] disabled_rules)');
-  op(configCommand, 'import <project> <file>', 'apply a TOML configuration file', 'project_config_import', ([p, file]) => ({ project_id: p, config: readTextFile(String(file), '<file>') }), actorOption);
+  op(configCommand, 'import <project> <file>', 'apply a TOML configuration file', 'project_config_import', ([p, file]) => ({ project_id: p, config: readTextFile(String(file), '<file>') }));
   op(configCommand, 'export <project>', 'print the configuration as TOML', 'project_config_export', ([p]) => ({ project_id: p }), undefined, (r: { config: string }) => r.config);
 
   // system
   const system = program.command('system').description('systems of a project');
-  op(system, 'add <project> <name>', 'add a system to a project', 'system_add', ([p, name]) => ({ project_id: p, name }), actorOption);
+  op(system, 'add <project> <name>', 'add a system to a project', 'system_add', ([p, name]) => ({ project_id: p, name }));
 
   // actor
   const actor = program.command('actor').description('register actors for attribution (no credentials)');
@@ -320,7 +363,6 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
         .option('--name <name>', 'display name')
         .option('--role <role>', 'role')
         .option('--external-id <key=value>', 'an id in another system (repeatable)', collect);
-      actorOption(c);
     },
   );
   op(actor, 'list', 'list actors', 'actor_list', () => ({ limit: 200 }), undefined, (r: { actors: { id: string; email: string; name: string }[] }) =>
@@ -339,7 +381,6 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
       c.requiredOption('--schema <file.json>', 'JSON Schema for the context of items of this type')
         .option('--display-name <name>', 'display name')
         .option('--owner <owner>', 'owner');
-      actorOption(c);
     },
   );
   op(type, 'list', 'list item types', 'type_list', () => ({}), undefined, (r: { types: { key: string; display_name: string; owner: string }[] }) =>
@@ -351,24 +392,21 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
   op(item, 'show <id>', 'show the current version of an item', 'item_show', ([id], o) => ({ item_id: id, project_id: o.project }), projectScope);
   op(item, 'delete <id>', 'soft-delete an item', 'item_delete', ([id], o) => ({ item_id: id, project_id: o.project }), (c) => {
     projectScope(c);
-    actorOption(c);
   });
   op(item, 'restore <id>', 'restore a soft-deleted item', 'item_restore', ([id], o) => ({ item_id: id, project_id: o.project }), (c) => {
     projectScope(c);
-    actorOption(c);
   });
   op(item, 'history <id>', 'versions and history of an item', 'item_history', ([id], o) => ({ item_id: id, project_id: o.project }), projectScope);
 
   // link
   const link = program.command('link').description('typed edges between items: depends, blocks, supersedes, conflicts');
-  op(link, 'add <project> <from> <type> <to>', 'add an edge', 'link_add', ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }), actorOption);
-  op(link, 'remove <project> <from> <type> <to>', 'remove an edge', 'link_remove', ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }), actorOption);
+  op(link, 'add <project> <from> <type> <to>', 'add an edge', 'link_add', ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }));
+  op(link, 'remove <project> <from> <type> <to>', 'remove an edge', 'link_remove', ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }));
 
   // work
   const work = program.command('work').description('work units');
   op(work, 'reopen <id>', 'reopen a closed work unit', 'work_reopen', ([id], o) => ({ work_unit_id: id, project_id: o.project }), (c) => {
     projectScope(c);
-    actorOption(c);
   });
 
   // research, check
@@ -381,7 +419,6 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     ([p], o) => ({ project_id: p, soft_delete: o.softDelete === true }),
     (c) => {
       c.option('--soft-delete', 'soft-delete the expired items (restorable with svc item restore)');
-      actorOption(c);
     },
     (r: { expired: { id: string; title: string; refreshed_at: string }[]; expired_count: number; soft_deleted: boolean; remaining: boolean; ttl_days: number }) =>
       r.expired_count === 0
@@ -393,9 +430,25 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
             ...(r.remaining ? ['more expired research is left: run the sweep again'] : []),
           ].join('\n'),
   );
-  op(program, 'check <project>', 'run the rule pack; findings as markdown', 'svc_check', ([p], o) => ({ project_id: p, rule: o.rule, severity: o.severity }), (c) => {
+  const check = op(program, 'check <project>', 'run the rule pack; findings as markdown', 'svc_check', ([p], o) => ({ project_id: p, rule: o.rule, severity: o.severity }), (c) => {
     c.option('--rule <rule>', 'run only this rule').option('--severity <severity>', 'show only error, warn or info and above');
-    c.addHelpText('after', '\nExamples:\n  svc check my-project\n  svc check my-project --rule dependency-cycle --json\n  svc check my-project --severity warn');
+    c.addOption(
+      new Option('--fail-on <severity>', 'exit 1 when a finding of this severity or worse exists (never: always exit 0)')
+        .choices(['error', 'warn', 'never'])
+        .default('error'),
+    );
+    c.addHelpText(
+      'after',
+      '\nExamples:\n  svc check my-project\n  svc check my-project --rule dependency-cycle --json\n  svc check my-project --severity warn\n  svc check my-project --fail-on warn    # a CI gate: exit 1 on any warning or error',
+    );
+  });
+  // The findings are printed first (stdout), then the exit code says whether they pass the gate.
+  check.hook('postAction', (_cmd, action) => {
+    const failOn = action.opts<{ failOn: 'error' | 'warn' | 'never' }>().failOn;
+    const counts = lastResult.value as { counts?: Record<'error' | 'warn' | 'info', number> } | undefined;
+    if (failOn === 'never' || !counts?.counts) return;
+    const failing = counts.counts.error + (failOn === 'warn' ? counts.counts.warn : 0);
+    if (failing > 0) throw new ExitCode(1, `check: ${failing} finding(s) at or above ${failOn} (--fail-on ${failOn})`);
   });
 
   // purge
@@ -406,7 +459,6 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     'storage_purge',
     () => ({}),
     (c) => {
-      actorOption(c);
       c.addHelpText(
         'after',
         '\nRedaction removes text from every answer at once; the old bytes stay in the data files until this runs.\n' +
@@ -417,15 +469,23 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
 
   // export, import
   program
-    .command('export <project>')
+    .command('export [project]')
     .description("write a project's whole memory as JSON Lines (lossless; see svc import)")
+    .option('--inbox', 'write the shared inbox instead: the captures of no project, not promoted')
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--json', 'print a summary as JSON (with --out)')
-    .addHelpText('after', '\nExamples:\n  svc export my-project --out my-project.jsonl\n  svc export my-project | gzip > backup.jsonl.gz')
-    .action(async (project: string, opts: { out?: string; json?: boolean }) => {
+    .addHelpText(
+      'after',
+      '\nExamples:\n  svc export my-project --out my-project.jsonl\n  svc export my-project | gzip > backup.jsonl.gz\n  svc export --inbox --out inbox.jsonl',
+    )
+    .action(async (project: string | undefined, opts: { inbox?: boolean; out?: string; json?: boolean }, command: Command) => {
+      if ((project === undefined) === (opts.inbox !== true)) {
+        command.error('error: name a project to export, or pass --inbox for the shared inbox (not both)', { exitCode: 2 });
+      }
       const bar = progressBar();
+      const [operation, input] = opts.inbox ? ['inbox_export', {}] : ['project_export', { project_id: project }];
       const result = (await withService((service) =>
-        service.call('project_export', { project_id: project }, { source: 'cli', onProgress: bar.onProgress }),
+        service.call(operation, input, { source: 'cli', onProgress: bar.onProgress }),
       ).finally(() => bar.stop())) as { lines: string[]; counts: Record<string, number> };
       const text = `${result.lines.join('\n')}\n`;
       if (!opts.out) {
@@ -438,32 +498,41 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
   op(
     program,
     'import <file>',
-    'restore a project from an export, in one transaction (a bad file writes nothing)',
+    'restore a project (or the shared inbox) from an export, in one transaction (a bad file writes nothing)',
     'project_import',
     ([file], o) => ({ lines: readImportLines(String(file), '<file>'), as_slug: o.as }),
     (c) => {
       c.option('--as <slug>', 'import as a new project with this slug (every id renewed)');
-      actorOption(c);
       c.addHelpText('after', '\nExamples:\n  svc import my-project.jsonl                 # into a database without that project\n  svc import my-project.jsonl --as my-copy    # beside the original');
     },
-    (r: { slug: string; counts: Record<string, number> }) => `imported ${r.slug}: ${Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ')}`,
+    (r: { slug?: string; counts: Record<string, number> }) => `imported ${r.slug ?? 'the shared inbox'}: ${Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ')}`,
   );
 
   // glossary
   const glossary = program.command('glossary').description('glossary groups and terms that expand searches');
   const group = glossary.command('group').description('glossary groups');
-  op(group, 'add <project> <name>', 'add a glossary group', 'glossary_group_add', ([p, name]) => ({ project_id: p, name }), actorOption);
+  op(group, 'add <project> <name>', 'add a glossary group', 'glossary_group_add', ([p, name]) => ({ project_id: p, name }));
   const term = glossary.command('term').description('accepted glossary terms');
-  op(term, 'add <project> <group> <term>', 'add an accepted term to a group', 'glossary_term_add', ([p, g, t]) => ({ project_id: p, group: g, term: t }), actorOption);
-  op(glossary, 'propose <project> <group> <term>', 'propose a term (joins the review queue)', 'glossary_term_propose', ([p, g, t]) => ({ project_id: p, group: g, term: t }), actorOption);
-  op(glossary, 'accept <project> <term-id>', 'accept a proposed term', 'glossary_term_accept', ([p, id]) => ({ project_id: p, term_id: id }), actorOption);
+  op(term, 'add <project> <group> <term>', 'add an accepted term to a group', 'glossary_term_add', ([p, g, t]) => ({ project_id: p, group: g, term: t }));
+  op(glossary, 'propose <project> <group> <term>', 'propose a term (joins the review queue)', 'glossary_term_propose', ([p, g, t]) => ({ project_id: p, group: g, term: t }));
+  op(glossary, 'accept <project> <term-id>', 'accept a proposed term', 'glossary_term_accept', ([p, id]) => ({ project_id: p, term_id: id }));
   op(glossary, 'reject <project> <term-id>', 'reject a proposed term', 'glossary_term_reject', ([p, id], o) => ({ project_id: p, term_id: id, reason: o.reason }), (c) => {
     c.option('--reason <reason>', 'why it was rejected');
-    actorOption(c);
   });
+  op(glossary, 'list <project>', 'list groups with their accepted terms and pending proposals', 'glossary_list', ([p]) => ({ project_id: p, limit: 200 }), undefined, glossaryText);
   op(glossary, 'queue <project>', 'list proposed terms awaiting review', 'glossary_queue', ([p]) => ({ project_id: p, limit: 200 }), undefined, (r: { terms: { id: string; term: string; group_name: string }[] }) =>
     r.terms.length === 0 ? '(no proposed terms)' : r.terms.map((t) => `${shortId(t.id)}  ${t.term}  (group ${t.group_name})`).join('\n'),
   );
+
+  program
+    .command('completion')
+    .description('print a shell completion script (bash or zsh)')
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .addHelpText(
+      'after',
+      '\nExamples:\n  source <(svc completion bash)                 # this bash session\n  svc completion bash >> ~/.bashrc\n  svc completion zsh > "${fpath[1]}/_svc"       # zsh, then restart it',
+    )
+    .action((shell: Shell) => io.out(completionScript(program, shell)));
 
   return program;
 }

@@ -1,6 +1,20 @@
+import { addressedFields, findOperation } from '@svc/service';
 import { openTestService, openUnreachableService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from './app.js';
+import { pathParams, ROUTES } from './routes.js';
+
+describe('REST paths and the records operations address', () => {
+  it('puts in the path only fields an operation addresses, so an unknown path id is 404 and a body id 400', () => {
+    for (const route of ROUTES) {
+      const op = findOperation(route.operation);
+      if (!op || op.annotations.readOnlyHint) continue;
+      const addressed = addressedFields(op);
+      for (const param of pathParams(route.path)) expect([route.path, param, addressed.has(param)]).toEqual([route.path, param, true]);
+    }
+  });
+});
+
 
 describe.each(testBackends())('HTTP probes on $name', (backend) => {
   let svc: TestService;
@@ -180,5 +194,64 @@ describe.each(testBackends())('HTTP redaction of a promoted capture on $name', (
     expect(await shown(other.id)).toMatchObject({ title: 'token looks ok', body: 'this token is ok' });
     const hits = (await (await app.request('/projects/web/items/search?query=token')).json()) as { items: { id: string }[] };
     expect(hits.items.map((i) => i.id)).toEqual([other.id]);
+  });
+});
+
+describe.each(testBackends())('HTTP refusals name their field on $name', (backend) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('answers a bad id in a POST body with 400 naming the field, and an unknown id in the path with 404', async () => {
+    await svc.store.reset();
+    const { actorId } = await svc.seed('web');
+    const app = createHttpApp(svc);
+    const post = (path: string, body: unknown) =>
+      app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-actor': actorId }, body: JSON.stringify(body) });
+    type ErrorBody = { error: { code: string; message: string; details: { field: string } } };
+
+    const inBody = await post('/projects/web/decisions', { decisions: [{ title: 'A' }, { title: 'B', system_id: 'no-such-system' }] });
+    expect(inBody.status).toBe(400);
+    const refused = ((await inBody.json()) as ErrorBody).error;
+    expect(refused).toMatchObject({ code: 'invalid_input', details: { field: 'decisions[1].system_id' } });
+    expect(refused.message).toMatch(/^decisions\[1\]\.system_id: /);
+
+    const unit = await post('/projects/web/items', { title: 'x', work_unit_id: 'ffffffff' });
+    expect(unit.status).toBe(400);
+    expect(((await unit.json()) as ErrorBody).error.details.field).toBe('work_unit_id');
+
+    const inPath = await post('/work-units/ffffffff/tasks', { title: 'x' });
+    expect(inPath.status).toBe(404);
+    expect(((await inPath.json()) as ErrorBody).error).toMatchObject({ code: 'not_found', details: { field: 'work_unit_id' } });
+    expect((await post('/projects/no-such-project/items', { title: 'x' })).status).toBe(404);
+  });
+});
+
+describe.each(testBackends())('HTTP captures filed under a project on $name', (backend) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('POST /captures files under project_id; GET /captures and /captures/search filter by it', async () => {
+    await svc.store.reset();
+    const { actorId } = await svc.seed('web');
+    const app = createHttpApp(svc);
+    const add = async (body: unknown) =>
+      (await (await app.request('/captures', { method: 'POST', headers: { 'content-type': 'application/json', 'x-actor': actorId }, body: JSON.stringify(body) })).json()) as { id: string };
+    const filed = await add({ text: 'quince filed', project_id: 'web' });
+    const loose = await add({ text: 'quince loose' });
+    const ids = async (path: string) => ((await (await app.request(path)).json()) as { captures: { id: string }[] }).captures.map((c) => c.id);
+    expect(await ids('/captures?project_id=web')).toEqual([filed.id]);
+    expect(await ids('/captures/search?query=quince&project_id=web')).toEqual([filed.id]);
+    expect(await ids('/captures?project_id=')).toEqual([loose.id, filed.id]);
+    expect((await app.request('/captures?project_id=nowhere')).status).toBe(404);
   });
 });

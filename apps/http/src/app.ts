@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createMcpHttpHandler } from '@svc/mcp';
+import { createMcpHttpHandler, hostRefusal } from '@svc/mcp';
 import { type AnyOperation, type ErrorCode, findOperation, isSvcError, type Service, SvcError } from '@svc/service';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -8,7 +8,7 @@ import { buildOpenApi } from './openapi.js';
 import { pathParams, ROUTES } from './routes.js';
 
 export interface HttpOptions {
-  /** Host/Origin values /mcp accepts (SVC_ALLOWED_HOSTS); default: this machine's names. */
+  /** Host/Origin values every route but /health accepts (SVC_ALLOWED_HOSTS); default: this machine's names. */
   allowedHosts?: string[] | undefined;
   /** How long /ready waits for the database before answering 503. */
   readyTimeoutMs?: number;
@@ -26,7 +26,9 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   refused_transition: 409,
   actor_required: 400,
   unknown_actor: 400,
+  forbidden: 403,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   unavailable: 503,
   internal_error: 500,
 };
@@ -55,15 +57,23 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /** The kind of a zod field, unwrapped from optional/default, to turn query strings into the right type. */
 function fieldKind(op: AnyOperation, key: string): string | undefined {
-  let schema = (op.input.shape as Record<string, { def: { type: string; innerType?: unknown } }>)[key];
+  const shape = op.input.shape as Record<string, { def: { type: string; innerType?: unknown } }>;
+  // Own keys only: `?constructor=x` is an unknown parameter (the runner refuses it), not Object.prototype's.
+  let schema = Object.hasOwn(shape, key) ? shape[key] : undefined;
   while (schema && (schema.def.type === 'optional' || schema.def.type === 'default' || schema.def.type === 'nullable')) {
     schema = schema.def.innerType as typeof schema;
   }
   return schema?.def.type;
 }
 
+/** `application/json`, with or without parameters; `application/json-seq` or `text/plain; application/json` is not. */
+function isJson(contentType: string | undefined): boolean {
+  return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
+}
+
 function fromQuery(op: AnyOperation, c: Context<Env>): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
+  // No prototype: `?__proto__=x` must arrive as a key the runner refuses, not vanish into a setter.
+  const input: Record<string, unknown> = Object.create(null);
   for (const [key, values] of Object.entries(c.req.queries())) {
     const kind = fieldKind(op, key);
     const last = values.at(-1) ?? '';
@@ -74,6 +84,15 @@ function fromQuery(op: AnyOperation, c: Context<Env>): Record<string, unknown> {
   }
   return input;
 }
+
+/** The client went away mid-request (an upload cut short): its doing, not a fault of ours. */
+function isClientAbort(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 'ECONNRESET' || code === 'ECONNABORTED' || error.name === 'AbortError' || error.message === 'aborted';
+}
+
+const CLIENT_ABORT = 'client closed the connection before the request body arrived';
 
 async function fromBody(c: Context<Env>): Promise<Record<string, unknown>> {
   const text = await c.req.text();
@@ -116,6 +135,28 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
     );
   });
 
+  // Before any route, /health aside (a probe from anywhere may ask whether the process is up): a page in a
+  // browser must not reach svc through a rebound name or from another origin, nor send a write that needs no
+  // CORS preflight (a form or a text/plain fetch); application/json always needs one, and svc grants none.
+  const allowedHosts = options.allowedHosts ?? [];
+  app.use('*', async (c, next) => {
+    const method = c.req.method;
+    if (c.req.path === '/health' && (method === 'GET' || method === 'HEAD')) return next();
+    // No Host header (app.request() in tests, HTTP/1.0): the server's own idea of its host, from the URL.
+    const host = c.req.header('host') ?? new URL(c.req.url).host;
+    const refusal = hostRefusal(host, c.req.header('origin'), allowedHosts);
+    if (refusal) return errorBody(c, new SvcError('forbidden', `${refusal.field}: ${refusal.message}`, { field: refusal.field }));
+    // /mcp answers in JSON-RPC; its transport refuses other media types itself.
+    if (method !== 'GET' && method !== 'HEAD' && c.req.path !== '/mcp' && !isJson(c.req.header('content-type'))) {
+      const given = c.req.header('content-type') ?? '(none)';
+      return errorBody(
+        c,
+        new SvcError('unsupported_media_type', `content-type: ${method} needs Content-Type: application/json, not ${given}`, { field: 'content-type' }),
+      );
+    }
+    return next();
+  });
+
   const limitBody = bodyLimit({
     maxSize: options.maxBodyBytes ?? MAX_BODY_BYTES,
     onError: (c) =>
@@ -151,12 +192,16 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
         for (const name of params) input[name] = c.req.param(name);
         const result = await service.call(op.name, input, {
           source: 'http',
-          actorId: c.req.header('x-actor') ?? undefined,
+          actorId: c.req.header('x-actor'),
           requestId: c.get('requestId'),
         });
         return c.json(result as object);
       } catch (error) {
         if (isSvcError(error)) return errorBody(c, error);
+        if (isClientAbort(error)) {
+          log.warn({ requestId: c.get('requestId'), method: c.req.method, path: c.req.path }, CLIENT_ABORT);
+          return errorBody(c, new SvcError('invalid_input', `body: ${CLIENT_ABORT}`, { field: 'body' }));
+        }
         log.error({ err: error, requestId: c.get('requestId') }, 'unexpected failure outside the runner');
         return errorBody(c, new SvcError('internal_error', `internal error (request id ${c.get('requestId')})`, { request_id: c.get('requestId') }));
       }
@@ -168,6 +213,10 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see /openapi.json`, details: {} } }, 404));
   app.onError((error, c) => {
+    if (isClientAbort(error)) {
+      log.warn({ requestId: c.get('requestId'), method: c.req.method, path: c.req.path }, CLIENT_ABORT);
+      return errorBody(c, new SvcError('invalid_input', `body: ${CLIENT_ABORT}`, { field: 'body' }));
+    }
     log.error({ err: error, requestId: c.get('requestId') }, 'unhandled HTTP error');
     return c.json({ error: { code: 'internal_error', message: `internal error (request id ${c.get('requestId')})`, details: {} } }, 500);
   });

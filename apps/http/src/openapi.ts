@@ -10,7 +10,7 @@ const errorSchema = {
       type: 'object',
       required: ['code', 'message', 'details'],
       properties: {
-        code: { type: 'string', description: 'invalid_input, not_found, ambiguous_id, conflict, refused_transition, actor_required, unknown_actor, payload_too_large, unavailable or internal_error' },
+        code: { type: 'string', description: 'invalid_input, not_found, ambiguous_id, conflict, refused_transition, actor_required, unknown_actor, forbidden, payload_too_large, unsupported_media_type, unavailable or internal_error' },
         message: { type: 'string' },
         details: { type: 'object' },
       },
@@ -21,9 +21,11 @@ const errorSchema = {
 const errorResponses = Object.fromEntries(
   [
     ['400', 'Invalid input, or a write without an actor'],
+    ['403', 'Host or Origin not allowed (SVC_ALLOWED_HOSTS)'],
     ['404', 'Not found'],
     ['409', 'Conflict or refused transition'],
     ['413', 'Request body too large'],
+    ['415', 'A request other than GET without Content-Type: application/json'],
     ['503', 'Database unavailable'],
   ].map(([status, description]) => [status, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
 );

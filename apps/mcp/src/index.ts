@@ -1,3 +1,4 @@
-export { createMcpHttpHandler, LOCAL_HOSTS, type McpHttpOptions } from './http.js';
-export { createMcpServer, listTools, type McpOptions } from './server.js';
+export { hostAllowed, hostRefusal, LOCAL_HOSTS } from './hosts.js';
+export { createMcpHttpHandler, type McpHttpOptions } from './http.js';
+export { createMcpServer, listTools, MAX_CONCURRENT_CALLS, type McpOptions, TOOLS_LIST_BUDGET } from './server.js';
 export { serveStdio } from './stdio.js';

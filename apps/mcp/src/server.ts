@@ -1,4 +1,5 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -7,20 +8,66 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AnyOperation, codeVersion, isSvcError, type Service, type Source, toolOperations } from '@svc/service';
 import { z } from 'zod';
+import { registerContext } from './context.js';
 
 export interface McpOptions {
   /** The actor of this connection's auth context (--actor, X-Actor); SVC_DEFAULT_ACTOR_ID applies when unset. */
   actorId?: string | undefined;
   source?: Source;
+  /** Tool calls of this server (one HTTP request, or one stdio session) that run at once; default 4. */
+  maxConcurrentCalls?: number;
+  /** stdio (the default) or http: decides how an error tells the caller to name an actor. */
+  transport?: 'stdio' | 'http';
 }
 
-/** Drop what zod emits that tells a model nothing (every tool description is paid for in every conversation). */
+/**
+ * tools/call as the SDK defines it, but with the arguments exactly as sent: zod's record drops a `__proto__`
+ * key, which must reach the runner to be refused like any other unknown parameter.
+ */
+const CallToolAsSent = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
+});
+
+/** Calls one server runs at a time: a JSON-RPC batch of 100 calls must not take every pooled connection. */
+export const MAX_CONCURRENT_CALLS = 4;
+
+/**
+ * A counting semaphore: a task waits for one of `limit` slots, first come first served. A task that waited
+ * starts on a later turn of the event loop, so other requests' I/O gets in between (the embedded database
+ * answers without real I/O, and a chain of its answers would otherwise never let the loop turn).
+ */
+function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (active >= limit) {
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      await nextTurn();
+    } else active++;
+    try {
+      return await task();
+    } finally {
+      // Hand the slot straight to the next caller, so a newcomer cannot overtake the queue.
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
+
+/** The most tools/list may weigh, in characters of JSON: it is paid for in every conversation (scripts/conformance.sh). */
+export const TOOLS_LIST_BUDGET = 28_000;
+
+/**
+ * Drop what zod emits that tells a model nothing (every tool description is paid for in every conversation).
+ * String length bounds go too: the runner still enforces them, and a refusal names the field and the bound.
+ */
 function compact(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(compact);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-    if (key === '$schema') continue;
+    if (key === '$schema' || key === 'minLength' || key === 'maxLength') continue;
     if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
     if (key === 'additionalProperties' && JSON.stringify(value) === '{}') continue;
     out[key] = compact(value);
@@ -42,12 +89,16 @@ export function listTools(): Tool[] {
     title: op.title,
     description: op.description,
     inputSchema: inputSchema(op),
-    annotations: {
-      readOnlyHint: op.annotations.readOnlyHint,
-      destructiveHint: op.annotations.destructiveHint ?? false,
-      idempotentHint: op.annotations.idempotentHint ?? false,
-      openWorldHint: false,
-    },
+    // Only hints that say something: destructive and idempotent mean nothing for a read, and idempotent is
+    // false unless said (MCP's defaults).
+    annotations: op.annotations.readOnlyHint
+      ? { readOnlyHint: true, openWorldHint: false }
+      : {
+          readOnlyHint: false,
+          destructiveHint: op.annotations.destructiveHint ?? false,
+          ...(op.annotations.idempotentHint ? { idempotentHint: true } : {}),
+          openWorldHint: false,
+        },
   }));
 }
 
@@ -60,30 +111,33 @@ function errorResult(code: string, message: string, details: Record<string, unkn
  * An MCP server over the catalog. Every call goes through the service runner, so validation, transactions and
  * attribution are the same as on HTTP and the CLI. Failures come back as tool results with isError; nothing
  * but an SvcError's own code and message ever reaches the client (no SQL, no stack, no connection string).
+ * Tools are set on the low-level server (their schemas come from the catalog, compacted); resources, prompts
+ * and completions use the SDK's McpServer registration (context.ts), reading through the same runner.
  */
-export function createMcpServer(service: Service, options: McpOptions = {}): Server {
-  const server = new Server(
+export function createMcpServer(service: Service, options: McpOptions = {}): McpServer {
+  const mcp = new McpServer(
     { name: 'svc', title: 'svc project memory', version: codeVersion().release.replace(/^v/, '') },
     {
       capabilities: { tools: { listChanged: false } },
       instructions:
         'svc keeps decision memory for this team. Call svc_brief only when the human asks for context; save ' +
-        '(svc_item_upsert, svc_save_decisions) only when the human asks you to. Ids may be shortened to their first 8 characters.',
+        '(svc_item_upsert, svc_save_decisions) only when the human asks you to. Ids may be shortened to their first 8 characters. ' +
+        'Resources: svc://projects/{project}/brief and /decisions, svc://items/{id}; prompts: start-session, record-decision, review-inbox.',
     },
   );
+  const server = mcp.server;
+  const call = { source: options.source ?? ('mcp' as const), actorId: options.actorId, transport: options.transport ?? ('stdio' as const) };
   const tools = listTools();
   const byName = new Map(toolOperations().map((op) => [op.name, op]));
+  const slot = limiter(Math.max(1, options.maxConcurrentCalls ?? MAX_CONCURRENT_CALLS));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolAsSent, async (request): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
     if (!op) return errorResult('not_found', `no tool '${request.params.name}'; tools/list shows the tools`);
     try {
-      const result = await service.call(op.name, request.params.arguments ?? {}, {
-        source: options.source ?? 'mcp',
-        actorId: options.actorId,
-      });
+      const result = await slot(() => service.call(op.name, request.params.arguments ?? {}, call));
       if (op.presentation.kind === 'markdown') {
         return { content: [{ type: 'text', text: op.presentation.render(result) }] };
       }
@@ -103,5 +157,6 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Ser
       return errorResult('internal_error', 'internal error; the server log has the details');
     }
   });
-  return server;
+  registerContext(mcp, service, call);
+  return mcp;
 }

@@ -175,3 +175,55 @@ describe('validateTypeSchema', () => {
     }
   });
 });
+
+describe('schema patterns run on a linear-time engine', () => {
+  const catastrophic = { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } };
+
+  it('validates a catastrophic input against ^(a+)+$ as a normal write (a backtracking engine would take hours)', () => {
+    validateTypeSchema(catastrophic);
+    expect(() => validateContext('ticket', catastrophic, { code: 'aaaa' })).not.toThrow();
+    const error = refusal(() => validateContext('ticket', catastrophic, { code: `${'a'.repeat(40)}!` }));
+    expect(error.details).toMatchObject({ field: 'context.code' });
+  });
+
+  it('runs patternProperties on the same engine, registering and validating', () => {
+    const schema = {
+      type: 'object',
+      properties: { [`${'a'.repeat(40)}!`]: { type: 'string' } },
+      patternProperties: { '^(a+)+$': { type: 'number' } },
+    };
+    expect(() => validateTypeSchema(schema)).not.toThrow();
+    expect(() => validateContext('ticket', schema, { [`${'a'.repeat(40)}!`]: 'x', aaa: 1 })).not.toThrow();
+    expect(refusal(() => validateContext('ticket', schema, { aaa: 'x' })).details).toMatchObject({ field: 'context.aaa' });
+  });
+
+  it('keeps JavaScript spellings JSON Schemas use: \\u escapes, named groups, classes', () => {
+    const schema = { type: 'object', properties: { name: { type: 'string', pattern: '^(?<first>[\\u00c0-\\u017f\\w]+) \\d{2}$' } } };
+    validateTypeSchema(schema);
+    expect(() => validateContext('ticket', schema, { name: 'Zoë 42' })).not.toThrow();
+    refusal(() => validateContext('ticket', schema, { name: 'Zoë 4' }));
+  });
+
+  it('refuses at registration a pattern the engine cannot run, naming where it is in the schema', () => {
+    const backreference = refusal(() =>
+      validateTypeSchema({ type: 'object', properties: { pair: { type: 'string', pattern: '^(a)\\1$' } } }),
+    );
+    expect(backreference.details.field).toBe('schema.properties.pair.pattern');
+    expect(backreference.message).toMatch(/^schema\.properties\.pair\.pattern: the pattern '\^\(a\)\\1\$' cannot run on the linear-time engine \(RE2\)/);
+    const lookahead = refusal(() => validateTypeSchema({ type: 'object', patternProperties: { '^(?=x)': {} } }));
+    expect(lookahead.details.field).toBe('schema.patternProperties');
+    expect(lookahead.message).toContain('lookaround');
+  });
+
+  it('reads a pattern inside const, enum, default and examples as data, not as a schema', () => {
+    expect(() =>
+      validateTypeSchema({ type: 'object', properties: { p: { const: { pattern: '(a)\\1' }, default: { pattern: '(?=x)' } } } }),
+    ).not.toThrow();
+  });
+
+  it('refuses a schema nested deeper than 64 levels, as the input gate would', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 40; i++) schema = { type: 'object', properties: { a: schema } };
+    expect(refusal(() => validateTypeSchema(schema)).message).toBe('schema: nested deeper than 64 levels');
+  });
+});

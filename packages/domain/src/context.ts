@@ -1,15 +1,32 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { invalidInput, SvcError } from './errors.js';
 import type { JsonSchema } from './item-types.js';
+import { checkJsonDepth } from './json-depth.js';
+import { checkSchemaPatterns, linearRegExp } from './linear-regexp.js';
 
-const ajv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
+/**
+ * The options of every ajv svc runs, at registration and at write time alike: patterns on the linear-time
+ * engine, and no strict-mode check that would run a schema's pattern on JavaScript's own RegExp while
+ * compiling (allowMatchingProperties).
+ */
+const AJV_OPTIONS: Options = { allowUnionTypes: true, allowMatchingProperties: true, code: { regExp: linearRegExp } };
+
+const ajv = new Ajv({ ...AJV_OPTIONS, allErrors: false, strict: false });
 const compiled = new Map<string, ValidateFunction>();
 
-function compile(schema: JsonSchema): ValidateFunction {
+function compile(itemType: string, schema: JsonSchema): ValidateFunction {
   const key = JSON.stringify(schema);
   let fn = compiled.get(key);
   if (fn === undefined) {
-    fn = ajv.compile(schema);
+    try {
+      fn = ajv.compile(schema);
+    } catch (error) {
+      // Only a schema stored before its patterns were checked at registration can get here.
+      throw new SvcError('invalid_input', `item type '${itemType}': its schema cannot be used: ${(error as Error).message}`, {
+        field: 'item_type',
+        item_type: itemType,
+      });
+    }
     if (compiled.size > 500) compiled.clear();
     compiled.set(key, fn);
   }
@@ -31,7 +48,7 @@ export function validateContext(itemType: string, schema: JsonSchema, context: u
   if (context === null || typeof context !== 'object' || Array.isArray(context)) {
     throw invalidInput(field, 'must be a JSON object');
   }
-  const fn = compile(schema);
+  const fn = compile(itemType, schema);
   if (!fn(context)) {
     const first = fn.errors?.[0];
     const { path, message } = first ? describe(first, field) : { path: field, message: 'is not valid' };
@@ -48,8 +65,10 @@ export function validateTypeSchema(schema: unknown, field = 'schema'): JsonSchem
   if (s.type !== undefined && s.type !== 'object') {
     throw invalidInput(`${field}.type`, "an item context is a JSON object: the schema's type must be 'object'");
   }
+  checkJsonDepth(s, field);
+  checkSchemaPatterns(s, field);
   try {
-    new Ajv({ strict: true, allowUnionTypes: true }).compile(s);
+    new Ajv({ ...AJV_OPTIONS, strict: true }).compile(s);
   } catch (error) {
     throw new SvcError('invalid_input', `${field}: not a valid JSON Schema: ${(error as Error).message}`, { field });
   }

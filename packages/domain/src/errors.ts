@@ -10,7 +10,9 @@ export type ErrorCode =
   | 'refused_transition'
   | 'actor_required'
   | 'unknown_actor'
+  | 'forbidden'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'unavailable'
   | 'internal_error';
 
@@ -39,5 +41,11 @@ export function isSvcError(value: unknown): value is SvcError {
 export const invalidInput = (field: string, message: string, details: ErrorDetails = {}): SvcError =>
   new SvcError('invalid_input', `${field}: ${message}`, { field, ...details });
 
-export const notFound = (kind: string, ref: string): SvcError =>
-  new SvcError('not_found', `${kind} '${ref}' not found`, { kind, ref });
+/**
+ * A reference that names nothing. `field` is the input field that held it (`decisions[2].system_id`): the
+ * message starts with it and details.field carries it, so a caller can tell which argument to fix.
+ */
+export const notFound = (kind: string, ref: string, field?: string): SvcError =>
+  field === undefined
+    ? new SvcError('not_found', `${kind} '${ref}' not found`, { kind, ref })
+    : new SvcError('not_found', `${field}: ${kind} '${ref}' not found`, { field, kind, ref });

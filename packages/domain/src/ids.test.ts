@@ -34,16 +34,16 @@ describe('parseIdRef', () => {
   const id = '3f2a9c1e-5b7d-4e2f-9a1b-c0d4e5f6a7b8';
 
   it('reads a full lowercase UUID as a uuid reference', () => {
-    expect(parseIdRef(id)).toEqual({ kind: 'uuid', id, input: id });
+    expect(parseIdRef(id)).toEqual({ kind: 'uuid', id, input: id, field: 'id' });
   });
 
   it('reads a full UUID in upper or mixed case as the same lowercase uuid reference', () => {
-    expect(parseIdRef(id.toUpperCase())).toEqual({ kind: 'uuid', id, input: id });
-    expect(parseIdRef('3F2a9C1e-5B7d-4E2f-9A1b-C0d4E5f6A7b8')).toEqual({ kind: 'uuid', id, input: id });
+    expect(parseIdRef(id.toUpperCase())).toEqual({ kind: 'uuid', id, input: id, field: 'id' });
+    expect(parseIdRef('3F2a9C1e-5B7d-4E2f-9A1b-C0d4E5f6A7b8')).toEqual({ kind: 'uuid', id, input: id, field: 'id' });
   });
 
   it('ignores surrounding whitespace', () => {
-    expect(parseIdRef(`  ${id}\n`)).toEqual({ kind: 'uuid', id, input: id });
+    expect(parseIdRef(`  ${id}\n`)).toEqual({ kind: 'uuid', id, input: id, field: 'id' });
     expect(asPrefix(parseIdRef(' 3f2a9c1e ')).low).toBe('3f2a9c1e-0000-0000-0000-000000000000');
   });
 
@@ -54,6 +54,7 @@ describe('parseIdRef', () => {
       low: '3f2a9c1e-0000-0000-0000-000000000000',
       high: '3f2a9c1e-ffff-ffff-ffff-ffffffffffff',
       input: '3f2a9c1e',
+      field: 'id',
     });
     const range = asPrefix(ref);
     expect(within(id, range)).toBe(true);
@@ -91,7 +92,7 @@ describe('parseIdRef', () => {
         const prefix = uuid.slice(0, length);
         const ref = parseIdRef(upper ? prefix.toUpperCase() : prefix);
         if (length === 36) {
-          expect(ref).toEqual({ kind: 'uuid', id: uuid, input: uuid });
+          expect(ref).toEqual({ kind: 'uuid', id: uuid, input: uuid, field: 'id' });
           return;
         }
         const range = asPrefix(ref);
@@ -152,6 +153,7 @@ describe('parseIdRef', () => {
     const error = refusal(() => parseIdRef('xyz'));
     expect(error.code).toBe('invalid_input');
     expect(error.message.startsWith('id: ')).toBe(true);
+    expect(error.details.field).toBe('id');
   });
 
   it('refuses every string holding a character that is neither hex nor a hyphen', () => {

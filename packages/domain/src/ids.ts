@@ -17,12 +17,13 @@ export function shortId(id: string): string {
 }
 
 /**
- * A reference given by a caller: a full UUID, or a unique prefix of one. A prefix is kept as the inclusive
+ * A reference given by a caller: a full UUID, or a unique prefix of one, with the input field that held it (so
+ * a resolver's not_found or ambiguous_id names that field). A prefix is kept as the inclusive
  * range of UUIDs it covers, so the store can look it up with an index range scan instead of a text LIKE.
  */
 export type IdRef =
-  | { kind: 'uuid'; id: string; input: string }
-  | { kind: 'prefix'; low: string; high: string; input: string };
+  | { kind: 'uuid'; id: string; input: string; field: string }
+  | { kind: 'prefix'; low: string; high: string; input: string; field: string };
 
 function asUuid(hex32: string): string {
   return `${hex32.slice(0, 8)}-${hex32.slice(8, 12)}-${hex32.slice(12, 16)}-${hex32.slice(16, 20)}-${hex32.slice(20)}`;
@@ -31,7 +32,7 @@ function asUuid(hex32: string): string {
 export function parseIdRef(raw: string, field = 'id'): IdRef {
   const input = raw.trim().toLowerCase();
   if (input === '') throw invalidInput(field, 'an id is required');
-  if (UUID_RE.test(input)) return { kind: 'uuid', id: input, input };
+  if (UUID_RE.test(input)) return { kind: 'uuid', id: input, input, field };
   // Hyphens may stand where a UUID has them; anything else is not an id.
   const canonical = '00000000-0000-0000-0000-000000000000';
   for (let i = 0; i < input.length; i++) {
@@ -45,7 +46,7 @@ export function parseIdRef(raw: string, field = 'id'): IdRef {
   if (!HEX_RE.test(hex) || hex.length < MIN_PREFIX_LENGTH) {
     throw invalidInput(field, `'${raw}' is too short: give at least ${MIN_PREFIX_LENGTH} hex digits of the id`);
   }
-  return { kind: 'prefix', low: asUuid(hex.padEnd(32, '0')), high: asUuid(hex.padEnd(32, 'f')), input };
+  return { kind: 'prefix', low: asUuid(hex.padEnd(32, '0')), high: asUuid(hex.padEnd(32, 'f')), input, field };
 }
 
 const SLUG_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;

@@ -38,9 +38,14 @@ export {
   type VersionFacts,
 } from './semantic-impact.js';
 export { type Actor, DEFAULT_RESEARCH_TTL_DAYS, type Item, type Project, type ProjectSettings, projectSettings } from './item.js';
+export { checkJsonDepth, jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+export { checkSchemaPatterns, linearRegExp } from './linear-regexp.js';
 export {
   type Clause,
   expandableTerms,
+  expandQuery,
+  MAX_EXPANSIONS,
+  MAX_SYNONYMS_PER_TERM,
   MAX_CLAUSES,
   MAX_QUERY_LENGTH,
   normalizeTerm,
@@ -48,6 +53,8 @@ export {
   parseQuery,
   planQuery,
   type QueryAst,
+  type QueryPlan,
+  SYNONYMS_TO_READ,
   type Term,
   type TsPlan,
 } from './query.js';

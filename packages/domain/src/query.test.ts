@@ -1,8 +1,30 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expandableTerms, MAX_CLAUSES, parseQuery, planQuery, type TsPlan } from './query.js';
+import { SvcError } from './errors.js';
+import {
+  expandableTerms,
+  expandQuery,
+  MAX_CLAUSES,
+  MAX_EXPANSIONS,
+  MAX_QUERY_LENGTH,
+  MAX_SYNONYMS_PER_TERM,
+  parseQuery,
+  planQuery,
+  SYNONYMS_TO_READ,
+  type TsPlan,
+} from './query.js';
 
 const word = (text: string) => ({ kind: 'word', text }) as const;
+
+function refusal(fn: () => unknown): SvcError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof SvcError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
 const phrase = (text: string) => ({ kind: 'phrase', text }) as const;
 
 describe('parseQuery', () => {
@@ -13,10 +35,10 @@ describe('parseQuery', () => {
     ]);
   });
 
-  it('reads a quoted phrase as one phrase term, and a one-word quote as a word', () => {
+  it('reads a quoted phrase as one phrase term, and a one-word quote as a phrase too (literal)', () => {
     expect(parseQuery('"release train" "solo"').clauses).toEqual([
       { kind: 'required', term: phrase('release train') },
-      { kind: 'required', term: word('solo') },
+      { kind: 'required', term: phrase('solo') },
     ]);
   });
 
@@ -60,10 +82,36 @@ describe('parseQuery', () => {
     ]);
   });
 
-  it('never throws and stays bounded for any input', () => {
+  it('refuses a query over the length limit naming the field and the limit, instead of cutting it', () => {
+    // The excluded word sits past the old cut-off: cutting would have dropped it and widened the results.
+    const long = `${'deploy '.repeat(Math.ceil(MAX_QUERY_LENGTH / 7))}-friday`;
+    const error = refusal(() => parseQuery(long));
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'query', limit: MAX_QUERY_LENGTH } });
+    expect(error.message).toMatch(new RegExp(`^query: .*at most ${MAX_QUERY_LENGTH}`));
+    expect(refusal(() => parseQuery('x'.repeat(MAX_QUERY_LENGTH + 1), 'keyword')).details.field).toBe('keyword');
+    expect(parseQuery('x'.repeat(MAX_QUERY_LENGTH)).clauses).toHaveLength(1);
+  });
+
+  it('refuses a query over the clause limit naming the field and the limit', () => {
+    const words = Array.from({ length: MAX_CLAUSES }, (_, i) => `w${i}`);
+    expect(parseQuery(words.join(' ')).clauses).toHaveLength(MAX_CLAUSES);
+    const error = refusal(() => parseQuery(`${words.join(' ')} -friday`));
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'query', limit: MAX_CLAUSES } });
+    expect(error.message).toMatch(new RegExp(`^query: has ${MAX_CLAUSES + 1} clauses.*at most ${MAX_CLAUSES}`));
+  });
+
+  it('never cuts: any input is either parsed whole or refused as invalid_input on query', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 1500 }), (input) => {
-        const ast = parseQuery(input);
+        let ast: ReturnType<typeof parseQuery>;
+        try {
+          ast = parseQuery(input);
+        } catch (error) {
+          expect(error).toBeInstanceOf(SvcError);
+          expect((error as SvcError).details.field).toBe('query');
+          return;
+        }
+        expect(input.length).toBeLessThanOrEqual(MAX_QUERY_LENGTH);
         expect(ast.clauses.length).toBeLessThanOrEqual(MAX_CLAUSES);
         for (const clause of ast.clauses) {
           const terms = clause.kind === 'any' ? clause.terms : [clause.term];
@@ -105,6 +153,25 @@ describe('planQuery', () => {
     });
   });
 
+  it('keeps a quoted single word literal: never expanded, never offered for expansion', () => {
+    expect(planQuery(parseQuery('"k8s"'), synonyms)).toEqual<TsPlan>({ op: 'phrase', text: 'k8s' });
+    expect(planQuery(parseQuery('"k8s" OR cache'), synonyms)).toEqual<TsPlan>({
+      op: 'or',
+      args: [
+        { op: 'phrase', text: 'k8s' },
+        { op: 'word', text: 'cache' },
+      ],
+    });
+    expect(expandableTerms(parseQuery('"k8s" "Db" db'))).toEqual(['db']);
+    // Generated: whatever word is quoted, the plan holds no synonym of it.
+    fc.assert(
+      fc.property(fc.constantFrom('k8s', 'K8S', 'db', 'DB'), fc.constantFrom('', ' ', '  '), (w, pad) => {
+        const plan = planQuery(parseQuery(`"${pad}${w}${pad}"`), synonyms);
+        expect(plan).toEqual({ op: 'phrase', text: w });
+      }),
+    );
+  });
+
   it('keeps phrases and negations literal', () => {
     expect(planQuery(parseQuery('"k8s cluster" -k8s'), synonyms)).toEqual<TsPlan>({
       op: 'and',
@@ -118,5 +185,38 @@ describe('planQuery', () => {
 
   it('returns nothing for a query without terms', () => {
     expect(planQuery(parseQuery('  OR - "" '))).toBeUndefined();
+  });
+
+  const leaves = (plan: TsPlan | undefined): string[] => {
+    if (!plan) return [];
+    if (plan.op === 'word' || plan.op === 'phrase') return [plan.text];
+    if (plan.op === 'not') return leaves(plan.arg);
+    return plan.args.flatMap(leaves);
+  };
+  const group = (size: number) => Array.from({ length: size }, (_, i) => `term${String(i).padStart(3, '0')}`);
+
+  it(`expands a word to at most ${MAX_SYNONYMS_PER_TERM} synonyms and says when its group held more`, () => {
+    const full = new Map([['term000', group(MAX_SYNONYMS_PER_TERM + 1)]]);
+    const exact = expandQuery(parseQuery('term000'), full);
+    expect(leaves(exact.plan)).toEqual(group(MAX_SYNONYMS_PER_TERM + 1));
+    expect(exact.expansion_cut).toBe(false);
+    // What the store reads for a group of 500: the first SYNONYMS_TO_READ, the word itself not among them.
+    const big = new Map([['term499', group(SYNONYMS_TO_READ)]]);
+    const cut = expandQuery(parseQuery('term499'), big);
+    expect(leaves(cut.plan)).toEqual(['term499', ...group(MAX_SYNONYMS_PER_TERM)]);
+    expect(cut.expansion_cut).toBe(true);
+  });
+
+  it(`expands a whole query to at most ${MAX_EXPANSIONS} synonyms, keeping every word of the query`, () => {
+    const ast = parseQuery(group(200).join(' OR '));
+    const words = expandableTerms(ast);
+    expect(words.length).toBeGreaterThan(MAX_EXPANSIONS / MAX_SYNONYMS_PER_TERM);
+    const synonyms = new Map(words.map((w) => [w, [w, ...group(SYNONYMS_TO_READ).map((g) => `${w}x${g}`)]]));
+    const { plan, expansion_cut } = expandQuery(ast, synonyms);
+    const all = leaves(plan);
+    expect(all.length).toBe(words.length + MAX_EXPANSIONS);
+    for (const w of words) expect(all).toContain(w);
+    expect(expansion_cut).toBe(true);
+    expect(planQuery(ast, synonyms)).toEqual(plan);
   });
 });

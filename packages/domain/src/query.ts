@@ -1,7 +1,10 @@
+import { invalidInput } from './errors.js';
+
 /**
  * The search query dialect: bare words are required (AND); "a quoted phrase" matches adjacent words; OR
- * between terms forms a disjunction group; a leading - negates a word or a phrase. Any input is legal: what
- * does not fit the grammar is read as plain words, and what holds no word at all parses to nothing.
+ * between terms forms a disjunction group; a leading - negates a word or a phrase. Any input within the
+ * limits is legal: what does not fit the grammar is read as plain words, and what holds no word at all parses
+ * to nothing. A quoted single word is matched literally like a phrase: quotes opt out of glossary expansion.
  *
  * The parser yields an AST; `planQuery` expands it with the glossary into a plan of words and phrases that
  * the store turns into a tsquery built only from bound parameters (plainto_tsquery / phraseto_tsquery), so no
@@ -27,9 +30,12 @@ export type TsPlan =
 
 type Token = { kind: 'term'; term: Term; negated: boolean } | { kind: 'or' };
 
-/** Longest query text considered; the rest is ignored (bounded work for any input). */
+/**
+ * Longest query text (bounded work for any input). A longer one is refused, never cut: a dropped `-term` would
+ * widen the results without a word (decision 0017). Tool schemas use this same number.
+ */
 export const MAX_QUERY_LENGTH = 1000;
-/** Most clauses considered. */
+/** Most clauses (required terms, OR groups, negations) in a query; more are refused likewise. */
 export const MAX_CLAUSES = 32;
 
 // Characters that carry a word: letters, digits and marks in any script. Everything else separates words.
@@ -47,7 +53,7 @@ function clean(text: string): string {
 }
 
 function tokenize(input: string): Token[] {
-  const text = clean(input.slice(0, MAX_QUERY_LENGTH));
+  const text = clean(input);
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
@@ -68,8 +74,8 @@ function tokenize(input: string): Token[] {
       const phrase = text.slice(start + 1, end).trim();
       i = close === -1 ? text.length : close + 1;
       if (hasWord(phrase)) {
-        const words = phrase.split(/\s+/);
-        const term: Term = words.length > 1 ? { kind: 'phrase', text: words.join(' ') } : { kind: 'word', text: phrase };
+        // Quoted means literal, one word or several: the glossary never expands a phrase.
+        const term: Term = { kind: 'phrase', text: phrase.split(/\s+/).join(' ') };
         tokens.push({ kind: 'term', term, negated });
       }
       continue;
@@ -87,7 +93,16 @@ function tokenize(input: string): Token[] {
   return tokens;
 }
 
-export function parseQuery(input: string): QueryAst {
+/**
+ * Parse a query. Over MAX_QUERY_LENGTH characters or MAX_CLAUSES clauses it is refused with invalid_input
+ * naming `field`, so no part of what the caller asked for is silently ignored.
+ */
+export function parseQuery(input: string, field = 'query'): QueryAst {
+  if (input.length > MAX_QUERY_LENGTH) {
+    throw invalidInput(field, `is ${input.length} characters long; a query may have at most ${MAX_QUERY_LENGTH}`, {
+      limit: MAX_QUERY_LENGTH,
+    });
+  }
   const tokens = tokenize(input);
   const clauses: Clause[] = [];
   let group: Term[] | undefined; // the open OR group, whose last term may still be joined
@@ -120,7 +135,14 @@ export function parseQuery(input: string): QueryAst {
     }
     pendingOr = false;
   }
-  return { clauses: clauses.slice(0, MAX_CLAUSES) };
+  if (clauses.length > MAX_CLAUSES) {
+    throw invalidInput(
+      field,
+      `has ${clauses.length} clauses (required words, OR groups, exclusions); a query may have at most ${MAX_CLAUSES}`,
+      { limit: MAX_CLAUSES },
+    );
+  }
+  return { clauses };
 }
 
 /** The key a glossary term is stored and looked up by: case and spacing folded. */
@@ -142,12 +164,32 @@ export function expandableTerms(ast: QueryAst): string[] {
   return [...out];
 }
 
+/** Most glossary synonyms one word expands to (besides itself); a group's terms are taken in name order. */
+export const MAX_SYNONYMS_PER_TERM = 16;
+/** Most glossary synonyms one query expands to in all, so a query's size stays bounded whatever the glossary. */
+export const MAX_EXPANSIONS = 64;
+/**
+ * How many of a word's group terms to read from the glossary: the word itself may be among them, and one more
+ * than can be used tells that the group was cut.
+ */
+export const SYNONYMS_TO_READ = MAX_SYNONYMS_PER_TERM + 2;
+
+export interface QueryPlan {
+  /** undefined when the query holds no word. */
+  plan: TsPlan | undefined;
+  /** True when a glossary group had more synonyms than MAX_SYNONYMS_PER_TERM, or the query more than MAX_EXPANSIONS. */
+  expansion_cut: boolean;
+}
+
 /**
  * Expand required words and OR-group words to the OR of their glossary group's accepted terms (multi-word
- * terms as phrases). Phrases and negations stay literal. `synonyms` maps a normalized term to the accepted
+ * terms as phrases), at most MAX_SYNONYMS_PER_TERM synonyms per word and MAX_EXPANSIONS per query (the
+ * query's own words are always kept). Phrases and negations stay literal. `synonyms` maps a normalized term to the accepted
  * terms of its group(s), the term itself included.
  */
-export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly string[]> = new Map()): TsPlan | undefined {
+export function expandQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly string[]> = new Map()): QueryPlan {
+  let budget = MAX_EXPANSIONS;
+  let cut = false;
   const expand = (term: Term): TsPlan => {
     if (term.kind !== 'word') return leaf(term);
     const group = synonyms.get(normalizeTerm(term.text));
@@ -156,7 +198,12 @@ export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly 
     for (const synonym of group) {
       const key = normalizeTerm(synonym);
       if (alternatives.has(key) || !hasWord(synonym)) continue;
+      if (alternatives.size > MAX_SYNONYMS_PER_TERM || budget === 0) {
+        cut = true;
+        break;
+      }
       alternatives.set(key, synonym.includes(' ') ? { op: 'phrase', text: synonym } : { op: 'word', text: synonym });
+      budget--;
     }
     const args = [...alternatives.values()];
     return args.length === 1 ? (args[0] as TsPlan) : { op: 'or', args };
@@ -177,8 +224,13 @@ export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly 
         break;
     }
   }
-  if (parts.length === 0) return undefined;
-  return parts.length === 1 ? parts[0] : { op: 'and', args: parts };
+  const plan = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { op: 'and' as const, args: parts };
+  return { plan, expansion_cut: cut };
+}
+
+/** The plan alone, for callers that do not report a cut expansion. */
+export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly string[]> = new Map()): TsPlan | undefined {
+  return expandQuery(ast, synonyms).plan;
 }
 
 /** True when the plan can match nothing but through negation (a query of negations only). */

@@ -103,7 +103,9 @@ export function classifySemanticImpact(before: VersionFacts, after: VersionFacts
   const beforeKeys = Object.keys(before.context);
   const afterKeys = Object.keys(after.context);
   for (const key of new Set([...beforeKeys, ...afterKeys])) {
-    if (stableJson(before.context[key]) === stableJson(after.context[key])) continue;
+    const was = Object.hasOwn(before.context, key) ? before.context[key] : undefined;
+    const now = Object.hasOwn(after.context, key) ? after.context[key] : undefined;
+    if (stableJson(was) === stableJson(now)) continue;
     found.add(SCOPE_CONTEXT_KEYS.has(key) ? 'scope_change' : 'context_change');
   }
   if ((before.source_url ?? '') !== (after.source_url ?? '')) found.add('context_change');

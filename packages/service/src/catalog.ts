@@ -2,6 +2,8 @@ import type { AnyOperation } from './operation.js';
 import { actorAdd, actorList } from './operations/actor.js';
 import { brief } from './operations/brief.js';
 import { check } from './operations/check.js';
+import { completion } from './operations/completion.js';
+import { decisionList } from './operations/decision-list.js';
 import {
   captureAdd,
   captureAnnotate,
@@ -14,6 +16,7 @@ import {
 } from './operations/capture.js';
 import {
   glossaryGroupAdd,
+  glossaryList,
   glossaryQueue,
   glossaryTermAccept,
   glossaryTermAdd,
@@ -38,7 +41,7 @@ import { researchSweep } from './operations/research-sweep.js';
 import { saveDecisions } from './operations/save-decisions.js';
 import { storagePurge } from './operations/storage-purge.js';
 import { systemAdd } from './operations/system-add.js';
-import { projectExport, projectImport } from './operations/transfer.js';
+import { inboxExport, projectExport, projectImport } from './operations/transfer.js';
 import { taskAdd, taskBlock, taskDone, taskEdit, taskList, taskStart } from './operations/task.js';
 import { workClose, workOpen, workReopen, workResume } from './operations/work.js';
 
@@ -79,6 +82,8 @@ export const catalog: readonly AnyOperation[] = [
   check,
   workReopen,
   itemShow,
+  decisionList,
+  completion,
   itemDelete,
   itemRestore,
   itemHistory,
@@ -88,6 +93,7 @@ export const catalog: readonly AnyOperation[] = [
   projectConfigImport,
   projectConfigExport,
   projectExport,
+  inboxExport,
   projectImport,
   researchSweep,
   storagePurge,
@@ -104,6 +110,7 @@ export const catalog: readonly AnyOperation[] = [
   glossaryTermAccept,
   glossaryTermReject,
   glossaryQueue,
+  glossaryList,
 ] as unknown as readonly AnyOperation[];
 
 const byName = new Map(catalog.map((op) => [op.name, op]));

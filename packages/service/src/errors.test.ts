@@ -17,4 +17,14 @@ describe('fromDatabase', () => {
       expect(fromDatabase(error)).toEqual(new SvcError('unavailable', 'the database is unavailable; try again shortly'));
     }
   });
+
+  it("leaves a protocol error in one of svc's own statements unmapped (internal_error), not a refused connection", () => {
+    for (const message of [
+      'bind message has 4464 parameter formats but 0 parameters',
+      'bind message supplies 3 parameters, but prepared statement "s1" requires 2',
+      'insufficient data left in message',
+    ]) {
+      expect(fromDatabase(pgError('08P01', message)), message).toBeUndefined();
+    }
+  });
 });

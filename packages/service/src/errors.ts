@@ -1,5 +1,6 @@
 import { SvcError } from '@svc/domain';
 import type { z } from 'zod';
+import { type AnyOperation, addressedFields } from './operation.js';
 
 /** Turn a zod failure into invalid_input naming the first offending field, e.g. `decisions[3].title`. */
 export function fromZod(error: z.ZodError): SvcError {
@@ -16,6 +17,19 @@ export function formatPath(path: readonly PropertyKey[]): string {
     else out += out === '' ? String(part) : `.${String(part)}`;
   }
   return out === '' ? 'input' : out;
+}
+
+/**
+ * A write's argument that names nothing is a bad argument (invalid_input, HTTP 400), not a missing resource:
+ * only the record the write acts on (its `addresses`, REST's path) stays not_found (decision 0017).
+ */
+export function refineRefusal(op: AnyOperation, error: SvcError): SvcError {
+  if (error.code !== 'not_found' || op.annotations.readOnlyHint) return error;
+  const field = error.details.field;
+  if (typeof field !== 'string') return error;
+  const root = field.split(/[.[]/)[0] ?? field;
+  if (addressedFields(op).has(root)) return error;
+  return new SvcError('invalid_input', error.message, error.details);
 }
 
 interface PgLikeError {
@@ -41,6 +55,9 @@ const CONSTRAINT_MESSAGES: Record<string, [SvcError['code'], string]> = {
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 
+/** PostgreSQL's 08P01 messages about a statement's Bind/Parse/Describe/Execute message, not the connection. */
+const STATEMENT_PROTOCOL_ERROR = /\b(bind|parse|describe|execute) message\b|\bparameters?\b.*\brequires?\b|insufficient data left in message|invalid message format/i;
+
 /** SQLSTATEs worth retrying the whole transaction for. */
 export function isRetryable(error: unknown): boolean {
   const code = (error as PgLikeError | undefined)?.code;
@@ -59,6 +76,9 @@ export function fromDatabase(error: unknown): SvcError | undefined {
   const known = CONSTRAINT_MESSAGES[constraint];
   if (known) return new SvcError(known[0], known[1], { constraint });
   const message = String(e.message ?? '');
+  // A protocol violation in one of our own statements (too many bind parameters, a malformed message) says
+  // nothing about the connection: it is a defect, for the runner to log and report with a request id.
+  if (code === '08P01' && STATEMENT_PROTOCOL_ERROR.test(message)) return undefined;
   // The server answered but will not let us in: a mistyped database name or credentials, or a pooler refusing
   // what the client sent (PgBouncer: "unsupported startup parameter", 08P01). The operator's to fix.
   if (code === '3D000' || code === '28P01' || code === '28000' || code === '08P01') {

@@ -2,8 +2,10 @@ export { type Actor, type ErrorCode, type Item, isSvcError, type Project, SvcErr
 export { catalog, findOperation, toolOperations } from './catalog.js';
 export { type Config, loadConfig } from './config.js';
 export { fromDatabase } from './errors.js';
+export { inline, ref } from './markdown.js';
 export { createLogger, type Logger, type LogLevel } from './logger.js';
 export {
+  addressedFields,
   type Annotations,
   type AnyOperation,
   defineOperation,

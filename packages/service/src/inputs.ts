@@ -1,3 +1,4 @@
+import { MAX_QUERY_LENGTH } from '@svc/domain';
 import { z } from 'zod';
 
 /** Shared input fields, so every tool describes them the same way. */
@@ -7,19 +8,22 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_TEXT = 1024 * 1024;
 
 export const projectRef = z.string().min(1).max(200).describe('Project slug, UUID or id prefix');
-export const itemRef = z.string().min(1).max(100).describe('Item id (UUID or unique prefix)');
+export const itemRef = z.string().min(1).max(100).describe('Item UUID or prefix');
 export const idRef = (what: string) =>
-  z.string().min(1).max(100).describe(`${what} id (UUID or unique prefix)`);
+  z.string().min(1).max(100).describe(`${what} UUID or prefix`);
 export const limit = z
   .number()
   .int()
   .min(1)
   .max(100_000)
   .optional()
-  .describe(`Maximum results (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`);
+  .describe(`Max results (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`);
 export const text = (what: string, max = MAX_TEXT) => z.string().max(max).describe(what);
 export const title = z.string().trim().min(1).max(1000).describe('Title (1 to 1000 characters)');
 export const body = z.string().max(MAX_TEXT).describe('Body text (markdown allowed)');
+/** Search text in the query dialect; its limit is the parser's, so nothing is cut between the two. */
+export const searchQuery = (what: string) =>
+  z.string().max(MAX_QUERY_LENGTH, { error: `at most ${MAX_QUERY_LENGTH} characters` }).describe(`${what} (at most ${MAX_QUERY_LENGTH} characters and 32 clauses; longer is refused, never cut)`);
 export const jsonObject = z.record(z.string(), z.unknown());
 export const context = jsonObject.describe("Structured fields, validated against the item type's JSON Schema");
 export const linkType = z.enum(['depends', 'blocks', 'supersedes', 'conflicts']);

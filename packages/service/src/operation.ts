@@ -74,10 +74,25 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O = unknown> {
    * /items/{id}/impact takes the item's own project). tools/list marks them required; the runner enforces it.
    */
   readonly mcpRequired?: readonly (keyof z.output<I> & string)[];
+  /**
+   * The input fields that name the record a write acts on (REST puts them in the path). One that names nothing
+   * is not_found; any other reference in a write's arguments that names nothing is invalid_input naming its
+   * field (decision 0017). Default: the required top-level id fields (see addressedFields).
+   */
+  readonly addresses?: readonly (keyof z.output<I> & string)[];
   run(ctx: OperationContext, input: z.output<I>): Promise<O>;
 }
 
 export type AnyOperation = Operation<z.ZodObject, unknown>;
+
+const ID_FIELDS = new Set(['project_id', 'item_id', 'work_unit_id', 'task_id', 'qa_id', 'capture_id', 'idea_id', 'term_id']);
+
+/** The fields naming the record an operation acts on: `addresses`, else its required top-level id fields. */
+export function addressedFields(op: AnyOperation): ReadonlySet<string> {
+  if (op.addresses) return new Set(op.addresses);
+  const shape = op.input.shape as Record<string, z.ZodType>;
+  return new Set(Object.keys(shape).filter((key) => ID_FIELDS.has(key) && !(shape[key] as z.ZodType).safeParse(undefined).success));
+}
 
 export function defineOperation<I extends z.ZodObject, O>(
   op: Omit<Operation<I, O>, 'presentation'> & { presentation?: Presentation<O> },

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type Actor, invalidInput, isUuid, SvcError } from '@svc/domain';
+import { type Actor, checkJsonDepth, invalidInput, isUuid, SvcError } from '@svc/domain';
 import { type Database, type Kysely, requireActor, type Store, writeAudit } from '@svc/store';
 import type { z } from 'zod';
-import { fromDatabase, fromZod, isRetryable } from './errors.js';
+import { fromDatabase, fromZod, isRetryable, refineRefusal } from './errors.js';
 import type { Logger } from './logger.js';
 import type { AnyOperation, AuditTarget, OperationContext, Source } from './operation.js';
 
@@ -17,13 +17,17 @@ export interface CallContext {
   source: Source;
   /** The actor from the surface's auth context (X-Actor, --actor). */
   actorId?: string | null | undefined;
+  /** How the call arrived, when one source has several ways in (MCP: stdio or HTTP); it shapes error hints. */
+  transport?: 'stdio' | 'http' | undefined;
   requestId?: string | undefined;
   onProgress?: ((done: number, total: number, label: string) => void) | undefined;
 }
 
 /**
- * Prepare raw input: optional parameters given as "" or null mean "not given" (the spec's convention), and
- * unknown parameters are refused so a misspelt one never silently drops a value.
+ * Prepare raw input: an optional parameter given as "" means "not given" (the spec's convention); null means
+ * "clear this field" and is kept only where the schema accepts it, elsewhere refused naming the field
+ * (decision 0017). Unknown parameters are refused so a misspelt one never silently drops a value, and a
+ * value nested deeper than MAX_JSON_DEPTH is refused before zod or anything else walks it.
  */
 export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
@@ -33,14 +37,22 @@ export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, u
   const shape = op.input.shape as Record<string, z.ZodType>;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    const field = shape[key];
+    // Own keys only: `constructor`, `toString` or `__proto__` must read as unknown, not as Object.prototype's.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (!field) {
       const known = Object.keys(shape).join(', ');
       throw new SvcError('invalid_input', `${key}: unknown parameter for ${op.name}; known parameters: ${known}`, {
         field: key,
       });
     }
-    if ((value === '' || value === null) && field.safeParse(undefined).success) continue;
+    if (value === '' && field.safeParse(undefined).success) continue;
+    if (value === null && !field.safeParse(null).success) {
+      const why = field.safeParse(undefined).success
+        ? 'cannot be cleared (null); omit it or give "" to leave it unchanged'
+        : 'is required and cannot be null';
+      throw new SvcError('invalid_input', `${key}: ${why}`, { field: key });
+    }
+    checkJsonDepth(value, key);
     out[key] = value;
   }
   return out;
@@ -53,10 +65,66 @@ export function parseInput<I extends z.ZodObject>(op: { input: I; name: string }
   return parsed.data;
 }
 
+const given = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+
+/**
+ * The actor of a write. The transport's actor (X-Actor, --actor) is the caller's identity as the deployment
+ * established it, so a body `actor_id` may repeat it but never name someone else (docs/decisions/0012).
+ * Without a transport actor, a body `actor_id` names the author and SVC_DEFAULT_ACTOR_ID is the fallback.
+ */
 function actorIdFor(op: AnyOperation, input: Record<string, unknown>, call: CallContext, runtime: Runtime): string | undefined {
-  const fromInput = op.actorField ? input[op.actorField] : undefined;
-  if (typeof fromInput === 'string' && fromInput !== '') return fromInput;
-  return call.actorId ?? runtime.defaultActorId ?? undefined;
+  const fromInput = op.actorField ? given(input[op.actorField]) : undefined;
+  const fromTransport = given(call.actorId);
+  if (fromTransport !== undefined) {
+    if (fromInput !== undefined && fromInput.toLowerCase() !== fromTransport.toLowerCase()) {
+      const field = op.actorField ?? 'actor_id';
+      throw new SvcError(
+        'invalid_input',
+        `${field}: names another actor than the one this connection acts as (${fromTransport}); omit ${field}, or send the same actor`,
+        { field },
+      );
+    }
+    return fromTransport;
+  }
+  return fromInput ?? given(runtime.defaultActorId);
+}
+
+/** How to name an actor, in the words of the surface the call came through. */
+function actorHint(call: CallContext): string {
+  switch (call.source) {
+    case 'mcp':
+      return call.transport === 'http'
+        ? 'send the X-Actor header (an actor UUID) with the MCP requests, or set SVC_DEFAULT_ACTOR_ID on the server'
+        : 'start `svc serve mcp` with --actor UUID, or set SVC_DEFAULT_ACTOR_ID';
+    case 'http':
+      return 'send the X-Actor header (an actor UUID), or set SVC_DEFAULT_ACTOR_ID on the server';
+    case 'cli':
+      return 'pass --actor UUID, or set SVC_DEFAULT_ACTOR_ID';
+    case 'test':
+      return 'name an actor in the call';
+  }
+}
+
+/**
+ * The one attribution rule for every write (docs/decisions/0020): an actor, when one is named, must be an
+ * actor UUID (registered: checked in the write's transaction); MCP and HTTP writes must name one; a CLI write
+ * without one is the operator's own and is recorded as source `cli` with no actor.
+ */
+function checkAttribution(actorId: string | undefined, call: CallContext): void {
+  if (actorId === undefined) {
+    if (call.source === 'cli') return;
+    throw new SvcError(
+      'actor_required',
+      `this write needs an actor: ${actorHint(call)} (register one with \`svc actor add --email EMAIL\`)`,
+      { field: 'actor' },
+    );
+  }
+  if (!isUuid(actorId)) {
+    throw new SvcError('invalid_input', `actor: '${actorId}' is not an actor UUID; \`svc actor list\` shows the registered ones`, {
+      field: 'actor',
+    });
+  }
 }
 
 /**
@@ -83,16 +151,7 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       return await op.run(ctx, input);
     }
     const actorId = actorIdFor(op, input, call, runtime);
-    if (actorId === undefined && call.source !== 'cli') {
-      throw new SvcError(
-        'actor_required',
-        'this write needs an actor: send the X-Actor header (an actor UUID) or set SVC_DEFAULT_ACTOR_ID on the server',
-        { field: 'actor' },
-      );
-    }
-    if (actorId !== undefined && !isUuid(actorId)) {
-      throw new SvcError('invalid_input', `actor: '${actorId}' is not an actor UUID`, { field: 'actor' });
-    }
+    checkAttribution(actorId, call);
     const write = async (db: Kysely<Database>) => {
       const actor = actorId === undefined ? null : await requireActor(db, actorId.toLowerCase(), 'actor');
       let target: AuditTarget = {};
@@ -122,7 +181,8 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       }
     }
   } catch (error) {
-    const mapped = fromDatabase(error);
+    const found = fromDatabase(error);
+    const mapped = found && refineRefusal(op, found);
     if (mapped) {
       if (mapped.code === 'unavailable') runtime.logger.warn({ requestId, op: op.name, err: error }, 'database unavailable');
       throw mapped;

@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/domain';
+import { isUuid, SvcError } from '@svc/domain';
 import {
   assertSchemaCurrent,
   loadMigrations,
@@ -6,6 +6,7 @@ import {
   migrate,
   migrationStatus,
   openStore,
+  requireActor,
   type Store,
 } from '@svc/store';
 import { findOperation } from './catalog.js';
@@ -17,6 +18,11 @@ import { type CallContext, execute, type Runtime } from './runner.js';
 export interface Service extends Runtime {
   /** Run an operation of the catalog by name. */
   call(name: string, input: unknown, call: CallContext): Promise<unknown>;
+  /**
+   * Check an actor named at start-up (`--actor`, SVC_DEFAULT_ACTOR_ID; `field` says which), so a server never
+   * starts with an actor every write would refuse: malformed is invalid_input, unregistered unknown_actor.
+   */
+  verifyActor(actorId: string, field: string): Promise<void>;
   /** One trivial round trip through the database pool (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -35,13 +41,28 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
       if (!op) return Promise.reject(new SvcError('not_found', `no operation '${name}'`));
       return execute(runtime, op, input, call);
     },
+    async verifyActor(actorId, field) {
+      if (!isUuid(actorId)) {
+        throw new SvcError(
+          'invalid_input',
+          `${field}: '${actorId}' is not an actor UUID; \`svc actor list\` shows the registered ones, \`svc actor add --email EMAIL\` registers one`,
+          { field },
+        );
+      }
+      try {
+        await requireActor(store.db, actorId.toLowerCase(), field);
+      } catch (error) {
+        throw fromDatabase(error) ?? error;
+      }
+    },
     ping: () => store.ping(),
     close: () => store.close(),
   };
 }
 
-function storeConfig(config: Config, logger?: Logger) {
+function storeConfig(config: Config, logger?: Logger, prepare?: (db: Store['db']) => Promise<void>) {
   return {
+    prepare,
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     statementTimeoutMs: config.statementTimeoutMs,
@@ -56,9 +77,16 @@ function storeConfig(config: Config, logger?: Logger) {
  */
 export async function openService(config: Config, options: { migrate?: boolean; logger?: Logger } = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await openStore(storeConfig(config, logger));
+  // The embedded database migrates itself, in the process that owns its data directory (and only there);
+  // the others it serves check the schema like a server on PostgreSQL does (docs/decisions/0024).
+  const store = await openStore(
+    storeConfig(config, logger, async (db) => {
+      const { applied } = await migrate(db);
+      if (applied.length > 0) logger.info({ applied }, 'applied migrations');
+    }),
+  );
   try {
-    if (store.backend === 'pglite' || options.migrate) {
+    if (options.migrate && store.backend === 'postgres') {
       const { applied } = await migrate(store.db);
       if (applied.length > 0) logger.info({ applied }, 'applied migrations');
     } else {
@@ -72,9 +100,20 @@ export async function openService(config: Config, options: { migrate?: boolean; 
   return createService(store, { logger, defaultActorId: config.defaultActorId });
 }
 
-/** `svc migrate`: apply pending migrations. */
+/** `svc migrate`: apply pending migrations (on the embedded database: by its owner, see openService). */
 export async function migrateDatabase(config: Config): Promise<{ applied: string[]; current: string; release: string }> {
-  const result = await withStore(config, (store) => migrate(store.db));
+  let applied: string[] = [];
+  const result = await withStore(
+    config,
+    async (store) => {
+      if (store.backend === 'postgres') return migrate(store.db);
+      await assertSchemaCurrent(store.db);
+      return { applied, current: (await migrationStatus(store.db)).current ?? 'none' };
+    },
+    async (db) => {
+      applied = (await migrate(db)).applied;
+    },
+  );
   return { ...result, release: releaseOf(result.current) };
 }
 
@@ -84,8 +123,8 @@ export function schemaStatus(config: Config): Promise<MigrationStatus> {
 }
 
 /** Open the store for one schema step outside any operation, and close it again. */
-async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(storeConfig(config));
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, prepare?: (db: Store['db']) => Promise<void>): Promise<T> {
+  const store = await openStore(storeConfig(config, undefined, prepare));
   try {
     return await fn(store);
   } catch (error) {

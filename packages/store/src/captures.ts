@@ -18,6 +18,8 @@ export interface Capture {
   redacted_at: string | null;
   redacted_by: string | null;
   promoted_item_id: string | null;
+  /** The project the capture is filed under; null: the shared inbox. */
+  project_id: string | null;
 }
 
 export const REDACTED = '[redacted]';
@@ -39,6 +41,7 @@ function captureQuery(db: Kysely<Database>) {
       'c.redacted_at',
       'c.redacted_by',
       'p.item_id as promoted_item_id',
+      'c.project_id',
     ]);
 }
 
@@ -54,8 +57,12 @@ function toCapture(row: Row): Capture {
   };
 }
 
-export async function insertCapture(db: Kysely<Database>, text: string, createdBy: string | null): Promise<Capture> {
-  const row = await db.insertInto('captures').values({ text, signals: '{}', created_by: createdBy }).returning('id').executeTakeFirstOrThrow();
+export async function insertCapture(db: Kysely<Database>, text: string, createdBy: string | null, projectId: string | null = null): Promise<Capture> {
+  const row = await db
+    .insertInto('captures')
+    .values({ text, signals: '{}', created_by: createdBy, project_id: projectId })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return findCapture(db, row.id);
 }
 
@@ -69,7 +76,7 @@ export async function findCapture(db: Kysely<Database>, id: string): Promise<Cap
 export async function lockCapture(db: Kysely<Database>, ref: IdRef): Promise<Capture> {
   const rows = await db.selectFrom('captures').select('id').where(idMatches('id', ref)).limit(10).execute();
   const first = rows[0];
-  if (!first) throw notFound('capture', ref.input);
+  if (!first) throw notFound('capture', ref.input, ref.field);
   if (rows.length > 1) throw ambiguous('capture', ref, rows.map((r) => ({ id: r.id, label: 'capture' })));
   await db.selectFrom('captures').select('id').where('id', '=', first.id).forUpdate().execute();
   return findCapture(db, first.id);
@@ -129,6 +136,8 @@ export async function recordPromotion(
 }
 
 export interface CaptureFilter {
+  /** Only the captures filed under this project; undefined: every capture, filed or not. */
+  project_id?: string | undefined;
   review_state?: string | undefined;
   include_discarded: boolean;
   include_redacted: boolean;
@@ -138,6 +147,7 @@ export interface CaptureFilter {
 /** Captures newest first (or by rank for a query); `limit + 1` read so callers can tell if it was cut. */
 export async function listCaptures(db: Kysely<Database>, f: CaptureFilter, limit: number): Promise<(Capture & { rank?: number })[]> {
   let query = captureQuery(db);
+  if (f.project_id !== undefined) query = query.where('c.project_id', '=', f.project_id);
   if (f.review_state !== undefined) {
     query = query.where('c.review_state', '=', f.review_state as Capture['review_state']);
   } else {

@@ -3,7 +3,7 @@ import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { SvcError } from '@svc/domain';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { acquireDirLock, type DirLock } from './dir-lock.js';
+import { EmbeddedDriver, embeddedKysely, joinEmbedded } from './embedded-share.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { preparedName } from './prepared.js';
 import type { Database } from './schema.js';
@@ -31,6 +31,12 @@ export interface StoreConfig {
    * mode that does not track them): naming is then turned off for the rest of the process.
    */
   onWarning?: ((message: string) => void) | undefined;
+  /**
+   * Embedded database: run by the process that opens the data directory first (its owner), before any other
+   * process can connect to it, and again by a process that takes ownership over after the owner died. Servers
+   * apply migrations here, so only the owner ever migrates.
+   */
+  prepare?: ((db: Kysely<Database>) => Promise<void>) | undefined;
 }
 
 export interface Store {
@@ -84,22 +90,21 @@ function breaksConnection(error: unknown): boolean {
   return /Query read timeout|Connection terminated|ECONNRESET|EPIPE|not queryable/i.test(message) || code.startsWith('08') || code === '57P01';
 }
 
-async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
+/**
+ * A pg pool as svc uses it: on PostgreSQL, or on an embedded database another svc process serves
+ * (embedded-share.ts).
+ */
+export function createPool(options: pg.PoolConfig, config: StoreConfig): pg.Pool {
   const statementTimeout = config.statementTimeoutMs ?? 30_000;
   let prepare = config.preparedStatements ?? true;
   const pool = new pg.Pool({
-    connectionString: url,
-    max: config.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: statementTimeout,
     // The client gives up too, so a server that silently stops answering (a half-open link) cannot hold a
     // request forever.
     query_timeout: statementTimeout + 2_000,
-    idle_in_transaction_session_timeout: 60_000,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10_000,
     application_name: 'svc',
+    ...options,
   });
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
@@ -136,6 +141,21 @@ async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
       return result;
     };
   });
+  return pool;
+}
+
+async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
+  const pool = createPool(
+    {
+      connectionString: url,
+      max: config.poolSize ?? 10,
+      statement_timeout: config.statementTimeoutMs ?? 30_000,
+      idle_in_transaction_session_timeout: 60_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    },
+    config,
+  );
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -165,37 +185,49 @@ async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
 }
 
 async function openPGlite(config: StoreConfig): Promise<Store> {
-  let owned: PGlite | undefined;
-  let lock: DirLock | undefined;
-  let pglite = config.pglite;
   const dataDir = config.dataDir ?? DEFAULT_DATA_DIR;
-  const inMemory = dataDir.startsWith('memory://');
+  if (config.pglite === undefined && !dataDir.startsWith('memory://')) return openShared(dataDir, config);
+  let owned: PGlite | undefined;
+  let pglite = config.pglite;
   if (pglite === undefined) {
-    if (!inMemory) lock = acquireDirLock(dataDir);
-    try {
-      owned = await createPGlite(inMemory ? undefined : dataDir);
-    } catch (error) {
-      lock?.release();
-      throw new SvcError('unavailable', `cannot open the embedded database at ${dataDir}: ${(error as Error).message}`);
-    }
+    owned = await createPGlite();
     pglite = owned;
   }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  if (owned && config.prepare) await config.prepare(db);
   return {
     db,
     backend: 'pglite',
-    location: config.pglite ? 'pglite (shared instance)' : inMemory ? 'pglite (in memory)' : `pglite ${dataDir}`,
+    location: config.pglite ? 'pglite (shared instance)' : 'pglite (in memory)',
     async ping() {
       await sql`select 1`.execute(db);
     },
     maintenance: (fn) => fn(db),
     async close() {
       await db.destroy();
-      try {
-        await owned?.close();
-      } finally {
-        lock?.release();
-      }
+      await owned?.close();
+    },
+  };
+}
+
+/** A data directory on disk: shared with every other svc process that opens it (embedded-share.ts). */
+async function openShared(dataDir: string, config: StoreConfig): Promise<Store> {
+  const open = () => joinEmbedded(dataDir, config);
+  const driver = new EmbeddedDriver(await open(), open);
+  const db = embeddedKysely(driver);
+  return {
+    db,
+    backend: 'pglite',
+    get location() {
+      const role = driver.role;
+      return role?.kind === 'client' ? `pglite ${dataDir} (served by process ${role.pid})` : `pglite ${dataDir}`;
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    maintenance: (fn) => fn(db),
+    async close() {
+      await db.destroy();
     },
   };
 }

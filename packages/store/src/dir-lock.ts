@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { SvcError } from '@svc/domain';
@@ -10,17 +10,22 @@ import { SvcError } from '@svc/domain';
  */
 export interface DirLock {
   readonly path: string;
+  /** Name the socket this holder serves the data directory on, for the processes that come after it. */
+  publish(socket: string): void;
   release(): void;
 }
 
-interface Holder {
+export interface DirLockHolder {
   pid: number;
   host: string;
   started_at: string;
   command: string;
+  /** The Unix socket the holder serves the database on (session-server.ts); absent while it starts. */
+  socket?: string;
 }
+type Holder = DirLockHolder;
 
-function lockPathFor(dataDir: string): string {
+export function lockPathFor(dataDir: string): string {
   const abs = resolve(dataDir);
   return join(dirname(abs), `.${abs.split(/[\\/]/).pop() ?? 'data'}.lock`);
 }
@@ -33,7 +38,12 @@ function readHolder(path: string): Holder | undefined {
   }
 }
 
-function isAlive(holder: Holder): boolean {
+/** The process holding the data directory's lock, if any (alive or not). */
+export function readDirLockHolder(dataDir: string): DirLockHolder | undefined {
+  return readHolder(lockPathFor(dataDir));
+}
+
+export function isAlive(holder: Holder): boolean {
   if (holder.host !== hostname()) return true; // cannot tell; a shared volume from another host counts as held
   if (holder.pid === process.pid) return false;
   try {
@@ -44,15 +54,16 @@ function isAlive(holder: Holder): boolean {
   }
 }
 
-function refusal(dataDir: string, holder: Holder | undefined): SvcError {
+export function refusal(dataDir: string, holder: Holder | undefined): SvcError {
   const who = holder
     ? `process ${holder.pid} on ${holder.host} (started ${holder.started_at}: ${holder.command})`
     : 'another process';
   return new SvcError(
     'unavailable',
-    `the embedded database at ${resolve(dataDir)} is in use by ${who}. The embedded database serves one process ` +
-      'at a time. Stop that process; or connect to it instead (run `svc serve http` once and point clients at its ' +
-      '/mcp endpoint or REST API); or use PostgreSQL for several processes (set SVC_DATABASE_URL).',
+    `the embedded database at ${resolve(dataDir)} is in use by ${who}, which does not serve it to this process ` +
+      '(it runs on another host, or is an svc from before sharing, or never finished starting). Stop that process; ' +
+      'or connect to it instead (its HTTP server\'s /mcp endpoint or REST API); or use PostgreSQL for several ' +
+      'machines (set SVC_DATABASE_URL).',
     { data_dir: resolve(dataDir), holder: holder ?? null },
   );
 }
@@ -61,9 +72,16 @@ function refusal(dataDir: string, holder: Holder | undefined): SvcError {
 const heldHere = new Set<string>();
 
 export function acquireDirLock(dataDir: string): DirLock {
+  const lock = tryAcquireDirLock(dataDir);
+  if (lock === undefined) throw refusal(dataDir, readHolder(lockPathFor(dataDir)));
+  return lock;
+}
+
+/** Take the lock, or return undefined while a live process (or this one) holds it. */
+export function tryAcquireDirLock(dataDir: string): DirLock | undefined {
   mkdirSync(dirname(resolve(dataDir)), { recursive: true });
   const path = lockPathFor(dataDir);
-  if (heldHere.has(path)) throw refusal(dataDir, readHolder(path));
+  if (heldHere.has(path)) return undefined;
   const me: Holder = {
     pid: process.pid,
     host: hostname(),
@@ -79,6 +97,12 @@ export function acquireDirLock(dataDir: string): DirLock {
       let released = false;
       return {
         path,
+        publish(socket) {
+          // Written aside and renamed over the lock, so a reader never sees half a file.
+          const next = `${path}.${process.pid}.next`;
+          writeFileSync(next, JSON.stringify({ ...me, socket }));
+          renameSync(next, path);
+        },
         release() {
           if (released) return;
           released = true;
@@ -91,7 +115,7 @@ export function acquireDirLock(dataDir: string): DirLock {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const holder = readHolder(path);
-    if (holder && isAlive(holder)) throw refusal(dataDir, holder);
+    if (holder && isAlive(holder)) return undefined;
     // Stale (or half-written by a process that died mid-write): claim it by an atomic rename, so of two
     // processes taking over at once only one moves the stale file away; then check it was the stale one.
     const claimed = `${path}.${process.pid}.stale`;
@@ -103,9 +127,9 @@ export function acquireDirLock(dataDir: string): DirLock {
     const moved = readHolder(claimed);
     if (moved && isAlive(moved)) {
       renameSync(claimed, path);
-      throw refusal(dataDir, moved);
+      return undefined;
     }
     rmSync(claimed, { force: true });
   }
-  throw refusal(dataDir, readHolder(path));
+  return undefined;
 }

@@ -27,14 +27,14 @@ export async function insertGroup(db: Kysely<Database>, projectId: string, name:
   return { ...row, created_at: iso(row.created_at) };
 }
 
-export async function findGroupByName(db: Kysely<Database>, projectId: string, name: string): Promise<GlossaryGroup> {
+export async function findGroupByName(db: Kysely<Database>, projectId: string, name: string, field = 'group'): Promise<GlossaryGroup> {
   const row = await db
     .selectFrom('glossary_groups')
     .selectAll()
     .where('project_id', '=', projectId)
     .where('name', '=', name)
     .executeTakeFirst();
-  if (!row) throw notFound('glossary group', name);
+  if (!row) throw notFound('glossary group', name, field);
   return { ...row, created_at: iso(row.created_at) };
 }
 
@@ -110,7 +110,7 @@ export async function findTerm(db: Kysely<Database>, projectId: string, id: stri
 export async function resolveTerm(db: Kysely<Database>, projectId: string, ref: IdRef): Promise<GlossaryTerm> {
   const rows = await termQuery(db).where('t.project_id', '=', projectId).where(idMatches('t.id', ref)).limit(10).execute();
   const first = rows[0];
-  if (!first) throw notFound('glossary term', ref.input);
+  if (!first) throw notFound('glossary term', ref.input, ref.field);
   if (rows.length > 1) throw ambiguous('glossary term', ref, rows.map((r) => ({ id: r.id, label: r.term })));
   return toTerm(first);
 }
@@ -145,5 +145,25 @@ export async function reviewQueue(db: Kysely<Database>, projectId: string, limit
     .orderBy('t.id')
     .limit(limit + 1)
     .execute();
+  return rows.map(toTerm);
+}
+
+/** A project's glossary groups by name; `limit + 1` read so callers can tell if it was cut. */
+export async function listGroups(db: Kysely<Database>, projectId: string, limit: number): Promise<GlossaryGroup[]> {
+  const rows = await db
+    .selectFrom('glossary_groups')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('name')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
+  return rows.map((row) => ({ ...row, created_at: iso(row.created_at) }));
+}
+
+/** The accepted and proposed terms of these groups, alphabetically (rejected terms are no longer terms). */
+export async function termsOfGroups(db: Kysely<Database>, groupIds: string[]): Promise<GlossaryTerm[]> {
+  if (groupIds.length === 0) return [];
+  const rows = await termQuery(db).where('t.group_id', 'in', groupIds).orderBy('t.normalized').orderBy('t.id').execute();
   return rows.map(toTerm);
 }

@@ -36,7 +36,7 @@ export async function lockIdea(db: Kysely<Database>, ref: IdRef, projectId?: str
   if (projectId !== undefined) query = query.where('project_id', '=', projectId);
   const rows = await query.limit(10).execute();
   const first = rows[0];
-  if (!first) throw notFound('idea', ref.input);
+  if (!first) throw notFound('idea', ref.input, ref.field);
   if (rows.length > 1) throw ambiguous('idea', ref, rows.map((r) => ({ id: r.id, label: 'idea' })));
   const locked = await db.selectFrom('ideas').select(COLUMNS).where('id', '=', first.id).forUpdate().executeTakeFirstOrThrow();
   return toIdea(locked);

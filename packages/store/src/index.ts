@@ -33,7 +33,15 @@ export {
   migrate,
   migrationStatus,
 } from './migrate.js';
-export { findProjectBySlug, insertProject, listProjects, resolveProject, toProject, updateProjectSettings } from './projects.js';
+export {
+  findProjectBySlug,
+  insertProject,
+  listProjects,
+  projectSlugsByPrefix,
+  resolveProject,
+  toProject,
+  updateProjectSettings,
+} from './projects.js';
 export { insertSystem, listSystems, resolveSystem, type System } from './systems.js';
 export type { Database } from './schema.js';
 export type { Kysely, Transaction } from 'kysely';
@@ -46,6 +54,7 @@ export {
   touchWorkUnit,
   toWorkUnit,
   type WorkUnit,
+  workUnitsByIdPrefix,
 } from './work-units.js';
 export {
   BM25,
@@ -63,9 +72,11 @@ export {
   type GlossaryTerm,
   insertGroup,
   insertTerm,
+  listGroups,
   rejectTerm,
   resolveTerm,
   reviewQueue,
+  termsOfGroups,
 } from './glossary.js';
 export {
   activeWorkUnits,
@@ -93,4 +104,4 @@ export { type Idea, type IdeaFilter, insertIdea, listIdeas, lockIdea, redactIdea
 export { type FindingItem, MAX_FINDINGS_PER_RULE, RULE_QUERIES, type RawFinding } from './checks.js';
 export { type ExpiredResearch, listExpiredResearch, researchExpired, researchExpiresAt, researchExpiring } from './research.js';
 export { type ImpactDirection, type ImpactEntry, impact } from './impact.js';
-export { type ColumnType, exportRows, importRows, resetIdentities, TABLES, type TableSpec, tableColumns, tableColumnTypes } from './transfer.js';
+export { type ColumnType, exportRows, importRows, INBOX_TABLES, resetIdentities, TABLES, type TableSpec, tableColumns, tableColumnTypes } from './transfer.js';

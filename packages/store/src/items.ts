@@ -87,7 +87,7 @@ export async function resolveItem(db: Kysely<Database>, ref: IdRef, options: Res
   if (!options.includeDeleted) query = query.where('h.deleted_at', 'is', null);
   const rows = await query.limit(20).execute();
   const first = rows[0];
-  if (!first) throw notFound(kind, ref.input);
+  if (!first) throw notFound(kind, ref.input, ref.field);
   const chains = new Map(rows.map((r) => [r.chain_id, r]));
   if (chains.size > 1) {
     throw ambiguous(kind, ref, [...chains.values()].map((r) => ({ id: r.chain_id, label: `${r.item_type}: ${r.title.slice(0, 60)}` })));
@@ -142,7 +142,7 @@ async function headAndLinks(db: Kysely<Database>, ref: IdRef, projectId: string 
     return { item: head, links: await listLinksOf(db, head.chain_id, limit) };
   }
   const row = (await db.executeQuery<ShowRow>(CompiledQuery.raw(SHOW_ITEM, [ref.id, projectId ?? null, limit]))).rows[0];
-  if (!row) throw notFound('item', ref.input);
+  if (!row) throw notFound('item', ref.input, ref.field);
   const { links, ...head } = row;
   return { item: toItem(head as ItemRow), links: (links ?? []).map(toLink) };
 }

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from './connection.js';
 import { loadMigrations, MIGRATIONS_DIR, migrate, migrationStatus } from './migrate.js';
-import { createEmptyPostgresDatabase, type TestStore, testBackends } from './testing/index.js';
+import { createEmptyPostgresDatabase, skipWithoutPostgres, type TestStore, testBackends } from './testing/index.js';
 
 describe('migration files', () => {
   it('mirror the version history: 0001 to 0006, then new schema work, each with its release', () => {
@@ -20,6 +20,7 @@ describe('migration files', () => {
       ['0007', 'v0.8.0'],
       ['0008', 'v0.8.1'],
       ['0009', 'v0.8.2'],
+      ['0010', 'v0.8.3'],
       ['0011', 'v0.9.0'],
     ]);
   });
@@ -101,7 +102,7 @@ describe.each(testBackends())('schema on $name', (backend) => {
   });
 });
 
-describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('concurrent migration on PostgreSQL', () => {
+describe.skipIf(skipWithoutPostgres())('concurrent migration on PostgreSQL', () => {
   it('applies the schema once when twenty migrators start at the same moment', async () => {
     const empty = await createEmptyPostgresDatabase();
     if (!empty) return;
@@ -109,9 +110,9 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('concurrent migration on Pos
       const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
       const results = await Promise.all(stores.map((s) => migrate(s.db)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0011']);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011']);
       const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
-      expect(rows).toHaveLength(10);
+      expect(rows).toHaveLength(11);
       await Promise.all(stores.map((s) => s.close()));
     } finally {
       await empty.drop();
@@ -169,7 +170,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0009 on a database with ite
         ])
         .execute();
 
-      expect((await migrate(store.db)).applied).toEqual(['0009', '0011']);
+      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011']);
       const rows = await store.db.selectFrom('items').select(['id', 'refreshed_at']).execute();
       const days = Object.fromEntries(rows.map((r) => [r.id, Math.round((Date.now() - new Date(r.refreshed_at).getTime()) / 86_400_000)]));
       expect(days).toEqual({ [v1]: 200, [v2]: 200, [v3]: 10, [restored]: 100, [bare]: 30 });

@@ -14,6 +14,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { createSessionMutex, type SessionMutex } from './session-mutex.js';
 
 /**
  * A kysely dialect for PGlite. PGlite is one connection; kysely assumes a pool. The driver hands out that
@@ -22,9 +23,12 @@ import {
  */
 export class PGliteDialect implements Dialect {
   readonly #pg: PGlite;
+  readonly #mutex: SessionMutex;
 
-  constructor(pg: PGlite) {
+  /** `mutex`: shared with the session server when other processes use this PGlite too (session-server.ts). */
+  constructor(pg: PGlite, mutex: SessionMutex = createSessionMutex()) {
     this.#pg = pg;
+    this.#mutex = mutex;
   }
 
   createAdapter(): DialectAdapter {
@@ -32,7 +36,7 @@ export class PGliteDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    return new PGliteDriver(this.#pg);
+    return new PGliteDriver(this.#pg, this.#mutex);
   }
 
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
@@ -74,11 +78,12 @@ class PGliteConnection implements DatabaseConnection {
 class PGliteDriver implements Driver {
   readonly #pg: PGlite;
   readonly #connection: PGliteConnection;
-  #tail: Promise<void> = Promise.resolve();
+  readonly #mutex: SessionMutex;
   #release: (() => void) | undefined;
 
-  constructor(pg: PGlite) {
+  constructor(pg: PGlite, mutex: SessionMutex) {
     this.#pg = pg;
+    this.#mutex = mutex;
     this.#connection = new PGliteConnection(pg);
   }
 
@@ -87,13 +92,7 @@ class PGliteDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const previous = this.#tail;
-    let release!: () => void;
-    this.#tail = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await previous;
-    this.#release = release;
+    this.#release = await this.#mutex.acquire();
     return this.#connection;
   }
 

@@ -29,7 +29,7 @@ describe.skipIf(!postgres)('prepared statements on PostgreSQL', () => {
 
   const ref = parseIdRef('00000000-0000-4000-8000-000000000000', 'item_id');
   /** item_show answered by the database: an unknown id is not_found (a lost statement would be a pg error). */
-  const showAnswers = (store: Store) => expect(showItem(store.db, ref, { maxLinks: 200 })).rejects.toEqual(notFound('item', ref.input));
+  const showAnswers = (store: Store) => expect(showItem(store.db, ref, { maxLinks: 200 })).rejects.toEqual(notFound('item', ref.input, ref.field));
   const preparedNames = async (store: Store) =>
     (await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(store.db)).rows.map((r) => r.name);
 

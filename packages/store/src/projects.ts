@@ -20,17 +20,17 @@ export async function resolveProject(db: Kysely<Database>, raw: string, field = 
     const bySlug = await db.selectFrom('projects').selectAll().where('slug', '=', input.toLowerCase()).executeTakeFirst();
     if (bySlug) return toProject(bySlug);
     // Fall through: a slug made only of hex digits may be an id prefix.
-    if (!/^[0-9a-f-]+$/i.test(input)) throw notFound('project', raw);
+    if (!/^[0-9a-f-]+$/i.test(input)) throw notFound('project', raw, field);
   }
   let ref: IdRef;
   try {
     ref = parseIdRef(input, field);
   } catch (error) {
-    if (input !== '') throw notFound('project', raw);
+    if (input !== '') throw notFound('project', raw, field);
     throw error;
   }
   const rows = await db.selectFrom('projects').selectAll().where(idMatches('id', ref)).limit(10).execute();
-  if (rows.length === 0) throw notFound('project', raw);
+  if (rows.length === 0) throw notFound('project', raw, field);
   if (rows.length > 1) throw ambiguous('project', ref, rows.map((r) => ({ id: r.id, label: r.slug })));
   return toProject(rows[0] as ProjectRow);
 }
@@ -69,4 +69,11 @@ export async function updateProjectSettings(
     .returningAll()
     .executeTakeFirstOrThrow();
   return toProject(row);
+}
+
+/** Slugs that start with `prefix`, in order; `limit + 1` read to tell truncation (completion of project names). */
+export async function projectSlugsByPrefix(db: Kysely<Database>, prefix: string, limit: number): Promise<string[]> {
+  const like = `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await db.selectFrom('projects').select('slug').where('slug', 'like', like).orderBy('slug').limit(limit + 1).execute();
+  return rows.map((r) => r.slug);
 }

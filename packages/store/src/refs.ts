@@ -11,10 +11,10 @@ export function idMatches(column: string, ref: IdRef): RawBuilder<boolean> {
 export function ambiguous(kind: string, ref: IdRef, candidates: { id: string; label: string }[]): SvcError {
   return new SvcError(
     'ambiguous_id',
-    `${kind} prefix '${ref.input}' matches more than one ${kind}: ${candidates
+    `${ref.field}: ${kind} prefix '${ref.input}' matches more than one ${kind}: ${candidates
       .map((c) => `${shortId(c.id)} (${c.label})`)
       .join(', ')}; give more characters`,
-    { kind, ref: ref.input, candidates: candidates.map((c) => ({ id: c.id, label: c.label })) },
+    { field: ref.field, kind, ref: ref.input, candidates: candidates.map((c) => ({ id: c.id, label: c.label })) },
   );
 }
 

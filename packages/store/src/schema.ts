@@ -167,6 +167,8 @@ export interface CapturesTable {
   redacted_at: Date | null;
   redacted_by: string | null;
   search: ReadOnly<string>;
+  /** The project the capture is filed under; null is the shared inbox (migration 0010). */
+  project_id: Auto<string | null>;
 }
 
 export interface CapturePromotionsTable {

@@ -1,4 +1,4 @@
-import type { TsPlan } from '@svc/domain';
+import { SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { iso } from './refs.js';
 import { researchExpired } from './research.js';
@@ -292,28 +292,45 @@ function byScore(a: Scored, b: Scored): number {
   return b.score - a.score || b.updated_at.getTime() - a.updated_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-/** Map normalized terms to the accepted terms of their glossary groups (rejected terms never expand). */
-export async function glossarySynonyms(db: Kysely<Database>, projectId: string, terms: string[]): Promise<Map<string, string[]>> {
+/**
+ * Map normalized terms to the accepted terms of their glossary groups (rejected terms never expand), at most
+ * `perTerm` of them per term in name order: a group may hold hundreds of terms, and the query the expansion
+ * becomes has to stay bounded (domain's expandQuery decides how many are used).
+ */
+export async function glossarySynonyms(
+  db: Kysely<Database>,
+  projectId: string,
+  terms: string[],
+  perTerm = SYNONYMS_TO_READ,
+): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (terms.length === 0) return out;
   const rows = await db
-    .selectFrom('glossary_terms as t')
-    .innerJoin('glossary_terms as s', (j) => j.onRef('s.group_id', '=', 't.group_id').on('s.status', '=', 'accepted'))
-    .select(['t.normalized as key', 's.term as synonym'])
-    .where('t.project_id', '=', projectId)
-    .where('t.status', '=', 'accepted')
-    .where('t.normalized', 'in', terms)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('glossary_rejections as r')
-            .select('r.id')
-            .whereRef('r.group_id', '=', 's.group_id')
-            .whereRef('r.normalized', '=', 's.normalized'),
-        ),
-      ),
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('glossary_terms as t')
+        .innerJoin('glossary_terms as s', (j) => j.onRef('s.group_id', '=', 't.group_id').on('s.status', '=', 'accepted'))
+        .select(['t.normalized as key', 's.term as synonym'])
+        .select(sql<number>`row_number() over (partition by t.normalized order by s.term, s.id)`.as('n'))
+        .where('t.project_id', '=', projectId)
+        .where('t.status', '=', 'accepted')
+        .where('t.normalized', 'in', terms)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('glossary_rejections as r')
+                .select('r.id')
+                .whereRef('r.group_id', '=', 's.group_id')
+                .whereRef('r.normalized', '=', 's.normalized'),
+            ),
+          ),
+        )
+        .as('x'),
     )
-    .orderBy('s.term')
+    .select(['x.key', 'x.synonym'])
+    .where('x.n', '<=', perTerm)
+    .orderBy('x.key')
+    .orderBy('x.synonym')
     .execute();
   for (const row of rows) {
     const list = out.get(row.key) ?? [];

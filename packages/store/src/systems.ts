@@ -28,7 +28,7 @@ export async function resolveSystem(
   try {
     ref = parseIdRef(raw, field);
   } catch {
-    throw notFound('system', raw);
+    throw notFound('system', raw, field);
   }
   const rows = await db
     .selectFrom('systems')
@@ -38,7 +38,7 @@ export async function resolveSystem(
     .limit(10)
     .execute();
   const first = rows[0];
-  if (!first) throw notFound('system', raw);
+  if (!first) throw notFound('system', raw, field);
   if (rows.length > 1) throw ambiguous('system', ref, rows.map((r) => ({ id: r.id, label: r.name })));
   return { ...first, created_at: iso(first.created_at) };
 }

@@ -30,7 +30,8 @@ export const TABLES: readonly TableSpec[] = [
       union select created_by from glossary_terms where project_id = :p union select rejected_by from glossary_rejections where project_id = :p
       union select promoted_by from capture_promotions where project_id = :p
       union select c.created_by from captures c join capture_promotions cp on cp.capture_id = c.id where cp.project_id = :p
-      union select c.redacted_by from captures c join capture_promotions cp on cp.capture_id = c.id where cp.project_id = :p)`,
+      union select c.redacted_by from captures c join capture_promotions cp on cp.capture_id = c.id where cp.project_id = :p
+      union select created_by from captures where project_id = :p union select redacted_by from captures where project_id = :p)`,
     order: 't.id',
   },
   { kind: 'item_type', table: 'item_types', where: `t.owner <> 'system' and t.key in (select item_type from items where project_id = :p)`, order: 't.key' },
@@ -45,7 +46,8 @@ export const TABLES: readonly TableSpec[] = [
   {
     kind: 'capture',
     table: 'captures',
-    where: 't.id in (select capture_id from capture_promotions where project_id = :p)',
+    // Filed under the project, or promoted into it from the shared inbox (docs/decisions/0025).
+    where: 't.project_id = :p or t.id in (select capture_id from capture_promotions where project_id = :p)',
     order: 't.id',
     generated: ['search'],
   },
@@ -53,6 +55,20 @@ export const TABLES: readonly TableSpec[] = [
   { kind: 'idea', table: 'ideas', where: 't.project_id = :p', order: 't.id', generated: ['search'] },
   { kind: 'sync_job', table: 'sync_jobs', where: 't.project_id = :p', order: 't.id' },
   { kind: 'audit', table: 'audit_log', where: 't.project_id = :p', order: 't.id', identity: true },
+];
+
+/** A shared-inbox capture: filed under no project and promoted into none (a promoted one travels with its project). */
+const INBOX_CAPTURE = 'project_id is null and not exists (select 1 from capture_promotions cp where cp.capture_id = c.id)';
+
+/** The tables of the shared inbox, in insertion order: its captures and the actors they name (no :p). */
+export const INBOX_TABLES: readonly TableSpec[] = [
+  {
+    kind: 'actor',
+    table: 'actors',
+    where: `t.id in (select c.created_by from captures c where ${INBOX_CAPTURE} union select c.redacted_by from captures c where ${INBOX_CAPTURE})`,
+    order: 't.id',
+  },
+  { kind: 'capture', table: 'captures', where: `t.id in (select c.id from captures c where ${INBOX_CAPTURE})`, order: 't.id', generated: ['search'] },
 ];
 
 /** Column names of a table, in their table order, without generated ones. */
@@ -87,12 +103,12 @@ function jsonValue(value: unknown): unknown {
   return value;
 }
 
-/** The project's rows of one table, columns in table order, values as JSON (times as ISO strings). */
+/** The project's rows of one table (the inbox's: projectId null), columns in table order, values as JSON (times as ISO strings). */
 export async function exportRows(
   db: Kysely<Database>,
   spec: TableSpec,
   columns: string[],
-  projectId: string,
+  projectId: string | null,
 ): Promise<Record<string, unknown>[]> {
   const where = sql.join(spec.where.split(':p').map((part) => sql.raw(part)), sql`${projectId}::uuid`);
   const result = await sql<Record<string, unknown>>`select ${sql.join(columns.map((c) => sql.ref(`t.${c}`)))} from ${sql.table(spec.table)} t where ${where} order by ${sql.raw(spec.order)}`.execute(db);

@@ -1,5 +1,5 @@
 import { type IdRef, notFound } from '@svc/domain';
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
 import type { Database } from './schema.js';
 
@@ -35,7 +35,7 @@ export async function resolveWorkUnit(
   if (projectId !== undefined) query = query.where('project_id', '=', projectId);
   const rows = await query.limit(10).execute();
   const first = rows[0];
-  if (!first) throw notFound('work unit', ref.input);
+  if (!first) throw notFound('work unit', ref.input, ref.field);
   if (rows.length > 1) throw ambiguous('work unit', ref, rows.map((r) => ({ id: r.id, label: r.title.slice(0, 60) })));
   return toWorkUnit(first);
 }
@@ -88,4 +88,24 @@ export async function findWorkUnitsByKeyword(
     .limit(limit)
     .execute();
   return rows.map(toWorkUnit);
+}
+
+/**
+ * Work units whose id starts with `prefix` (optionally of one project): open ones first, then the most recently
+ * active; `limit + 1` read to tell truncation (completion of work-unit ids).
+ */
+export async function workUnitsByIdPrefix(
+  db: Kysely<Database>,
+  f: { prefix: string; project_id?: string | undefined },
+  limit: number,
+): Promise<{ id: string; title: string; status: 'open' | 'closed' }[]> {
+  let query = db.selectFrom('work_units').select(['id', 'title', 'status']);
+  if (f.prefix !== '') query = query.where(sql<boolean>`id::text like ${`${f.prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
+  if (f.project_id !== undefined) query = query.where('project_id', '=', f.project_id);
+  return query
+    .orderBy(sql`status = 'open'`, 'desc')
+    .orderBy('updated_at', 'desc')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
 }

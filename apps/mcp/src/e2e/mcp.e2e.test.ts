@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS_LIST_BUDGET } from '../server.js';
 import { runSession } from './session.js';
 
 const run = promisify(execFile);
@@ -37,8 +38,11 @@ async function expectAllTools(client: Client) {
 
 describe('MCP over stdio: `svc serve mcp` as a child process', () => {
   let client: Client;
+  let actor: string;
   beforeAll(async () => {
-    const { env, actor } = await prepare();
+    const prepared = await prepare();
+    const env = prepared.env;
+    actor = prepared.actor;
     client = new Client({ name: 'e2e-stdio', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [...NODE_ARGS, 'serve', 'mcp', '--actor', actor], env, stderr: 'pipe' }));
   }, 120_000);
@@ -48,7 +52,7 @@ describe('MCP over stdio: `svc serve mcp` as a child process', () => {
 
   it('lists all 33 tools with input schemas, within the context budget', async () => {
     const tools = await expectAllTools(client);
-    expect(JSON.stringify({ tools }).length).toBeLessThan(32_000);
+    expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(TOOLS_LIST_BUDGET);
   });
 
   it('serves a scripted session: every tool on a happy path and a refused one, and keeps serving', async () => {
@@ -57,6 +61,18 @@ describe('MCP over stdio: `svc serve mcp` as a child process', () => {
     expect(refused.size).toBe(TOOL_COUNT);
     await expect(client.ping()).resolves.toBeDefined();
   }, 120_000);
+
+  it('refuses an actor_id naming another actor than --actor, and accepts the same one', async () => {
+    const stranger = '11111111-1111-4111-8111-111111111111';
+    const spoofed = await client.callTool({ name: 'svc_capture_add', arguments: { text: 'spoof', actor_id: stranger } });
+    expect(spoofed.isError).toBe(true);
+    expect((spoofed.structuredContent as { error: { code: string; details: { field: string } } }).error).toMatchObject({
+      code: 'invalid_input',
+      details: { field: 'actor_id' },
+    });
+    const same = await client.callTool({ name: 'svc_capture_add', arguments: { text: 'mine', actor_id: actor } });
+    expect(same.isError).toBeFalsy();
+  });
 });
 
 describe('MCP over Streamable HTTP: a listening `svc serve http`', () => {
@@ -95,6 +111,28 @@ describe('MCP over Streamable HTTP: a listening `svc serve http`', () => {
     expect(ok.size).toBe(TOOL_COUNT);
     expect(refused.size).toBe(TOOL_COUNT);
   }, 120_000);
+
+  it('serves resources, prompts and completions statelessly: list, read, get, complete, and a clean error', async () => {
+    expect(client.getServerCapabilities()?.resources?.listChanged).toBe(false);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(['svc://projects/demo/brief', 'svc://projects/demo/decisions']);
+    const brief = await client.readResource({ uri: 'svc://projects/demo/brief' });
+    expect((brief.contents[0] as { text: string }).text).toContain('## Active Work Units');
+    const decisions = await client.readResource({ uri: 'svc://projects/demo/decisions' });
+    expect((decisions.contents[0] as { text: string }).text).toContain('current decisions');
+    const item = (await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'demo', title: 'Over HTTP' } })).structuredContent as { id: string };
+    const read = await client.readResource({ uri: `svc://items/${item.id}` });
+    expect(JSON.parse((read.contents[0] as { text: string }).text).item.title).toBe('Over HTTP');
+    await expect(client.readResource({ uri: 'svc://items/ffffffff' })).rejects.toMatchObject({ code: -32002, data: { code: 'not_found' } });
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['start-session', 'record-decision', 'review-inbox']);
+    for (const name of ['start-session', 'record-decision', 'review-inbox']) {
+      const prompt = await client.getPrompt({ name, arguments: { project: 'demo' } });
+      expect(prompt.messages.length).toBeGreaterThan(0);
+    }
+    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'start-session' }, argument: { name: 'project', value: 'de' } });
+    expect(completion.completion.values).toEqual(['demo']);
+  });
 
   it('refuses a write without an actor as actor_required, and a foreign Host with 403', async () => {
     const anonymous = new Client({ name: 'anonymous', version: '1.0.0' });

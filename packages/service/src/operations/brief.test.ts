@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { findOperation } from '../catalog.js';
 import { describe, expect, it } from 'vitest';
 import { type TestService, testBackends } from '../testing/index.js';
@@ -72,6 +73,40 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
     };
     expect(data.work_units.map((u) => u.title)).toEqual(['Checkout rewrite']);
     expect(data.recent_items.map((i) => i.title)).toEqual(['Checkout retries']);
+  });
+
+  it('answers at most 2000 characters for a project of 1000 items unless asked for more, and says it was cut', async () => {
+    // 1000 long-titled items and 30 open work units, straight in SQL: the service would take a minute.
+    await sql`
+      with s as (select gen_random_uuid() as id, n from generate_series(1, 1000) n)
+      insert into items (id, chain_id, project_id, item_type, title, body, is_head, version, created_at, updated_at, refreshed_at)
+      select id, id, ${projectId}::uuid, 'decision',
+             'Decision ' || n || ': ' || repeat('a long title that a person actually wrote ', 3), 'body', true, 1,
+             now() - n * interval '1 minute', now() - n * interval '1 minute', now() - n * interval '1 minute'
+      from s`.execute(svc.store.db);
+    await sql`
+      insert into work_units (project_id, title, status)
+      select ${projectId}::uuid, 'Work unit ' || n || ' ' || repeat('with a descriptive title ', 3), 'open'
+      from generate_series(1, 30) n`.execute(svc.store.db);
+
+    const text = await markdown('svc_brief', { project_id: 'brief' });
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    expect(text).toContain('## Active Work Units');
+    expect(text).toContain('Decision 1:');
+    expect(text).toMatch(/_Cut to 2000 characters; pass a larger max_chars \(up to 50000\) for more\._$/);
+    const data = (await call('svc_brief', { project_id: 'brief' })) as { cut: boolean; truncated: Record<string, boolean>; work_units: unknown[]; recent_items: unknown[] };
+    expect(data).toMatchObject({ cut: true, truncated: { work_units: true, recent_items: true } });
+    expect(data.work_units.length).toBeGreaterThan(0);
+    expect(data.recent_items.length).toBeGreaterThan(0);
+
+    const more = await markdown('svc_brief', { project_id: 'brief', max_chars: 20_000 });
+    expect(more.length).toBeGreaterThan(10_000);
+    expect(more.length).toBeLessThanOrEqual(20_000);
+    expect(more).toContain('Decision 40:');
+
+    const roomy = await markdown('svc_brief', { project_id: 'brief', keyword: 'Decision 7', max_chars: 50_000 });
+    expect(roomy).not.toContain('_Cut to');
+    await expect(call('svc_brief', { project_id: 'brief', max_chars: 10 })).rejects.toMatchObject({ code: 'invalid_input', details: { field: 'max_chars' } });
   });
 
   it('keeps user text from breaking the markdown structure', async () => {

@@ -13,14 +13,18 @@ import { day, inline, ref } from '../markdown.js';
 import { projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
-const WORK_UNITS = 10;
-const RECENT_ITEMS = 15;
+/** The brief is read at the start of a session, so by default it stays small enough to cost little context. */
+export const BRIEF_DEFAULT_CHARS = 2_000;
+export const BRIEF_MAX_CHARS = 50_000;
 
 interface Brief {
   project: Pick<Project, 'id' | 'slug' | 'name'>;
   work_units: WorkUnitSummary[];
   recent_items: RecentItem[];
   truncated: { work_units: boolean; recent_items: boolean };
+  max_chars: number;
+  /** True when entries were left out to fit max_chars. */
+  cut: boolean;
 }
 
 function render(brief: Brief): string {
@@ -43,7 +47,23 @@ function render(brief: Brief): string {
     lines.push(`- [${item.item_type}] **${inline(item.title)}** (${ref(item.id)}${version}, updated ${day(item.updated_at)})`);
   }
   if (brief.truncated.recent_items) lines.push(`- _Older items not shown; use svc_item_search._`);
+  if (brief.cut) lines.push('', `_Cut to ${brief.max_chars} characters; pass a larger max_chars (up to ${BRIEF_MAX_CHARS}) for more._`);
   return lines.join('\n');
+}
+
+/**
+ * Leave out the oldest entries until the markdown fits: from the longer list first, so neither section
+ * disappears while the other keeps a long tail. The cut is marked, so the text says so.
+ */
+function fit(brief: Brief): Brief {
+  let out = brief;
+  while (render(out).length > out.max_chars && (out.work_units.length > 0 || out.recent_items.length > 0)) {
+    const fromItems = out.recent_items.length >= out.work_units.length;
+    out = fromItems
+      ? { ...out, recent_items: out.recent_items.slice(0, -1), truncated: { ...out.truncated, recent_items: true }, cut: true }
+      : { ...out, work_units: out.work_units.slice(0, -1), truncated: { ...out.truncated, work_units: true }, cut: true };
+  }
+  return out;
 }
 
 export const brief = defineOperation({
@@ -52,12 +72,19 @@ export const brief = defineOperation({
   title: 'Project brief',
   description:
     'A short markdown overview of a project: open work units (task counts, the task in progress) and the most ' +
-    'recent items. Call it ONLY when the human asks for context or a catch-up, not on your own. Optional ' +
-    'system_id and keyword narrow both sections.',
+    'recent items, at most max_chars characters (default 2000; it says when it was cut). Call it ONLY when the ' +
+    'human asks for context or a catch-up, not on your own. Optional system_id and keyword narrow both sections.',
   input: z.object({
     project_id: projectRef,
     system_id: z.string().max(200).optional().describe('Only this system (id, prefix or name)'),
     keyword: z.string().max(200).optional().describe('Only work units whose title contains it, and items matching it'),
+    max_chars: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(BRIEF_MAX_CHARS)
+      .optional()
+      .describe(`Longest answer in characters (default ${BRIEF_DEFAULT_CHARS}); raise it for more entries`),
   }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   presentation: { kind: 'markdown', render },
@@ -65,25 +92,31 @@ export const brief = defineOperation({
     const project = await resolveProject(ctx.tx, input.project_id);
     const systemId = input.system_id ? (await resolveSystem(ctx.tx, project.id, input.system_id)).id : undefined;
     const keyword = input.keyword?.trim() || undefined;
+    const maxChars = input.max_chars ?? BRIEF_DEFAULT_CHARS;
+    // Read about as many entries as could fit (a line is ~100-250 characters), never fewer than before.
+    const workUnits = Math.max(10, Math.min(50, Math.floor(maxChars / 200)));
+    const recent = Math.max(15, Math.min(200, Math.floor(maxChars / 100)));
     let plan: ReturnType<typeof planQuery>;
     if (keyword) {
-      const ast = parseQuery(keyword);
+      const ast = parseQuery(keyword, 'keyword');
       plan = planQuery(ast, await glossarySynonyms(ctx.tx, project.id, expandableTerms(ast)));
     }
-    const units = await activeWorkUnits(ctx.tx, { project_id: project.id, system_id: systemId, keyword }, WORK_UNITS);
+    const units = await activeWorkUnits(ctx.tx, { project_id: project.id, system_id: systemId, keyword }, workUnits);
     const items =
       keyword && !plan
         ? []
         : await recentItems(
             ctx.tx,
             { project_id: project.id, system_id: systemId, research_ttl_days: project.settings.research.ttl_days, plan },
-            RECENT_ITEMS,
+            recent,
           );
-    return {
+    return fit({
       project: { id: project.id, slug: project.slug, name: project.name },
-      work_units: units.slice(0, WORK_UNITS),
-      recent_items: items.slice(0, RECENT_ITEMS),
-      truncated: { work_units: units.length > WORK_UNITS, recent_items: items.length > RECENT_ITEMS },
-    };
+      work_units: units.slice(0, workUnits),
+      recent_items: items.slice(0, recent),
+      truncated: { work_units: units.length > workUnits, recent_items: items.length > recent },
+      max_chars: maxChars,
+      cut: false,
+    });
   },
 });

@@ -47,8 +47,10 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
       expect(error.code).toBe('invalid_input');
       expect(error.message).toMatch(/^signals: /);
     }
-    // null means "not given" by the optional-parameter convention: nothing changes.
-    await call('svc_capture_annotate', { capture_id: id, signals: null });
+    // null would mean "clear", and signals cannot be cleared (give {}): refused, naming the field.
+    const cleared = await refusal(call('svc_capture_annotate', { capture_id: id, signals: null }));
+    expect(cleared).toMatchObject({ code: 'invalid_input', details: { field: 'signals' } });
+    expect(cleared.message).toMatch(/^signals: cannot be cleared/);
     const signals = { urgency: 'high', nested: { list: [1, 'two'], __proto__x: true }, constructor: 'x' };
     const annotated = (await call('svc_capture_annotate', { capture_id: id, summary: 'short', sensitivity_hint: 'internal', signals })) as Capture;
     expect(annotated.signals).toEqual(signals);
@@ -300,13 +302,31 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     expect(hits.items).toEqual([]);
   });
 
-  it('attributes a capture to actor_id when given and refuses an unknown one', async () => {
+  it('attributes a capture to actor_id when the surface names no actor, and refuses an unknown one', async () => {
     const other = (await svc.call('actor_add', { email: 'other@example.test' }, { source: 'cli' })) as { id: string };
-    const { id } = (await call('svc_capture_add', { text: 'x', actor_id: other.id })) as { id: string };
+    const anonymous = (name: string, input: unknown) => svc.call(name, input, { source: 'test' });
+    const { id } = (await anonymous('svc_capture_add', { text: 'x', actor_id: other.id })) as { id: string };
     const row = await svc.store.db.selectFrom('captures').select('created_by').where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.created_by).toBe(other.id);
-    const error = await refusal(call('svc_capture_add', { text: 'x', actor_id: '11111111-1111-4111-8111-111111111111' }));
+    const error = await refusal(anonymous('svc_capture_add', { text: 'x', actor_id: '11111111-1111-4111-8111-111111111111' }));
     expect(error.code).toBe('unknown_actor');
+  });
+
+  it('refuses an actor_id naming another actor than the surface does, on every tool that takes one', async () => {
+    const other = (await svc.call('actor_add', { email: 'spoofed@example.test' }, { source: 'cli' })) as { id: string };
+    const { id } = await add('mine');
+    const unit = ((await call('svc_work_open', { project_id: 'cap', title: 'Spoof' })) as { id: string }).id;
+    const attempts: [string, Record<string, unknown>][] = [
+      ['svc_capture_add', { text: 'spoof' }],
+      ['svc_capture_set_state', { capture_id: id, review_state: 'review' }],
+      ['svc_capture_promote', { capture_id: id, project_id: 'cap', title: 'Spoof' }],
+      ['svc_idea_add', { work_unit_id: unit, text: 'spoof' }],
+    ];
+    for (const [name, input] of attempts) {
+      const error = await refusal(call(name, { ...input, actor_id: other.id }));
+      expect(error, name).toMatchObject({ code: 'invalid_input', details: { field: 'actor_id' } });
+    }
+    expect((await call('svc_capture_set_state', { capture_id: id, review_state: 'review', actor_id: actorId })) as { state: string }).toMatchObject({ state: 'review' });
   });
 
   it('ideas: newest first; search by project narrowed by work unit, author and time; redact keeps the row, masked', async () => {
@@ -315,7 +335,10 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     const other = (await svc.call('actor_add', { email: 'idea-author@example.test' }, { source: 'cli' })) as { id: string };
     const first = (await call('svc_idea_add', { work_unit_id: unitA, text: 'cache the catalog' })) as { id: string; created_at: string };
     await new Promise((r) => setTimeout(r, 15));
-    const second = (await call('svc_idea_add', { work_unit_id: unitA, text: 'shard the catalog', actor_id: other.id })) as { id: string; created_at: string };
+    const second = (await svc.call('svc_idea_add', { work_unit_id: unitA, text: 'shard the catalog', actor_id: other.id }, { source: 'test' })) as {
+      id: string;
+      created_at: string;
+    };
     await call('svc_idea_add', { work_unit_id: unitB, text: 'catalog in another unit' });
 
     const listed = (await call('svc_idea_list', { work_unit_id: unitA })) as { ideas: { id: string }[] };

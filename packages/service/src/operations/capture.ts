@@ -11,13 +11,18 @@ import {
   updateCapture,
 } from '@svc/store';
 import { z } from 'zod';
-import { body, boundedLimit, context, idRef, limit, MAX_TEXT, projectRef, title } from '../inputs.js';
+import { body, boundedLimit, context, idRef, limit, MAX_TEXT, projectRef, searchQuery, title } from '../inputs.js';
 import { createItem, prepareItemValues } from '../items/write.js';
 import { defineOperation, type OperationContext } from '../operation.js';
 
 const captureRef = idRef('Capture');
-const actorId = z.string().max(100).optional().describe('Actor UUID to attribute this to (default: the caller)');
+const actorId = z.string().max(100).optional().describe('Actor UUID (default: the caller)');
 const STATES = ['inbox', 'review', 'promoted', 'discarded', 'redacted'] as const;
+/** Captures are filed under a project or left in the shared inbox: docs/decisions/0025. */
+// No minLength: "" already means omitted, and the tool list has a size budget (apps/mcp e2e).
+const optionalProject = z.string().max(200).optional();
+const fileUnder = optionalProject.describe('File under this project; else: inbox');
+const filterBy = optionalProject.describe('Filed under this project');
 
 interface Ack {
   id: string;
@@ -53,39 +58,48 @@ export const captureAdd = defineOperation({
   title: 'Capture raw text',
   description:
     'Save raw text to the capture inbox, exactly as given: nothing is summarised, classified or promoted. It ' +
-    'stays out of item search until someone promotes it with svc_capture_promote. Answers `capture <id> inbox`.',
-  input: z.object({ text: z.string().min(1).max(MAX_TEXT).describe('The raw text to keep'), actor_id: actorId }),
+    'stays out of item search until someone promotes it with svc_capture_promote. project_id files it under a ' +
+    'project. Answers `capture <id> inbox`.',
+  input: z.object({ text: z.string().min(1).max(MAX_TEXT).describe('The raw text to keep'), project_id: fileUnder, actor_id: actorId }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   async run(ctx, input): Promise<Ack> {
-    const capture = await insertCapture(ctx.tx, input.text, ctx.actor?.id ?? null);
-    ctx.audit({ target_kind: 'capture', target_id: capture.id });
+    const project = input.project_id === undefined ? null : await resolveProject(ctx.tx, input.project_id);
+    const capture = await insertCapture(ctx.tx, input.text, ctx.actor?.id ?? null, project?.id ?? null);
+    ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id });
     return { id: capture.id, state: capture.review_state };
   },
 });
 
 const listFilters = {
+  project_id: filterBy,
   review_state: z.enum(STATES).optional().describe('Only captures in this state'),
   include_discarded: z.boolean().optional().describe('Also show discarded captures (default false)'),
   include_redacted: z.boolean().optional().describe('Also show redacted captures, masked (default false)'),
   limit,
 };
 
+/** The id of the project a list filters by; an unknown project is `not_found`, never an empty list. */
+async function filedUnder(ctx: OperationContext, ref: string | undefined): Promise<string | undefined> {
+  return ref === undefined ? undefined : (await resolveProject(ctx.tx, ref)).id;
+}
+
 export const captureList = defineOperation({
   name: 'svc_capture_list',
   surface: 'tool',
   title: 'List captures',
   description:
-    'List captures, newest first. Discarded and redacted captures are hidden unless asked for; redacted ones ' +
-    'only ever show [redacted]. Returns {captures, truncated}.',
+    'List captures, newest first. Redacted ones only ever show [redacted]. project_id: only those filed under ' +
+    'it. Returns {captures, truncated}.',
   input: z.object(listFilters),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
     const max = boundedLimit(input.limit);
+    const project_id = await filedUnder(ctx, input.project_id);
     const rows = await listCaptures(
       ctx.tx,
-      { review_state: input.review_state, include_discarded: input.include_discarded ?? false, include_redacted: input.include_redacted ?? false },
+      { project_id, review_state: input.review_state, include_discarded: input.include_discarded ?? false, include_redacted: input.include_redacted ?? false },
       max,
     );
     return { captures: rows.slice(0, max), truncated: rows.length > max };
@@ -98,18 +112,20 @@ export const captureSearch = defineOperation({
   title: 'Search captures',
   description:
     'Search capture text and summary with the item-search dialect (words, "phrases", OR, -exclusions); an empty ' +
-    'query only filters. Discarded and redacted captures are hidden unless asked for; redacted text is gone and ' +
-    'cannot match. Returns {captures, truncated}.',
-  input: z.object({ query: z.string().max(4000).optional().describe('Search text; empty lists by filters only'), ...listFilters }),
+    'query only filters. Redacted text is gone and cannot match. project_id: only those filed under it. Returns ' +
+    '{captures, truncated}.',
+  input: z.object({ query: searchQuery('Search text; empty lists by filters only').optional(), ...listFilters }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
     const max = boundedLimit(input.limit);
     const query = input.query?.trim() ?? '';
     const plan = query === '' ? undefined : planQuery(parseQuery(query));
+    const project_id = await filedUnder(ctx, input.project_id);
     if (query !== '' && !plan) return { captures: [], truncated: false };
     const rows = await listCaptures(
       ctx.tx,
       {
+        project_id,
         review_state: input.review_state,
         include_discarded: input.include_discarded ?? false,
         include_redacted: input.include_redacted ?? false,
@@ -127,11 +143,11 @@ export const captureAnnotate = defineOperation({
   title: 'Annotate a capture',
   description:
     'Store caller-supplied hints on a capture: a summary, a sensitivity hint and signals (a JSON object, kept as ' +
-    'given, as a hint not as truth). The service infers none of these. Returns the capture.',
+    'given, as a hint not as truth). The service infers none of these. null clears summary or sensitivity_hint. Returns the capture.',
   input: z.object({
     capture_id: captureRef,
-    summary: z.string().max(100_000).optional().describe('A summary you wrote'),
-    sensitivity_hint: z.string().max(200).optional().describe('e.g. public, internal, secret'),
+    summary: z.string().max(100_000).nullable().optional().describe('A summary you wrote; null clears it'),
+    sensitivity_hint: z.string().max(200).nullable().optional().describe('e.g. public, internal, secret; null clears it'),
     signals: z.record(z.string(), z.unknown()).optional().describe('A JSON object of hints; anything else is rejected'),
     actor_id: actorId,
   }),
@@ -145,7 +161,7 @@ export const captureAnnotate = defineOperation({
       sensitivity_hint: input.sensitivity_hint,
       signals: input.signals,
     });
-    ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { fields: Object.keys(input).filter((k) => k !== 'capture_id' && k !== 'actor_id') } });
+    ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { fields: Object.keys(input).filter((k) => k !== 'capture_id' && k !== 'actor_id') } });
     return updated;
   },
 });
@@ -179,7 +195,7 @@ export const captureSetState = defineOperation({
     const capture = await lock(ctx, input.capture_id);
     refuseTerminal(capture, `moved to ${target}`);
     const updated = await updateCapture(ctx.tx, capture.id, { review_state: target });
-    ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: target } });
+    ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: target } });
     return { id: updated.id, state: updated.review_state };
   },
 });
@@ -197,7 +213,7 @@ export const captureDiscard = defineOperation({
     const capture = await lock(ctx, input.capture_id);
     refuseTerminal(capture, 'discarded');
     const updated = await updateCapture(ctx.tx, capture.id, { review_state: 'discarded' });
-    ctx.audit({ target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: 'discarded' } });
+    ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: 'discarded' } });
     return { id: updated.id, state: updated.review_state };
   },
 });
@@ -225,6 +241,7 @@ export const captureRedact = defineOperation({
     const versions = itemId ? await redactChainText(ctx.tx, itemId) : 0;
     const updated = await redactCapture(ctx.tx, capture.id, ctx.actor?.id ?? null);
     ctx.audit({
+      project_id: capture.project_id,
       target_kind: 'capture',
       target_id: capture.id,
       details: { from: capture.review_state, to: 'redacted', ...(itemId ? { item_id: itemId, redacted_item_versions: versions } : {}) },
@@ -240,8 +257,8 @@ export const capturePromote = defineOperation({
   description:
     'Turn a capture into a normal item of a project (through the same creation path and rules as svc_item_upsert) ' +
     'and record the link between them. body "" uses the capture text. Any item type: research needs source_url, a ' +
-    'task needs work_unit_id (an open unit). Only when the human decides it belongs in the project memory. Answers ' +
-    '`capture <id> promoted item <id>`.',
+    'task needs work_unit_id (an open unit). Only when the human decides it belongs in the project memory. A filed ' +
+    'capture goes only into its project. Answers `capture <id> promoted item <id>`.',
   input: z.object({
     capture_id: captureRef,
     project_id: projectRef,
@@ -257,10 +274,19 @@ export const capturePromote = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
+  // The capture is what it acts on (REST: /captures/{capture_id}/promote); project_id is an argument.
+  addresses: ['capture_id'],
   async run(ctx, input): Promise<Ack> {
     const project = await resolveProject(ctx.tx, input.project_id);
     const capture = await lock(ctx, input.capture_id);
     refuseTerminal(capture, 'promoted');
+    if (capture.project_id !== null && capture.project_id !== project.id) {
+      throw new SvcError(
+        'invalid_input',
+        `project_id: capture ${shortId(capture.id)} is filed under another project (${shortId(capture.project_id)}); it can only be promoted into that project`,
+        { field: 'project_id', capture_project_id: capture.project_id },
+      );
+    }
     const values = await prepareItemValues(ctx, project, {
       item_type: input.item_type ?? 'knowledge',
       title: input.title,

@@ -4,10 +4,12 @@ import {
   findGroupByName,
   insertGroup,
   insertTerm,
+  listGroups,
   rejectTerm,
   resolveProject,
   resolveTerm,
   reviewQueue,
+  termsOfGroups,
 } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, idRef, limit, projectRef } from '../inputs.js';
@@ -115,5 +117,32 @@ export const glossaryQueue = defineOperation({
     const max = boundedLimit(input.limit);
     const terms = await reviewQueue(ctx.tx, project.id, max);
     return { terms: terms.slice(0, max), truncated: terms.length > max };
+  },
+});
+
+export const glossaryList = defineOperation({
+  name: 'glossary_list',
+  surface: 'operator',
+  title: 'List the glossary',
+  description:
+    "List a project's glossary: each group by name, with its accepted terms (which expand searches) and its " +
+    'pending proposals (awaiting accept or reject), alphabetically. Rejected terms are not listed.',
+  input: z.object({ project_id: projectRef, limit }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.tx, input.project_id);
+    const max = boundedLimit(input.limit);
+    const rows = await listGroups(ctx.tx, project.id, max);
+    const groups = rows.slice(0, max);
+    const terms = await termsOfGroups(
+      ctx.tx,
+      groups.map((g) => g.id),
+    );
+    const of = (groupId: string, status: 'accepted' | 'proposed') =>
+      terms.filter((t) => t.group_id === groupId && t.status === status).map((t) => ({ id: t.id, term: t.term, created_at: t.created_at }));
+    return {
+      groups: groups.map((g) => ({ id: g.id, name: g.name, accepted: of(g.id, 'accepted'), proposed: of(g.id, 'proposed') })),
+      truncated: rows.length > max,
+    };
   },
 });

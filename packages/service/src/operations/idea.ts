@@ -1,11 +1,11 @@
 import { isUuid, parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
 import { insertIdea, listIdeas, lockIdea, redactIdea, resolveProject } from '@svc/store';
 import { z } from 'zod';
-import { actorRef, boundedLimit, idRef, isoTime, limit, MAX_TEXT, projectRef } from '../inputs.js';
+import { actorRef, boundedLimit, idRef, isoTime, limit, MAX_TEXT, projectRef, searchQuery } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit, scope } from '../work/shared.js';
 
-const scopeField = projectRef.optional().describe('Scope id prefixes to this project');
+const scopeField = projectRef.optional().describe('Scope ids to this project');
 
 export const ideaAdd = defineOperation({
   name: 'svc_idea_add',
@@ -53,7 +53,7 @@ export const ideaSearch = defineOperation({
     'unit, author and time [since, until). Newest first. Returns {ideas, truncated}.',
   input: z.object({
     project_id: projectRef,
-    query: z.string().max(4000).optional().describe('Search text; empty lists by filters only'),
+    query: searchQuery('Search text; empty lists by filters only').optional(),
     work_unit_id: z.string().max(100).optional().describe('Only this work unit'),
     author_id: actorRef('Only ideas by this actor (UUID)').optional(),
     since: isoTime('Only ideas at or after this ISO 8601 time').optional(),

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DAY, type TestService, testBackends } from '../testing/index.js';
+import { MAX_CLAUSES, MAX_QUERY_LENGTH } from '@svc/domain';
+import { DAY, refusal, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
 interface Hit {
@@ -59,6 +60,42 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(await titles('cluster -k8s')).toEqual(['Cluster upgrade', 'Unrelated']);
   });
 
+  it('matches a quoted single word literally: "k8s" finds k8s, not its glossary synonym kubernetes', async () => {
+    await call('glossary_group_add', { project_id: 'search', name: 'orchestration' });
+    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'k8s' });
+    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await add('Shorthand', 'our k8s nodes run on arm');
+    await add('Spelled out', 'the kubernetes upgrade');
+    expect(await titles('k8s')).toEqual(['Shorthand', 'Spelled out']);
+    expect(await titles('"k8s"')).toEqual(['Shorthand']);
+    expect(await titles('"kubernetes" OR nothingatall')).toEqual(['Spelled out']);
+  });
+
+  it('refuses a query over the length or clause limit naming query and the limit, instead of cutting it', async () => {
+    await add('Deploy on friday', 'deploy friday');
+    // Cut at the old limit, the trailing exclusion would vanish and the item would match.
+    const long = `${'deploy '.repeat(Math.ceil(MAX_QUERY_LENGTH / 7))}-friday`;
+    const tooLong = await refusal(call('svc_item_search', { project_id: 'search', query: long }));
+    expect(tooLong).toMatchObject({ code: 'invalid_input', details: { field: 'query' } });
+    expect(tooLong.message).toMatch(new RegExp(`^query: .*${MAX_QUERY_LENGTH}`));
+    const clauses = `${Array.from({ length: MAX_CLAUSES }, () => 'deploy').join(' ')} -friday`;
+    const tooMany = await refusal(call('svc_item_search', { project_id: 'search', query: clauses }));
+    expect(tooMany).toMatchObject({ code: 'invalid_input', details: { field: 'query', limit: MAX_CLAUSES } });
+    expect(tooMany.message).toMatch(new RegExp(`^query: .*at most ${MAX_CLAUSES}`));
+    const keyword = await refusal(call('svc_capture_search', { query: long }));
+    expect(keyword).toMatchObject({ code: 'invalid_input', details: { field: 'query' } });
+  });
+
+  it('refuses an unknown item type naming item_types[i] and listing the registered types', async () => {
+    await call('type_add', { key: 'runbook', schema: { type: 'object' } });
+    await add('A decision', 'words');
+    const error = await refusal(call('svc_item_search', { project_id: 'search', query: 'words', item_types: ['decision', 'decisions'] }));
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'item_types[1]' } });
+    expect(error.message).toMatch(/^item_types\[1\]: unknown item type 'decisions'; registered types: .*decision/);
+    expect(error.message).toContain('runbook');
+    expect(await titles('words', { item_types: ['decision'] })).toEqual(['A decision']);
+  });
+
   it('expands multi-word glossary terms as phrases and never expands proposed or rejected terms', async () => {
     await call('glossary_group_add', { project_id: 'search', name: 'db' });
     await call('glossary_term_add', { project_id: 'search', group: 'db', term: 'postgres' });
@@ -113,8 +150,10 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(await titles('retries', { system_ids: ['billing'] })).toEqual(['Billing retries']);
     const error = (await call('svc_item_search', { project_id: 'search', query: 'x', system_ids: ['nope'] }).catch((e) => e)) as {
       code: string;
+      details: { field?: string };
     };
     expect(error.code).toBe('not_found');
+    expect(error.details.field).toBe('system_ids[0]');
   });
 
   it('returns [] for queries that parse to nothing or only to stop words', async () => {

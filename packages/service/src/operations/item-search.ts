@@ -1,7 +1,7 @@
-import { expandableTerms, nearMissPlan, parseQuery, planQuery } from '@svc/domain';
-import { glossarySynonyms, matchEach, resolveProject, resolveSystem, type SearchHit, searchItems } from '@svc/store';
+import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery } from '@svc/domain';
+import { glossarySynonyms, listItemTypes, matchEach, resolveProject, resolveSystem, type SearchHit, searchItems } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, limit, projectRef } from '../inputs.js';
+import { boundedLimit, limit, projectRef, searchQuery } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 export const itemSearch = defineOperation({
@@ -11,15 +11,16 @@ export const itemSearch = defineOperation({
   description:
     'Full-text search over the current items of a project, ranked with title matches above body matches. ' +
     'Dialect: bare words are all required; "a quoted phrase" matches adjacent words; `a OR b` matches either; ' +
-    'a leading - excludes a word or phrase. Words expand to their glossary synonyms (phrases and exclusions do ' +
-    'not). Ranked by BM25 (title above body) over every match, whatever its age. Captures never appear until ' +
-    'promoted; expired research only with include_expired. Returns {items: [{id, chain_id, item_type, title, ' +
-    'snippet, rank, updated_at}], truncated}; an empty list when nothing matches. When fewer than limit items ' +
-    'hold every bare word, `partial` lists near misses holding most of them, each with the words it lacks in `missing`.',
+    `a leading - excludes a word or phrase. Words expand to their glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} ` +
+    `each and ${MAX_EXPANSIONS} in all (phrases and exclusions do not). Ranked by BM25 (title above body) over every ` +
+    'match, whatever its age. Captures never appear until promoted; expired research only with include_expired. ' +
+    'Returns {items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated, expansion_cut}; an ' +
+    'empty list when nothing matches. When fewer than limit items hold every bare word, `partial` lists near ' +
+    'misses holding most of them, each with the words it lacks in `missing`.',
   input: z.object({
     project_id: projectRef,
-    query: z.string().max(4000).describe('Search text in the dialect above'),
-    item_types: z.array(z.string().max(40)).max(20).optional().describe('Only these item types'),
+    query: searchQuery('Search text in the dialect above'),
+    item_types: z.array(z.string().max(40)).max(20).optional().describe('Only these item types (registered type keys; an unknown one is refused)'),
     system_ids: z.array(z.string().max(200)).max(50).optional().describe('Only these systems (ids, prefixes or names)'),
     include_expired: z.boolean().optional().describe('Include research past its time to live (default false)'),
     limit,
@@ -33,10 +34,19 @@ export const itemSearch = defineOperation({
     for (const [i, ref] of (input.system_ids ?? []).entries()) {
       systemIds.push((await resolveSystem(ctx.tx, project.id, ref, `system_ids[${i}]`)).id);
     }
+    if (input.item_types && input.item_types.length > 0) {
+      // A misspelt type would filter everything out and answer [] as if nothing matched.
+      const known = (await listItemTypes(ctx.tx)).map((t) => t.key);
+      for (const [i, key] of input.item_types.entries()) {
+        if (!known.includes(key)) {
+          throw invalidInput(`item_types[${i}]`, `unknown item type '${key}'; registered types: ${known.join(', ')}`, { known });
+        }
+      }
+    }
     const ast = parseQuery(input.query);
     const synonyms = await glossarySynonyms(ctx.tx, project.id, expandableTerms(ast));
-    const plan = planQuery(ast, synonyms);
-    if (!plan) return { items: [], truncated: false };
+    const { plan, expansion_cut } = expandQuery(ast, synonyms);
+    if (!plan) return { items: [], truncated: false, expansion_cut };
     const max = boundedLimit(input.limit);
     const filters = {
       project_id: project.id,
@@ -47,7 +57,7 @@ export const itemSearch = defineOperation({
     const hits = await searchItems(ctx.tx, plan, filters, max);
     const items = hits.slice(0, max);
     const near = items.length < max ? nearMissPlan(ast, plan) : undefined;
-    if (!near) return { items, truncated: hits.length > max };
+    if (!near) return { items, truncated: hits.length > max, expansion_cut };
     // Near misses: the best matches of the relaxed query (any of the bare words) that are not strict matches
     // and hold most of the words, most words first.
     const strict = new Set(items.map((h) => h.id));
@@ -67,6 +77,6 @@ export const itemSearch = defineOperation({
     }
     partial.sort((a, b) => b.count - a.count || b.rank - a.rank);
     const page = partial.slice(0, want).map(({ count: _count, ...hit }) => hit);
-    return page.length > 0 ? { items, truncated: hits.length > max, partial: page } : { items, truncated: hits.length > max };
+    return page.length > 0 ? { items, truncated: hits.length > max, expansion_cut, partial: page } : { items, truncated: hits.length > max, expansion_cut };
   },
 });

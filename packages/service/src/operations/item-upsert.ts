@@ -5,6 +5,11 @@ import { body, context, itemRef, linkInput, projectRef, semanticImpacts, title }
 import { createItem, lockHeadForEdit, prepareItemValues, resolveLinkTargets, supersede, writeLinks } from '../items/write.js';
 import { defineOperation } from '../operation.js';
 
+/** An edit's value for an optional reference: null clears it, undefined keeps the current one. */
+function keepOrClear(given: string | null | undefined, current: string | null): string | undefined {
+  return given === null ? undefined : (given ?? current ?? undefined);
+}
+
 export const itemUpsert = defineOperation({
   name: 'svc_item_upsert',
   surface: 'tool',
@@ -13,19 +18,20 @@ export const itemUpsert = defineOperation({
     'Write one item (decision, knowledge, policy, document, research, …) only when the user asks to save it. ' +
     'Without item_id it creates a new item. With item_id it edits: a new version supersedes that one (nothing is ' +
     'overwritten); item_id must be the current version, else the call fails with `conflict` naming the current one. ' +
-    'Omitted fields keep their values. An item\'s type cannot change. Tasks (need work_unit_id of an open unit) and QA ' +
-    'checks follow their own rules: they start proposed/pending, status changes only through their svc_task_*/svc_qa_* ' +
-    'tools, and an edit keeps the status. Returns the item (its id is the new current version; chain_id is stable).',
+    'Omitted fields (or "") keep their values; null clears body, context, system_id, work_unit_id or source_url. ' +
+    'An item\'s type cannot change. Tasks (need work_unit_id of an open unit) and QA checks follow their own rules: ' +
+    'they start proposed/pending, status changes only through their svc_task_*/svc_qa_* tools, and an edit keeps the ' +
+    'status. Returns the item (its id is the new current version; chain_id is stable).',
   input: z.object({
     project_id: projectRef,
     item_id: itemRef.optional().describe('The current version to edit (omit to create a new item)'),
     item_type: z.string().max(40).optional().describe("Item type key (default 'decision' for new items); cannot change on an edit"),
     title: title.optional().describe('Title (required for new items)'),
-    body: body.optional(),
-    context: context.optional(),
-    system_id: z.string().max(200).optional().describe('System of the project (id, prefix or name)'),
-    work_unit_id: z.string().max(100).optional().describe('Work unit (id or prefix); required for tasks'),
-    source_url: z.string().max(2048).optional().describe('Source of the information; required for research'),
+    body: body.nullable().optional().describe('Body text (markdown allowed); null clears it'),
+    context: context.nullable().optional().describe("Structured fields, validated against the item type's JSON Schema; null clears them"),
+    system_id: z.string().max(200).nullable().optional().describe('System of the project (id, prefix or name); null clears it'),
+    work_unit_id: z.string().max(100).nullable().optional().describe('Work unit (id or prefix); required for tasks; null clears it'),
+    source_url: z.string().max(2048).nullable().optional().describe('Source of the information; required for research; null clears it'),
     links: z.array(linkInput).max(100).optional().describe('Typed edges from this item to others in the project'),
     semantic_impacts: semanticImpacts.optional().describe('Extra semantic-impact labels for this edit'),
   }),
@@ -42,9 +48,9 @@ export const itemUpsert = defineOperation({
         title: input.title,
         body: input.body ?? '',
         context: input.context ?? {},
-        system_id: input.system_id,
-        work_unit_id: input.work_unit_id,
-        source_url: input.source_url,
+        system_id: input.system_id ?? undefined,
+        work_unit_id: input.work_unit_id ?? undefined,
+        source_url: input.source_url ?? undefined,
       });
       const item = await createItem(ctx, project, values, links);
       ctx.audit({ project_id: project.id, target_kind: 'item', target_id: item.id, details: { created: true, links: links.length } });
@@ -55,11 +61,11 @@ export const itemUpsert = defineOperation({
     const values = await prepareItemValues(ctx, project, {
       item_type: input.item_type ?? head.item_type,
       title: input.title ?? head.title,
-      body: input.body ?? head.body,
-      context: input.context ?? head.context,
-      system_id: input.system_id ?? head.system_id ?? undefined,
-      work_unit_id: input.work_unit_id ?? head.work_unit_id ?? undefined,
-      source_url: input.source_url ?? head.source_url ?? undefined,
+      body: input.body === null ? '' : (input.body ?? head.body),
+      context: input.context === null ? {} : (input.context ?? head.context),
+      system_id: keepOrClear(input.system_id, head.system_id),
+      work_unit_id: keepOrClear(input.work_unit_id, head.work_unit_id),
+      source_url: keepOrClear(input.source_url, head.source_url),
     }, '', head);
     const { item, changed } = await supersede(ctx, project, head, values, input.semantic_impacts ?? []);
     await writeLinks(ctx, project, item.chain_id, links, '');

@@ -17,11 +17,12 @@ interface PageData {
   truncated: { decisions: boolean; review_queue: boolean };
 }
 
-function renderPage(data: PageData): string {
-  const lines = [`# ${inline(data.project.name)}: decisions`, '', '## Decisions', ''];
-  if (data.decisions.length === 0) lines.push('_No current decisions._');
+/** Current decisions as markdown lines, grouped under `### <system>` headings (shared with decision_list). */
+export function decisionLines(decisions: DecisionEntry[]): string[] {
+  const lines: string[] = [];
+  if (decisions.length === 0) lines.push('_No current decisions._');
   let system: string | null | undefined;
-  for (const d of data.decisions) {
+  for (const d of decisions) {
     if (d.system_name !== system) {
       system = d.system_name;
       lines.push('', `### ${system === null ? 'General' : inline(system)}`, '');
@@ -33,6 +34,11 @@ function renderPage(data: PageData): string {
     const suffix = notes.length > 0 ? `; ${notes.join('; ')}` : '';
     lines.push(`- **${inline(d.title)}** (${ref(d.id)}, v${d.version}, ${day(d.updated_at)}${suffix})`);
   }
+  return lines;
+}
+
+function renderPage(data: PageData): string {
+  const lines = [`# ${inline(data.project.name)}: decisions`, '', '## Decisions', '', ...decisionLines(data.decisions)];
   if (data.truncated.decisions) lines.push('', `_Only the first ${MAX_DECISIONS} decisions are shown; narrow with system_id._`);
   lines.push('', '## Glossary Review Queue', '');
   if (data.review_queue.length === 0) lines.push('_No proposed terms._');

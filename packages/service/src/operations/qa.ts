@@ -7,7 +7,7 @@ import { defineOperation, } from '../operation.js';
 import { changeStatus, findWorkUnit, lockItemOfType, scope } from '../work/shared.js';
 
 const qaRef = idRef('QA check');
-const scopeField = projectRef.optional().describe('Scope id prefixes to this project');
+const scopeField = projectRef.optional().describe('Scope ids to this project');
 
 export const qaAdd = defineOperation({
   name: 'svc_qa_add',

@@ -8,7 +8,7 @@ import { defineOperation, type OperationContext } from '../operation.js';
 import { changeStatus, findWorkUnit, scope, txOf } from '../work/shared.js';
 
 const taskRef = idRef('Task');
-const scopeField = projectRef.optional().describe('Scope id prefixes to this project');
+const scopeField = projectRef.optional().describe('Scope ids to this project');
 const sortOrder = z.number().int().min(-1_000_000_000).max(1_000_000_000);
 
 export const taskAdd = defineOperation({
@@ -167,12 +167,13 @@ export const taskEdit = defineOperation({
   title: 'Edit a task',
   description:
     'Edit a task\'s title, body or sort_order: a new version supersedes the current one and the status is kept ' +
-    '(done tasks can be edited). task_id must be the current version, else `conflict` names it. With no fields ' +
-    'it changes nothing and returns the current version.',
+    '(done tasks can be edited). body null clears the body ("" or omission leaves it). task_id must be the current ' +
+    'version, else `conflict` names it; a clear is an edit too. With no fields it changes nothing and returns the ' +
+    'current version.',
   input: z.object({
     task_id: taskRef,
     title: title.optional(),
-    body: body.optional(),
+    body: body.nullable().optional().describe('New body text (markdown allowed); null clears it'),
     sort_order: sortOrder.optional().describe('New position in the work unit'),
     project_id: scopeField,
   }),
@@ -190,7 +191,7 @@ export const taskEdit = defineOperation({
     const values = await prepareItemValues(ctx, owner, {
       item_type: 'task',
       title: input.title ?? locked.title,
-      body: input.body ?? locked.body,
+      body: input.body === null ? '' : (input.body ?? locked.body),
       context: input.sort_order !== undefined ? { sort_order: input.sort_order } : {},
       system_id: locked.system_id ?? undefined,
     }, '', locked);

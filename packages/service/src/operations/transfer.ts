@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { isSlug, isTypeKey, type JsonSchema, SvcError, validateContext, validateTypeSchema } from '@svc/domain';
+import { isSlug, isTypeKey, type JsonSchema, MAX_JSON_DEPTH, SvcError, validateContext, validateTypeSchema } from '@svc/domain';
 import {
   type ColumnType,
   type Database,
   deferSearchIndex,
   exportRows,
+  INBOX_TABLES,
   importRows,
   type Kysely,
   migrationStatus,
   rebuildSearchIndex,
+  REDACTED,
   resetIdentities,
   resolveProject,
   TABLES,
@@ -20,19 +22,44 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { fromDatabase } from '../errors.js';
 import { projectRef } from '../inputs.js';
-import { defineOperation } from '../operation.js';
+import { defineOperation, type OperationContext } from '../operation.js';
 import { validateProjectSettings } from './project-config.js';
 
 /** The export format: JSON Lines, a header, one record per row, an end record. Bump on any change. */
 export const FORMAT = 'svc-export';
 export const FORMAT_VERSION = 1;
 
+/** A project file names its project; a file of the shared inbox says `inbox: true` instead. */
 interface Header {
   format: string;
   format_version: number;
   schema: string;
   release: string;
-  project: string;
+  project?: string;
+  inbox?: true;
+}
+
+/** The lines of an export: the header, one record per row of `tables` (the project's, or the inbox's), the end. */
+async function exportLines(ctx: OperationContext, tables: readonly TableSpec[], projectId: string | null, scope: Pick<Header, 'project' | 'inbox'>) {
+  const status = await migrationStatus(ctx.tx);
+  const header: Header = {
+    format: FORMAT,
+    format_version: FORMAT_VERSION,
+    schema: status.current ?? '',
+    release: status.currentRelease ?? '',
+    ...scope,
+  };
+  const lines = [JSON.stringify(header)];
+  const counts: Record<string, number> = {};
+  for (const [i, spec] of tables.entries()) {
+    const columns = await tableColumns(ctx.tx, spec);
+    const rows = await exportRows(ctx.tx, spec, columns, projectId);
+    for (const row of rows) lines.push(JSON.stringify({ type: spec.kind, ...row }));
+    counts[spec.kind] = rows.length;
+    ctx.progress(i + 1, tables.length, spec.kind);
+  }
+  lines.push(JSON.stringify({ type: 'end', records: lines.length - 1 }));
+  return { lines, counts };
 }
 
 export const projectExport = defineOperation({
@@ -41,32 +68,31 @@ export const projectExport = defineOperation({
   title: 'Export a project',
   description:
     "Export a project's whole memory as JSON Lines: a header (format and schema version), every row — all " +
-    'item versions, links, history, work units, tasks, QA checks, promoted captures and their bridge rows, ' +
-    'ideas, glossary, sync jobs, audit, settings and the actors they name — and an end record.',
+    'item versions, links, history, work units, tasks, QA checks, the captures filed under it or promoted ' +
+    'into it (redacted ones masked) and their bridge rows, ideas, glossary, sync jobs, audit, settings and the ' +
+    'actors they name — and an end record.',
   input: z.object({ project_id: projectRef }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   snapshot: true,
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
-    const status = await migrationStatus(ctx.tx);
-    const header: Header = {
-      format: FORMAT,
-      format_version: FORMAT_VERSION,
-      schema: status.current ?? '',
-      release: status.currentRelease ?? '',
-      project: project.slug,
-    };
-    const lines = [JSON.stringify(header)];
-    const counts: Record<string, number> = {};
-    for (const [i, spec] of TABLES.entries()) {
-      const columns = await tableColumns(ctx.tx, spec);
-      const rows = await exportRows(ctx.tx, spec, columns, project.id);
-      for (const row of rows) lines.push(JSON.stringify({ type: spec.kind, ...row }));
-      counts[spec.kind] = rows.length;
-      ctx.progress(i + 1, TABLES.length, spec.kind);
-    }
-    lines.push(JSON.stringify({ type: 'end', records: lines.length - 1 }));
-    return { lines, counts };
+    return exportLines(ctx, TABLES, project.id, { project: project.slug });
+  },
+});
+
+export const inboxExport = defineOperation({
+  name: 'inbox_export',
+  surface: 'operator',
+  title: 'Export the shared inbox',
+  description:
+    'Export the shared inbox as JSON Lines in the export format: a header saying inbox, the captures filed ' +
+    'under no project and promoted into none (redacted ones masked), the actors they name, and an end record. ' +
+    "A promoted capture travels with its project's export instead.",
+  input: z.object({}),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  snapshot: true,
+  async run(ctx) {
+    return exportLines(ctx, INBOX_TABLES, null, { inbox: true });
   },
 });
 
@@ -79,7 +105,6 @@ interface Record_ {
 /** The largest import file the CLI reads, and the longest line (the HTTP body limit): docs/decisions/0014. */
 export const IMPORT_MAX_BYTES = 512 * 1024 * 1024;
 export const IMPORT_MAX_LINE_BYTES = 2 * 1024 * 1024;
-const MAX_JSON_DEPTH = 64;
 
 function lineError(line: number, message: string, recordField?: string): SvcError {
   return new SvcError('invalid_input', `line ${line}: ${message}`, { field: 'file', line, ...(recordField ? { record_field: recordField } : {}) });
@@ -207,7 +232,8 @@ function readHeader(first: string | undefined): Header {
       'format_version',
     );
   }
-  for (const key of ['schema', 'release', 'project'] as const) {
+  if (raw.inbox !== undefined && raw.inbox !== true) throw lineError(1, `header field 'inbox' must be true or absent`, 'inbox');
+  for (const key of ['schema', 'release', ...(raw.inbox === true ? [] : ['project'])]) {
     if (typeof raw[key] !== 'string') throw lineError(1, `header field '${key}' must be a string`, key);
   }
   return raw as unknown as Header;
@@ -221,7 +247,8 @@ export const projectImport = defineOperation({
     'Restore a project from an export, in one transaction: every line is checked first, and a truncated, ' +
     "corrupted or crafted file writes nothing and names the line. Every record must belong to the file's one " +
     'project and point only at records of the same file. Ids are kept (into a database without them); with ' +
-    'as_slug the project is imported under a new slug with every id of its rows renewed.',
+    'as_slug the project is imported under a new slug with every id of its rows renewed. A file of the shared ' +
+    'inbox (svc export --inbox) restores its captures, none of whose ids may exist here.',
   input: z.object({
     lines: z.array(z.string()).describe('The export file, one string per line, without the line breaks'),
     as_slug: z.string().max(63).optional().describe('Import as a new project with this slug, with fresh ids'),
@@ -275,6 +302,7 @@ export const projectImport = defineOperation({
       records.push({ line: number, spec, row });
     }
     if (!ended) throw lineError(lines.length + 1, 'the file ends without its end record (it is truncated)');
+    if (header.inbox) return importInbox(ctx, records, columns, input.as_slug);
     const projects = records.filter((r) => r.spec.kind === 'project');
     if (projects.length !== 1) throw lineError(projects[1]?.line ?? 1, 'an export holds exactly one project record');
     const projectRecord = projects[0] as Record_;
@@ -350,18 +378,7 @@ async function confine(tx: Kysely<Database>, records: Record_[], projectRecord: 
     }
   }
 
-  // Keys of each kind, once each.
-  const keys = new Map<string, Map<string, number>>();
-  for (const r of records) {
-    const column = KEY[r.spec.kind] ?? 'id';
-    const key = String(r.row[column]);
-    const seen = keys.get(r.spec.kind) ?? new Map<string, number>();
-    keys.set(r.spec.kind, seen);
-    const earlier = seen.get(key);
-    if (earlier !== undefined) throw lineError(r.line, `a second ${r.spec.kind} with ${column} ${key} (the first is on line ${earlier})`, column);
-    seen.set(key, r.line);
-  }
-  const has = (kind: string, id: string) => keys.get(kind)?.has(id) === true;
+  const has = uniqueKeys(records);
 
   // Item types: the system ones exist here; a file's own are checked as `svc type add` checks them.
   const typeRecords = records.filter((r) => r.spec.kind === 'item_type');
@@ -386,41 +403,27 @@ async function confine(tx: Kysely<Database>, records: Record_[], projectRecord: 
     schemas.set(key, schema);
   }
 
-  // Actors: a file's actor that is new here must not take another actor's email.
-  const actorRecords = records.filter((r) => r.spec.kind === 'actor');
-  const emails = new Map<string, number>();
-  for (const r of actorRecords) {
-    const email = String(r.row.email);
-    if (!EMAIL.test(email)) throw lineError(r.line, `field 'email' '${email}' is not an email address`, 'email');
-    const earlier = emails.get(email.toLowerCase());
-    if (earlier !== undefined) throw lineError(r.line, `a second actor with email ${email} (the first is on line ${earlier})`, 'email');
-    emails.set(email.toLowerCase(), r.line);
-    if (!isObject(r.row.external_ids)) throw lineError(r.line, "field 'external_ids' must be a JSON object", 'external_ids');
-  }
-  if (actorRecords.length > 0) {
-    const taken = await sql<{ id: string; email: string }>`select id::text as id, lower(email) as email from actors where lower(email) = any(${[...emails.keys()]}::text[])`.execute(tx);
-    for (const actor of taken.rows) {
-      const r = actorRecords.find((a) => String(a.row.email).toLowerCase() === actor.email) as Record_;
-      if (r.row.id !== actor.id) throw lineError(r.line, `actor email ${String(r.row.email)} belongs to another actor in this database`, 'email');
-    }
-  }
+  await checkActors(tx, records);
 
-  const promoted = new Set(records.filter((r) => r.spec.kind === 'capture_promotion').map((r) => String(r.row.capture_id)));
+  const promotions = new Set(records.filter((r) => r.spec.kind === 'capture_promotion').map((r) => String(r.row.capture_id)));
+  const captureStates = new Map(records.filter((r) => r.spec.kind === 'capture').map((r) => [String(r.row.id), r.row.review_state]));
   for (const r of records) {
     const { kind } = r.spec;
-    if (kind !== 'project' && 'project_id' in r.row && r.row.project_id !== projectId) {
+    // A capture of the shared inbox (project_id null) travels with the project it was promoted into.
+    const unfiled = kind === 'capture' && r.row.project_id === null;
+    if (kind !== 'project' && 'project_id' in r.row && r.row.project_id !== projectId && !unfiled) {
       throw lineError(r.line, `field 'project_id' is ${String(r.row.project_id)}, not the imported project ${projectId}: a file holds one project's records only`, 'project_id');
     }
-    for (const [column, target] of REFERENCES[kind] ?? []) {
-      const value = r.row[column];
-      if (value === null) continue;
-      const known = target === 'item_type' ? schemas.has(String(value)) : has(target, String(value));
-      if (!known) {
-        throw lineError(r.line, `field '${column}' names ${target.replace('_', ' ')} ${String(value)}, which is not in this file: a record may only point at records of its own project`, column);
-      }
+    checkReferences(r, (target, value) => (target === 'item_type' ? schemas.has(value) : has(target, value)));
+    if (unfiled && !promotions.has(String(r.row.id))) {
+      throw lineError(r.line, 'a capture of no project that no capture_promotion of this file names: an export holds only the captures filed under its project or promoted into it', 'project_id');
     }
-    if (kind === 'capture' && !promoted.has(String(r.row.id))) {
-      throw lineError(r.line, 'a capture that no capture_promotion of this file names: an export holds only the captures promoted into its project', 'id');
+    if (kind === 'capture') checkCapture(r, promotions.has(String(r.row.id)));
+    if (kind === 'capture_promotion') {
+      const state = captureStates.get(String(r.row.capture_id));
+      if (state !== 'promoted' && state !== 'redacted') {
+        throw lineError(r.line, `field 'capture_id' names a capture in state ${String(state)}; a promoted capture is in state promoted (or redacted)`, 'capture_id');
+      }
     }
     if (kind === 'item') {
       const type = String(r.row.item_type);
@@ -461,6 +464,116 @@ async function confine(tx: Kysely<Database>, records: Record_[], projectRecord: 
     }
   }
   return keptIdentity;
+}
+
+/** Each record's key once per kind (else the line of the second); answers whether the file holds a record. */
+function uniqueKeys(records: Record_[]): (kind: string, id: string) => boolean {
+  const keys = new Map<string, Map<string, number>>();
+  for (const r of records) {
+    const column = KEY[r.spec.kind] ?? 'id';
+    const key = String(r.row[column]);
+    const seen = keys.get(r.spec.kind) ?? new Map<string, number>();
+    keys.set(r.spec.kind, seen);
+    const earlier = seen.get(key);
+    if (earlier !== undefined) throw lineError(r.line, `a second ${r.spec.kind} with ${column} ${key} (the first is on line ${earlier})`, column);
+    seen.set(key, r.line);
+  }
+  return (kind, id) => keys.get(kind)?.has(id) === true;
+}
+
+/** Every reference of a record names a record `known` to the file. */
+function checkReferences(r: Record_, known: (target: string, value: string) => boolean): void {
+  for (const [column, target] of REFERENCES[r.spec.kind] ?? []) {
+    const value = r.row[column];
+    if (value === null) continue;
+    if (!known(target, String(value))) {
+      throw lineError(r.line, `field '${column}' names ${target.replace('_', ' ')} ${String(value)}, which is not in this file: a record may only point at records of its own project`, column);
+    }
+  }
+}
+
+/** Actors: well-formed, and one that is new here must not take another actor's email. */
+async function checkActors(tx: Kysely<Database>, records: Record_[]): Promise<void> {
+  const actorRecords = records.filter((r) => r.spec.kind === 'actor');
+  const emails = new Map<string, number>();
+  for (const r of actorRecords) {
+    const email = String(r.row.email);
+    if (!EMAIL.test(email)) throw lineError(r.line, `field 'email' '${email}' is not an email address`, 'email');
+    const earlier = emails.get(email.toLowerCase());
+    if (earlier !== undefined) throw lineError(r.line, `a second actor with email ${email} (the first is on line ${earlier})`, 'email');
+    emails.set(email.toLowerCase(), r.line);
+    if (!isObject(r.row.external_ids)) throw lineError(r.line, "field 'external_ids' must be a JSON object", 'external_ids');
+  }
+  if (actorRecords.length === 0) return;
+  const taken = await sql<{ id: string; email: string }>`select id::text as id, lower(email) as email from actors where lower(email) = any(${[...emails.keys()]}::text[])`.execute(tx);
+  for (const actor of taken.rows) {
+    const r = actorRecords.find((a) => String(a.row.email).toLowerCase() === actor.email) as Record_;
+    if (r.row.id !== actor.id) throw lineError(r.line, `actor email ${String(r.row.email)} belongs to another actor in this database`, 'email');
+  }
+}
+
+/**
+ * A capture's state agrees with its content: a redacted one holds only the mask (a file cannot smuggle words
+ * into a capture every answer treats as removed), and a promoted one has its promotion in the file.
+ */
+function checkCapture(r: Record_, promoted: boolean): void {
+  const { review_state: state } = r.row;
+  if (state === 'redacted') {
+    for (const [field, masked] of [['text', REDACTED], ['summary', REDACTED], ['sensitivity_hint', null]] as const) {
+      if (r.row[field] !== masked) throw lineError(r.line, `field '${field}' of a redacted capture must be ${JSON.stringify(masked)}: redacted text never travels`, field);
+    }
+    if (!isObject(r.row.signals) || Object.keys(r.row.signals).length > 0) throw lineError(r.line, "field 'signals' of a redacted capture must be {}", 'signals');
+  }
+  if (state === 'promoted' && !promoted) throw lineError(r.line, 'a capture in state promoted that no capture_promotion of this file names', 'review_state');
+}
+
+/**
+ * Restore the shared inbox from `svc export --inbox`: captures of no project and the actors they name. The same
+ * trust rules as a project file (docs/decisions/0014): only those kinds, references inside the file, redacted
+ * captures masked, and no capture id that exists here already (it would be someone else's capture).
+ */
+async function importInbox(ctx: OperationContext, records: Record_[], columns: Map<string, ColumnType[]>, asSlug: string | undefined) {
+  if (asSlug !== undefined) throw new SvcError('invalid_input', 'as_slug: the file is the shared inbox, which belongs to no project; import it without --as', { field: 'as_slug' });
+  for (const r of records) {
+    if (r.spec.kind !== 'actor' && r.spec.kind !== 'capture') {
+      throw lineError(r.line, `a ${r.spec.kind} record in an inbox file, which holds only captures and the actors they name`, 'type');
+    }
+  }
+  const has = uniqueKeys(records);
+  await checkActors(ctx.tx, records);
+  const captures = records.filter((r) => r.spec.kind === 'capture');
+  for (const r of captures) {
+    if (r.row.project_id !== null) throw lineError(r.line, `field 'project_id' is ${String(r.row.project_id)}: an inbox file holds only captures of no project`, 'project_id');
+    checkReferences(r, has);
+    if (r.row.review_state === 'promoted') throw lineError(r.line, "a promoted capture in an inbox file: it travels with its project's export", 'review_state');
+    checkCapture(r, false);
+  }
+  if (captures.length > 0) {
+    const taken = await sql<{ id: string }>`select id::text as id from captures where id = any(${captures.map((r) => r.row.id)}::uuid[]) limit 1`.execute(ctx.tx);
+    const first = taken.rows[0];
+    if (first) {
+      const r = captures.find((c) => c.row.id === first.id) as Record_;
+      throw new SvcError('conflict', `line ${r.line}: a capture with id ${first.id} already exists in this database; the inbox file cannot replace it`, {
+        field: 'file',
+        line: r.line,
+        record_field: 'id',
+      });
+    }
+  }
+  const tx = ctx.tx as Kysely<Database>;
+  for (const spec of INBOX_TABLES) {
+    const group = records.filter((r) => r.spec.kind === spec.kind);
+    const cols = (columns.get(spec.kind) ?? []).map((c) => c.name);
+    const target = TABLES.find((t) => t.kind === spec.kind) as TableSpec;
+    for (let start = 0; start < group.length; start += BATCH) {
+      const batch = group.slice(start, start + BATCH);
+      await insertBatch(tx, target, cols, batch.map((r) => r.row), false, (k) => (batch[k] as Record_).line);
+      ctx.progress(start + batch.length, group.length, spec.kind);
+    }
+  }
+  const counts = Object.fromEntries(INBOX_TABLES.map((t) => [t.kind, records.filter((r) => r.spec.kind === t.kind).length]));
+  ctx.audit({ project_id: null, target_kind: 'inbox', target_id: null, details: { imported: counts } });
+  return { inbox: true, counts };
 }
 
 /** A database refusal in the import's words: the field when the constraint names one. */

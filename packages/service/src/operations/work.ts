@@ -16,9 +16,9 @@ import { ref } from '../markdown.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit, scope, txOf } from '../work/shared.js';
 
-const RESUME_UNITS = 5;
-const RESUME_TASKS = 200;
-const RESUME_CHECKS = 200;
+export const RESUME_UNITS = 5;
+export const RESUME_TASKS = 200;
+export const RESUME_CHECKS = 200;
 
 export const workOpen = defineOperation({
   name: 'svc_work_open',
@@ -52,9 +52,11 @@ export const workResume = defineOperation({
   surface: 'tool',
   title: 'Resume work',
   description:
-    'Pick work back up: the work units whose title contains the keyword (open ones first; the latest when the ' +
-    'keyword is empty) with all their current tasks (by sort_order) and QA checks. Returns exactly ' +
-    '{work_units, tasks, qa_checks}.',
+    `Pick work back up: the work units whose title contains the keyword (open ones first; the latest when the ` +
+    `keyword is empty; at most ${RESUME_UNITS}, so narrow the keyword to reach others) with their current tasks (by ` +
+    `sort_order) and QA checks, at most ${RESUME_TASKS} tasks and ${RESUME_CHECKS} checks in all. Returns exactly ` +
+    '{work_units, tasks, qa_checks}; each work unit carries truncated: {tasks, qa_checks}, true when some of its ' +
+    'tasks or checks were left out (list them with svc_task_list / svc_qa_list_pending).',
   input: z.object({
     project_id: projectRef,
     keyword: z.string().max(200).optional().describe('Part of the work unit title'),
@@ -63,17 +65,24 @@ export const workResume = defineOperation({
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const units = await findWorkUnitsByKeyword(ctx.tx, project.id, input.keyword?.trim() ?? '', RESUME_UNITS);
-    const ids = units.map((u) => u.id);
-    const tasks = await listTasks(ctx.tx, ids, undefined, RESUME_TASKS);
-    // Unit by unit, reading only what is still wanted (a check may belong to two units: listed once).
+    // Unit by unit, reading only what still fits plus one row, which tells whether the unit's list was cut (the
+    // spec fixes the three top-level keys, so the cut is told on each work unit). A check may belong to two
+    // units: it is listed once, so reading one unit's checks skips as many rows as were already listed.
+    const tasks: Item[] = [];
     const checks = new Map<string, Item>();
-    for (const id of ids) {
-      if (checks.size >= RESUME_CHECKS) break;
-      for (const c of await listQaChecks(ctx.tx, { project_id: project.id, work_unit_id: id }, RESUME_CHECKS - checks.size)) {
-        if (!checks.has(c.chain_id)) checks.set(c.chain_id, c);
-      }
+    const workUnits = [];
+    for (const unit of units) {
+      const taskRoom = RESUME_TASKS - tasks.length;
+      const unitTasks = await listTasks(ctx.tx, [unit.id], undefined, taskRoom);
+      tasks.push(...unitTasks.slice(0, taskRoom));
+      // room + already listed = RESUME_CHECKS rows (+1) cover the room even when every listed check recurs.
+      const checkRoom = RESUME_CHECKS - checks.size;
+      const rows = await listQaChecks(ctx.tx, { project_id: project.id, work_unit_id: unit.id }, RESUME_CHECKS);
+      const fresh = rows.filter((c) => !checks.has(c.chain_id));
+      for (const c of fresh.slice(0, checkRoom)) checks.set(c.chain_id, c);
+      workUnits.push({ ...unit, truncated: { tasks: unitTasks.length > taskRoom, qa_checks: fresh.length > checkRoom } });
     }
-    return { work_units: units, tasks: tasks.slice(0, RESUME_TASKS), qa_checks: [...checks.values()].slice(0, RESUME_CHECKS) };
+    return { work_units: workUnits, tasks, qa_checks: [...checks.values()] };
   },
 });
 

@@ -7,6 +7,7 @@ export {
   createEmptyPostgresDatabase,
   freePort,
   type PrivateCluster,
+  skipWithoutPostgres,
   startPrivateCluster,
 } from '@svc/store/testing';
 

@@ -143,6 +143,18 @@ async function openPostgresClone(url: string): Promise<TestStore> {
   };
 }
 
+const MISSING_POSTGRES =
+  'SVC_TEST_DATABASE_URL is unset while CI=true: CI must run the PostgreSQL suites (the race tests among them; PGlite ' +
+  'has one connection, so it serialises transactions and proves nothing about locks). Set it to a PostgreSQL URL.';
+
+/**
+ * Whether a PostgreSQL-only suite may skip: only outside CI. With CI=true and no SVC_TEST_DATABASE_URL the suite
+ * runs and fails with a message saying so, so CI can never pass with its real races silently skipped.
+ */
+export function skipWithoutPostgres(): boolean {
+  return !process.env.SVC_TEST_DATABASE_URL && process.env.CI !== 'true';
+}
+
 export function testBackends(): TestBackend[] {
   const backends: TestBackend[] = [
     {
@@ -156,13 +168,17 @@ export function testBackends(): TestBackend[] {
   ];
   const url = process.env.SVC_TEST_DATABASE_URL;
   if (url) backends.push({ name: 'postgres', open: () => openPostgresClone(url) });
+  else if (process.env.CI === 'true') backends.push({ name: 'postgres', open: () => Promise.reject(new Error(MISSING_POSTGRES)) });
   return backends;
 }
 
 /** A fresh, empty PostgreSQL database for tests that spawn processes or test migration itself. */
 export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
   const url = process.env.SVC_TEST_DATABASE_URL;
-  if (!url) return undefined;
+  if (!url) {
+    if (process.env.CI === 'true') throw new Error(MISSING_POSTGRES);
+    return undefined;
+  }
   const database = `svc_test_empty_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   await adminQuery(url, `create database ${database}`);
   return {

@@ -1,0 +1,97 @@
+import { createService } from '@svc/service';
+import { openTestService, type TestService, testBackends } from '@svc/service/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningHttpServer, startHttpServer } from './server.js';
+
+/** The JSON text of `levels` nested objects, written out so nothing on the sending side recurses. */
+function nestedJson(levels: number): string {
+  return `${'{"a":'.repeat(levels - 1)}{"leaf":1}${'}'.repeat(levels - 1)}`;
+}
+
+type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown> } };
+
+describe.each(testBackends())('hostile input against a listening server on $name', (backend) => {
+  let svc: TestService;
+  let server: RunningHttpServer;
+  let actorId: string;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+    await svc.store.reset();
+    ({ actorId } = await svc.seed('probe'));
+    server = await startHttpServer({ ...createService(svc.store), close: async () => {} }, { host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await svc.close();
+  });
+
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-actor': actorId, ...headers }, body });
+
+  it('answers a REST write whose context nests 5,000 deep with 400 naming context, and keeps serving', async () => {
+    const response = await post('/projects/probe/items', `{"title":"Deep","context":${nestedJson(5_000)}}`);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as ErrorBody).error).toMatchObject({
+      code: 'invalid_input',
+      message: 'context: nested deeper than 64 levels',
+      details: { field: 'context' },
+    });
+    const ok = await post('/projects/probe/items', `{"title":"Deep enough","context":${nestedJson(64)}}`);
+    expect(ok.status).toBe(200);
+    const { id } = (await ok.json()) as { id: string };
+    expect((await fetch(`${server.url}/items/${id}`)).status).toBe(200);
+  });
+
+  it('answers a body of 900,000 nested arrays (just under 2 MiB) with 400 on REST and an isError result on /mcp', async () => {
+    const levels = 900_000;
+    const arrays = `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const rest = await post('/projects/probe/items', `{"title":"Deepest","context":{"a":${arrays}}}`);
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as ErrorBody).error.message).toBe('context: nested deeper than 64 levels');
+    const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"Deepest","context":{"a":${arrays}}}}}`;
+    const mcp = await post('/mcp', call, { accept: 'application/json, text/event-stream' });
+    const { result } = (await mcp.json()) as { result: { isError: boolean; structuredContent: ErrorBody } };
+    expect(result.structuredContent.error).toMatchObject({ code: 'invalid_input', message: 'context: nested deeper than 64 levels' });
+  });
+
+  it('answers the same over MCP at /mcp: an isError result naming context, not a transport failure', async () => {
+    const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"Deep","context":${nestedJson(5_000)}}}}`;
+    const response = await post('/mcp', call, { accept: 'application/json, text/event-stream' });
+    expect(response.status).toBe(200);
+    const { result } = (await response.json()) as { result: { isError: boolean; structuredContent: ErrorBody } };
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent.error).toMatchObject({ code: 'invalid_input', message: 'context: nested deeper than 64 levels' });
+  });
+
+  it('runs a type schema pattern ^(a+)+$ on a linear engine: a catastrophic input is an ordinary 400, /health stays up', async () => {
+    await svc.call('type_add', { key: 'ticket', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } } }, { source: 'cli' });
+    // About 2^40 backtracking steps on JavaScript's RegExp: this answers at all only on a linear-time engine.
+    const writes = Array.from({ length: 3 }, () =>
+      post('/projects/probe/items', JSON.stringify({ item_type: 'ticket', title: 'T', context: { code: `${'a'.repeat(40)}!` } })),
+    );
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    for (const response of await Promise.all(writes)) {
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as ErrorBody).error.details).toMatchObject({ field: 'context.code' });
+    }
+    const fine = await post('/projects/probe/items', JSON.stringify({ item_type: 'ticket', title: 'T', context: { code: 'aaaa' } }));
+    expect(fine.status).toBe(200);
+  });
+
+  it('answers a long OR query over a 500-term glossary group with results and expansion_cut, not 503', async () => {
+    const group = (await svc.call('glossary_group_add', { project_id: 'probe', name: 'big' }, { source: 'cli' })) as { id: string; project_id: string };
+    const terms = Array.from({ length: 500 }, (_, i) => `term${i}`);
+    await svc.store.db
+      .insertInto('glossary_terms')
+      .values(terms.map((term) => ({ project_id: group.project_id, group_id: group.id, term, normalized: term, status: 'accepted', decided_at: new Date() })))
+      .execute();
+    expect((await post('/projects/probe/items', JSON.stringify({ title: 'About term3', body: 'term3 matters' }))).status).toBe(200);
+    const query = Array.from({ length: 150 }, (_, i) => `term${i}`).join(' OR ');
+    const response = await fetch(`${server.url}/projects/probe/items/search?query=${encodeURIComponent(query)}`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { items: { title: string }[]; truncated: boolean; expansion_cut: boolean };
+    expect(body.expansion_cut).toBe(true);
+    expect(body.items.map((i) => i.title)).toContain('About term3');
+  });
+});

@@ -1,0 +1,278 @@
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { createLogger, createService, type Service } from '@svc/service';
+import { openTestService, type TestService, testBackends } from '@svc/service/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningHttpServer, startHttpServer } from './server.js';
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+interface LogLine {
+  level: number;
+  msg: string;
+  err?: { stack?: string };
+}
+
+const ERROR = 50;
+
+/** node:http, not fetch: fetch will not send a Host header of our choosing. */
+function send(base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => {
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {}
+        resolve({ status: res.statusCode ?? 0, body: parsed });
+      });
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+const errorOf = (answer: Answer) => (answer.body as { error: { code: string; message: string; details: { field?: string } } }).error;
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+function toolCall(id: number, name: string, args: Record<string, unknown>) {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
+}
+
+interface ToolAnswer {
+  id: number;
+  result: { isError?: boolean; structuredContent?: { error?: { code: string; details: { field?: string } } } & Record<string, unknown> };
+}
+
+describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
+  let svc: TestService;
+  let logs: LogLine[];
+  let plain: RunningHttpServer;
+  let withDefault: RunningHttpServer;
+  let proxied: RunningHttpServer;
+  let seeded: { actorId: string; projectId: string };
+  let other: string;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+    await svc.store.reset();
+    seeded = await svc.seed('pa');
+    other = ((await svc.call('actor_add', { email: 'other@example.test' }, { source: 'cli' })) as { id: string }).id;
+    logs = [];
+    const logger = createLogger('info', { write: (line) => logs.push(JSON.parse(line) as LogLine) });
+    // close() of a server closes its service: give each server a service of its own over the shared store.
+    const own = (defaultActorId?: string): Service => ({ ...createService(svc.store, { defaultActorId, logger }), close: async () => {} });
+    plain = await startHttpServer(own(), { host: '127.0.0.1', port: 0 });
+    withDefault = await startHttpServer(own(seeded.actorId), { host: '127.0.0.1', port: 0 });
+    proxied = await startHttpServer(own(), { host: '127.0.0.1', port: 0, allowedHosts: ['svc.example:8443', 'ops.example'] });
+  });
+  afterAll(async () => {
+    await plain?.close();
+    await withDefault?.close();
+    await proxied?.close();
+    await svc.close();
+  });
+  beforeEach(() => {
+    logs.length = 0;
+  });
+
+  const json = { 'content-type': 'application/json' };
+  const itemCount = async () => Number((await svc.store.db.selectFrom('items').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const captureCount = async () => Number((await svc.store.db.selectFrom('captures').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+  it('refuses a cross-site text/plain write with 415 and writes nothing, even with a default actor', async () => {
+    const [items, captures] = [await itemCount(), await captureCount()];
+    const simple = { 'content-type': 'text/plain', origin: `${withDefault.url}` };
+    const item = await send(withDefault.url, 'POST', '/projects/pa/items', simple, JSON.stringify({ title: 'Forged' }));
+    expect(item.status).toBe(415);
+    expect(errorOf(item)).toMatchObject({ code: 'unsupported_media_type', details: { field: 'content-type' } });
+    const capture = await send(withDefault.url, 'POST', '/captures', { 'content-type': 'text/plain' }, JSON.stringify({ text: 'forged' }));
+    expect(capture.status).toBe(415);
+    const form = await send(withDefault.url, 'POST', '/captures', { 'content-type': 'application/x-www-form-urlencoded' }, 'text=forged');
+    expect(form.status).toBe(415);
+    const lookalike = await send(withDefault.url, 'POST', '/captures', { 'content-type': 'application/jsonx' }, '{"text":"forged"}');
+    expect(lookalike.status).toBe(415);
+    const unit = (await send(withDefault.url, 'POST', '/projects/pa/work-units', json, '{"title":"U"}')).body as { id: string };
+    const task = (await send(withDefault.url, 'POST', `/work-units/${unit.id}/tasks`, json, '{"title":"T"}')).body as { id: string };
+    // A body-less POST is a "simple" cross-site request too.
+    expect((await send(withDefault.url, 'POST', `/tasks/${task.id}/start`, {})).status).toBe(415);
+    expect(await itemCount()).toBe(items + 1);
+    expect(await captureCount()).toBe(captures);
+    const withCharset = await send(withDefault.url, 'POST', '/captures', { 'content-type': 'Application/JSON; charset=utf-8' }, '{"text":"kept"}');
+    expect(withCharset.status).toBe(200);
+  });
+
+  it('refuses a foreign Host or Origin on every route, reads included, and leaves /health open', async () => {
+    const rebound = await send(plain.url, 'GET', '/projects/pa/brief', { host: 'attacker.example' });
+    expect(rebound.status).toBe(403);
+    expect(errorOf(rebound)).toMatchObject({ code: 'forbidden', details: { field: 'host' } });
+    expect((await send(plain.url, 'GET', '/ready', { host: 'attacker.example:8080' })).status).toBe(403);
+    expect((await send(plain.url, 'GET', '/openapi.json', { host: 'attacker.example' })).status).toBe(403);
+    expect((await send(plain.url, 'GET', '/health', { host: 'attacker.example' })).status).toBe(200);
+    for (const origin of ['http://evil.example', 'null', 'http://localhost.evil.example', 'file://', 'http://[::1]evil']) {
+      const crossSite = await send(withDefault.url, 'POST', '/captures', { ...json, origin }, '{"text":"forged"}');
+      expect(crossSite.status, origin).toBe(403);
+      expect(errorOf(crossSite).details.field).toBe('origin');
+    }
+    // Node itself answers 400 to some of these; either way nothing is served.
+    for (const host of ['[::1]evil.example', 'localhost@evil.example', 'localhost:80:80', '127.0.0.1.evil.example', 'localhost:8080/x']) {
+      expect([400, 403], host).toContain((await send(plain.url, 'GET', '/projects/pa/brief', { host })).status);
+    }
+    const port = new URL(plain.url).port;
+    expect((await send(plain.url, 'GET', '/projects/pa/brief', { host: `localhost:${port}`, origin: `http://localhost:${port}` })).status).toBe(200);
+    expect((await send(plain.url, 'GET', '/projects/pa/brief', { host: '[::1]' })).status).toBe(200);
+    const mcp = await send(plain.url, 'POST', '/mcp', { ...MCP_HEADERS, host: 'attacker.example' }, JSON.stringify(toolCall(1, 'svc_brief', { project_id: 'pa' })));
+    expect(mcp.status).toBe(403);
+  });
+
+  it('compares SVC_ALLOWED_HOSTS entries by host and, when an entry names one, port', async () => {
+    const brief = (headers: Record<string, string>) => send(proxied.url, 'GET', '/projects/pa/brief', headers);
+    expect((await brief({ host: 'svc.example:8443' })).status).toBe(200);
+    expect((await brief({ host: 'svc.example:8443', origin: 'https://svc.example:8443' })).status).toBe(200);
+    expect((await brief({ host: 'svc.example:9999' })).status).toBe(403);
+    expect((await brief({ host: 'svc.example' })).status).toBe(403);
+    expect((await brief({ host: 'ops.example:1234' })).status).toBe(200);
+    expect((await brief({ host: 'ops.example', origin: 'https://svc.example' })).status).toBe(403);
+    expect((await brief({ host: 'localhost' })).status).toBe(403);
+  });
+
+  it('refuses a body actor_id naming someone else than X-Actor, over REST and /mcp', async () => {
+    const asSeeded = { ...json, 'x-actor': seeded.actorId };
+    const spoofed = await send(plain.url, 'POST', '/captures', asSeeded, JSON.stringify({ text: 'spoof', actor_id: other }));
+    expect(spoofed.status).toBe(400);
+    expect(errorOf(spoofed)).toMatchObject({ code: 'invalid_input', details: { field: 'actor_id' } });
+    expect(errorOf(spoofed).message).toMatch(/^actor_id: /);
+    const unit = (await send(plain.url, 'POST', '/projects/pa/work-units', asSeeded, '{"title":"Ideas"}')).body as { id: string };
+    const idea = await send(plain.url, 'POST', `/work-units/${unit.id}/ideas`, asSeeded, JSON.stringify({ text: 'spoof', actor_id: other }));
+    expect(errorOf(idea).details.field).toBe('actor_id');
+    const same = await send(plain.url, 'POST', '/captures', asSeeded, JSON.stringify({ text: 'same', actor_id: seeded.actorId.toUpperCase() }));
+    expect(same.status).toBe(200);
+
+    const mcp = await send(plain.url, 'POST', '/mcp', { ...MCP_HEADERS, 'x-actor': seeded.actorId }, JSON.stringify(toolCall(1, 'svc_capture_add', { text: 'spoof', actor_id: other })));
+    const result = (mcp.body as ToolAnswer).result;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent?.error).toMatchObject({ code: 'invalid_input', details: { field: 'actor_id' } });
+    const spoofedRows = await svc.store.db.selectFrom('captures').select('id').where('text', '=', 'spoof').execute();
+    expect(spoofedRows).toEqual([]);
+  });
+
+  it('lets a body actor_id name the author when the transport names none, over the default actor too', async () => {
+    const byBody = await send(withDefault.url, 'POST', '/captures', json, JSON.stringify({ text: 'by body', actor_id: other }));
+    expect(byBody.status).toBe(200);
+    const emptyHeader = await send(withDefault.url, 'POST', '/captures', { ...json, 'x-actor': '' }, JSON.stringify({ text: 'by default' }));
+    expect(emptyHeader.status).toBe(200);
+    const rows = await svc.store.db.selectFrom('captures').select(['text', 'created_by']).where('text', 'in', ['by body', 'by default']).orderBy('text').execute();
+    expect(rows).toEqual([
+      { text: 'by body', created_by: other },
+      { text: 'by default', created_by: seeded.actorId },
+    ]);
+    const noActor = await send(plain.url, 'POST', '/captures', { ...json, 'x-actor': '' }, JSON.stringify({ text: 'nobody' }));
+    expect(errorOf(noActor).code).toBe('actor_required');
+  });
+
+  it('refuses prototype keys as query parameters, body keys and MCP arguments with 400 naming the key, without an error log', async () => {
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const query = await send(plain.url, 'GET', `/projects/pa/brief?${key}=x`, {});
+      expect(query.status, key).toBe(400);
+      expect(errorOf(query), key).toMatchObject({ code: 'invalid_input', details: { field: key } });
+      const body = await send(plain.url, 'POST', '/captures', { ...json, 'x-actor': seeded.actorId }, `{"text":"x","${key}":"x"}`);
+      expect(body.status, key).toBe(400);
+      expect(errorOf(body).details.field, key).toBe(key);
+      const mcp = await send(plain.url, 'POST', '/mcp', MCP_HEADERS, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_brief","arguments":{"project_id":"pa","${key}":"x"}}}`);
+      const result = (mcp.body as ToolAnswer).result;
+      expect(result.isError, key).toBe(true);
+      expect(result.structuredContent?.error, key).toMatchObject({ code: 'invalid_input', details: { field: key } });
+    }
+    expect(logs.filter((line) => line.level >= ERROR)).toEqual([]);
+  });
+
+  it('runs a JSON-RPC batch of 100 calls a few at a time, so a concurrent request is answered before it ends', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const links = ids.slice(-3).map((target_id) => ({ type: 'depends', target_id }));
+      ids.push(((await svc.as(seeded.actorId)('svc_item_upsert', { project_id: 'pa', title: `Node ${i}`, links })) as { id: string }).id);
+    }
+    let inFlight = 0;
+    let most = 0;
+    let firstStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      firstStarted = resolve;
+    });
+    const base = createService(svc.store);
+    const counting: Service = {
+      ...base,
+      async call(name, input, call) {
+        if (call.source !== 'mcp') return base.call(name, input, call);
+        inFlight++;
+        most = Math.max(most, inFlight);
+        firstStarted();
+        try {
+          return await base.call(name, input, call);
+        } finally {
+          inFlight--;
+        }
+      },
+      close: async () => {},
+    };
+    const server = await startHttpServer(counting, { host: '127.0.0.1', port: 0 });
+    try {
+      const batch = Array.from({ length: 100 }, (_, i) => toolCall(i, 'svc_impact', { project_id: 'pa', item_id: ids[19 - (i % 5)], depth: 5 }));
+      const order: string[] = [];
+      const whole = send(server.url, 'POST', '/mcp', MCP_HEADERS, JSON.stringify(batch)).then((answer) => {
+        order.push('batch');
+        return answer;
+      });
+      await started;
+      const ready = await send(server.url, 'GET', '/ready', {});
+      order.push('ready');
+      expect(ready.status).toBe(200);
+      const answer = await whole;
+      expect(answer.status).toBe(200);
+      const answers = answer.body as ToolAnswer[];
+      expect(answers).toHaveLength(100);
+      expect(answers.every((a) => a.result.isError !== true)).toBe(true);
+      expect(order).toEqual(['ready', 'batch']);
+      // Never more than a few of the batch's calls held the database at once (the pool holds 10).
+      expect(most).toBeGreaterThan(1);
+      expect(most).toBeLessThanOrEqual(4);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    ['Content-Length: 1000', '{"text":"half'],
+    ['Transfer-Encoding: chunked', 'd\r\n{"text":"half\r\n'],
+  ])('logs a client that drops its upload mid-body (%s) as one warning, without a stack', async (framing, partial) => {
+    const { port } = new URL(plain.url);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          `POST /captures HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nX-Actor: ${seeded.actorId}\r\n${framing}\r\n\r\n${partial}`,
+        );
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 100);
+      });
+      socket.on('error', reject);
+    });
+    // The server notices the reset on its next turn; give it a moment to log.
+    for (let i = 0; i < 50 && !logs.some((line) => line.msg !== 'request'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(logs.filter((line) => line.level >= ERROR)).toEqual([]);
+    expect(logs.filter((line) => line.err?.stack !== undefined)).toEqual([]);
+    expect(logs.filter((line) => /closed the connection/.test(line.msg))).toHaveLength(1);
+    expect(await svc.store.db.selectFrom('captures').select('id').where('text', 'like', 'half%').execute()).toEqual([]);
+  });
+});

@@ -1,0 +1,49 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { openTestService, type TestService, testBackends } from '@svc/service/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpServer } from './server.js';
+
+function nested(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = { leaf: 1 };
+  for (let i = 1; i < levels; i++) value = { a: value };
+  return value;
+}
+
+type Failure = { isError?: boolean; structuredContent?: { error: { code: string; message: string } } };
+
+describe.each(testBackends())('hostile input over MCP on $name', (backend) => {
+  let svc: TestService;
+  let client: Client;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+    await svc.store.reset();
+    const { actorId } = await svc.seed('mcp-limits');
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer(svc, { actorId }).connect(serverSide);
+    client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(clientSide);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await svc.close();
+  });
+
+  it('refuses a context or signals nested 5,000 deep with an isError result naming the field, and keeps serving', async () => {
+    const deep = (await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp-limits', title: 'Deep', context: nested(5_000) } })) as Failure;
+    expect(deep.isError).toBe(true);
+    expect(deep.structuredContent?.error).toEqual(expect.objectContaining({ code: 'invalid_input', message: 'context: nested deeper than 64 levels' }));
+    const capture = (await client.callTool({ name: 'svc_capture_add', arguments: { text: 'note' } })).structuredContent as { id: string };
+    const signals = (await client.callTool({ name: 'svc_capture_annotate', arguments: { capture_id: capture.id, signals: nested(5_000) } })) as Failure;
+    expect(signals.structuredContent?.error).toEqual(expect.objectContaining({ code: 'invalid_input', message: 'signals: nested deeper than 64 levels' }));
+    const ok = await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp-limits', title: 'Fine', context: nested(64) } });
+    expect(ok.isError).toBeFalsy();
+  });
+
+  it('tells an assistant in svc_item_search how far glossary expansion goes', async () => {
+    const { tools } = await client.listTools();
+    const search = tools.find((t) => t.name === 'svc_item_search');
+    expect(search?.description).toMatch(/synonyms, at most 16 each and 64 in all .*truncated, expansion_cut\}/);
+  });
+});

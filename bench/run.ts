@@ -20,6 +20,7 @@ import { httpLoad, type LoadResult, loadItems, loadTable } from './load.js';
 import { type Budget, baselines, briefCall, type Prepared, prepare, type ShapeResult, type Stats, searchCall, timeRounds } from './measure.js';
 import { document, type Machine, type RunResult, summary, TARGETS } from './report.js';
 import { glossary, shapes, stressShapes } from './shapes.js';
+import { measureWrites, type WriteResult, writesTable } from './writes.js';
 import { count, createProjects, DAY, type ProjectRef, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
 
 const OTHER_PROJECTS = 9;
@@ -40,6 +41,11 @@ const { values: args } = parseArgs({
     reuse: { type: 'boolean', default: false },
     // Tuning aid: time the baselines (bare, plain ranked) only a few times.
     tune: { type: 'boolean', default: false },
+    // Write cost of the search index (bench/writes.ts): calls per side, and the items each database holds first.
+    'write-calls': { type: 'string', default: '2000' },
+    'write-base': { type: 'string', default: '20000' },
+    // Relevance (bench/relevance.ts): items in its project (the judged ones planted among them).
+    'relevance-items': { type: 'string', default: '100000' },
   },
 });
 const ITEMS = Number(args.items);
@@ -47,7 +53,7 @@ const DATABASE = args.database;
 /** Links in the measured project: as many as items (the issue's shapes: 100k edges over 100k items). */
 const EDGES = ITEMS;
 if (!/^[a-z_][a-z0-9_]*$/.test(DATABASE)) throw new Error(`--database: '${DATABASE}' is not a plain database name`);
-const only = new Set(args.only ?? ['postgres', 'pglite']);
+const only = new Set(args.only ?? ['postgres', 'pglite', 'writes']);
 
 const budgets: { service: Budget; bare: Budget; ranked: Budget; rounds: number; audit: Parameters<typeof measureAudit>[3] } = {
   service: { iterations: 200, warmup: 20, maxMs: 15_000, min: 50 },
@@ -327,12 +333,17 @@ async function main(): Promise<void> {
   const runs: RunResult[] = [];
   if (only.has('postgres')) runs.push(...(await postgres(v, machine)));
   if (only.has('pglite')) runs.push(...(await pglite(v, machine)));
+  let writes: WriteResult | undefined;
+  if (only.has('writes')) {
+    writes = await measureWrites(new URL(args.server), v, { base: Number(args['write-base']), calls: Number(args['write-calls']), rounds: 8, log });
+    log(writesTable(writes));
+  }
   machine.load = `${loadAtStart} / ${(loadavg()[0] ?? 0).toFixed(2)} on ${machine.nproc} CPUs`;
   log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${machine.load}`);
   for (const run of runs) log(summary(run));
   if (!args['no-write']) {
     const command = ['pnpm bench', ...process.argv.slice(2)].join(' ');
-    const sections = load ? [loadTable(load)] : [];
+    const sections = [...(load ? [loadTable(load)] : []), ...(writes ? [writesTable(writes)] : [])];
     writeFileSync(DOC, document(machine, command, new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', runs, NOTES, sections));
     log(`wrote ${DOC.pathname}`);
   }

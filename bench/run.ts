@@ -3,7 +3,8 @@
  * (next to the bare SQL lower bound and the plain ranked query), svc_impact at depth 5 and svc_check on
  * PostgreSQL and PGlite; then HTTP load on PostgreSQL (bench/load.ts); writes docs/benchmarks.md.
  *
- *   pnpm bench [--only postgres|pglite] [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--no-write] [--reuse] [--tune]
+ *   pnpm bench [--only postgres|pglite|writes|relevance] [--write-calls N] [--write-base N] [--relevance-items N,M]
+ *               [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--no-write] [--reuse] [--tune]
  *
  * PostgreSQL: --server (default postgres://postgres@127.0.0.1:5432) names the server; the bench drops and
  * recreates its own database (--database, default `svc_bench`) there and touches no other.
@@ -20,6 +21,7 @@ import { httpLoad, type LoadResult, loadItems, loadTable } from './load.js';
 import { type Budget, baselines, briefCall, type Prepared, prepare, type ShapeResult, type Stats, searchCall, timeRounds } from './measure.js';
 import { document, type Machine, type RunResult, summary, TARGETS } from './report.js';
 import { glossary, shapes, stressShapes } from './shapes.js';
+import { measureRelevance, type RelevanceResult, relevanceTable } from './relevance.js';
 import { measureWrites, type WriteResult, writesTable } from './writes.js';
 import { count, createProjects, DAY, type ProjectRef, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
 
@@ -45,7 +47,7 @@ const { values: args } = parseArgs({
     'write-calls': { type: 'string', default: '2000' },
     'write-base': { type: 'string', default: '20000' },
     // Relevance (bench/relevance.ts): items in its project (the judged ones planted among them).
-    'relevance-items': { type: 'string', default: '100000' },
+    'relevance-items': { type: 'string', default: '20000,100000' },
   },
 });
 const ITEMS = Number(args.items);
@@ -53,7 +55,7 @@ const DATABASE = args.database;
 /** Links in the measured project: as many as items (the issue's shapes: 100k edges over 100k items). */
 const EDGES = ITEMS;
 if (!/^[a-z_][a-z0-9_]*$/.test(DATABASE)) throw new Error(`--database: '${DATABASE}' is not a plain database name`);
-const only = new Set(args.only ?? ['postgres', 'pglite', 'writes']);
+const only = new Set(args.only ?? ['postgres', 'pglite', 'writes', 'relevance']);
 
 const budgets: { service: Budget; bare: Budget; ranked: Budget; rounds: number; audit: Parameters<typeof measureAudit>[3] } = {
   service: { iterations: 200, warmup: 20, maxMs: 15_000, min: 50 },
@@ -338,12 +340,17 @@ async function main(): Promise<void> {
     writes = await measureWrites(new URL(args.server), v, { base: Number(args['write-base']), calls: Number(args['write-calls']), rounds: 8, log });
     log(writesTable(writes));
   }
+  const relevance: RelevanceResult[] = [];
+  if (only.has('relevance')) {
+    for (const n of args['relevance-items'].split(',').map(Number)) relevance.push(await measureRelevance(new URL(args.server), v, n, log));
+    log(relevanceTable(relevance));
+  }
   machine.load = `${loadAtStart} / ${(loadavg()[0] ?? 0).toFixed(2)} on ${machine.nproc} CPUs`;
   log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${machine.load}`);
   for (const run of runs) log(summary(run));
   if (!args['no-write']) {
     const command = ['pnpm bench', ...process.argv.slice(2)].join(' ');
-    const sections = [...(load ? [loadTable(load)] : []), ...(writes ? [writesTable(writes)] : [])];
+    const sections = [...(load ? [loadTable(load)] : []), ...(writes ? [writesTable(writes)] : []), ...(relevance.length > 0 ? [relevanceTable(relevance)] : [])];
     writeFileSync(DOC, document(machine, command, new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', runs, NOTES, sections));
     log(`wrote ${DOC.pathname}`);
   }

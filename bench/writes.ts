@@ -68,8 +68,10 @@ async function recreate(server: URL, name: string): Promise<void> {
   }
 }
 
+const TRIGGERS = ['items_search_insert', 'items_search_update', 'items_search_delete'];
+
 async function hasIndex(db: Kysely<Database>): Promise<boolean> {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname = 'items_search_index'`.execute(db);
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'items_search_%'`.execute(db);
   return (rows[0]?.n ?? 0) > 0;
 }
 
@@ -82,11 +84,11 @@ async function open(server: URL, database: string, name: string, migrationsDir: 
   if (!project) throw new Error('no project');
   const indexed = await hasIndex(store.db);
   // The base corpus goes in with the index maintenance off, then one rebuild (as import does).
-  if (indexed) await sql`alter table items disable trigger items_search_index`.execute(store.db);
+  if (indexed) for (const t of TRIGGERS) await sql.raw(`alter table items disable trigger ${t}`).execute(store.db);
   const now = Date.now();
   await seedItems(store.db, v, rng(SEED + 7), [{ project, items: base }], { from: now - SPAN, to: now - DAY });
   if (indexed) {
-    await sql`alter table items enable trigger items_search_index`.execute(store.db);
+    for (const t of TRIGGERS) await sql.raw(`alter table items enable trigger ${t}`).execute(store.db);
     await sql`select svc_search_rebuild(${project.id}::uuid)`.execute(store.db);
   }
   await sql`vacuum analyze`.execute(store.db);

@@ -130,9 +130,9 @@ async function statistics(db: Kysely<Database>, projectId: string, terms: string
   const p = sql`${projectId}::uuid`;
   const { rows } = await sql<{ docs: string | null; len: string | null; ref: number | null }>`
     select coalesce((select docs from search_stats where project_id = ${p}), 0)
-             + coalesce((select sum(docs) from search_deltas where project_id = ${p} and term = ''), 0) as docs,
+             + coalesce((select sum(docs) from search_deltas where project_id = ${p}), 0) as docs,
            coalesce((select total_len from search_stats where project_id = ${p}), 0)
-             + coalesce((select sum(len) from search_deltas where project_id = ${p} and term = ''), 0) as len,
+             + coalesce((select sum(len) from search_deltas where project_id = ${p}), 0) as len,
            (select ref_avgdl from search_stats where project_id = ${p}) as ref`.execute(db);
   const row = rows[0];
   const docs = Number(row?.docs ?? 0);
@@ -142,7 +142,7 @@ async function statistics(db: Kysely<Database>, projectId: string, terms: string
     const { rows: termRows } = await sql<{ term: string; df: string; max_impact: number | null }>`
       select t.term,
              coalesce((select df from search_terms s where s.project_id = ${p} and s.term = t.term), 0)
-               + coalesce((select sum(docs) from search_deltas d where d.project_id = ${p} and d.term = t.term), 0) as df,
+               + coalesce((select sum(docs) from search_deltas d where d.project_id = ${p} and t.term = any (d.terms)), 0) as df,
              (select impact from search_postings s where s.project_id = ${p} and s.term = t.term
                order by impact desc, item_id desc limit 1)::float8 as max_impact
       from unnest(array[${sql.join(terms.map((t) => sql`${t}::text`))}]) as t(term)`.execute(db);

@@ -51,18 +51,18 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       ),
       kept as (select item_id as id, term, tf, dl from search_postings where project_id = (select id from p)),
       df as (
-        select t.term, t.df + coalesce((select sum(d.docs) from search_deltas d where d.project_id = t.project_id and d.term = t.term), 0) as df
+        select t.term, t.df + coalesce((select sum(d.docs) from search_deltas d where d.project_id = t.project_id and t.term = any (d.terms)), 0) as df
         from search_terms t where t.project_id = (select id from p)
         union all
-        select d.term, sum(d.docs) from search_deltas d
-        where d.project_id = (select id from p) and d.term <> ''
-          and not exists (select 1 from search_terms t where t.project_id = d.project_id and t.term = d.term)
-        group by d.term
+        select dt.term, sum(d.docs) from search_deltas d, unnest(d.terms) dt(term)
+        where d.project_id = (select id from p)
+          and not exists (select 1 from search_terms t where t.project_id = d.project_id and t.term = dt.term)
+        group by dt.term
       ),
       want_df as (select term, count(*) as df from live group by term),
       stats as (
-        select s.docs + coalesce((select sum(docs) from search_deltas d where d.project_id = s.project_id and d.term = ''), 0) as docs,
-               s.total_len + coalesce((select sum(len) from search_deltas d where d.project_id = s.project_id and d.term = ''), 0) as len
+        select s.docs + coalesce((select sum(docs) from search_deltas d where d.project_id = s.project_id), 0) as docs,
+               s.total_len + coalesce((select sum(len) from search_deltas d where d.project_id = s.project_id), 0) as len
         from search_stats s where s.project_id = (select id from p)
       )
       select 'posting missing ' || term || ' ' || id as problem from (select id, term, tf::real, dl::int from live except select id, term, tf, dl from kept) a

@@ -36,8 +36,10 @@ CREATE INDEX ideas_search ON ideas USING gin (search);
 -- (3 × title occurrences + body occurrences), dl the item's length in indexed positions, impact the BM25
 -- term-frequency factor computed with the project's reference length (search_stats.ref_avgdl): the order in
 -- which a query reads a term's postings, best first. Scores are computed at query time with current statistics.
+-- The two tables every write touches (postings, deltas) carry no foreign key: a key check per posting costs
+-- more than the posting's index entries; svc_search_forget removes a deleted project's rows instead.
 CREATE TABLE search_postings (
-  project_id uuid NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  project_id uuid NOT NULL,
   term       text NOT NULL,
   item_id    uuid NOT NULL,
   tf         real NOT NULL,
@@ -65,7 +67,7 @@ CREATE TABLE search_terms (
   PRIMARY KEY (project_id, term)
 );
 CREATE TABLE search_deltas (
-  project_id uuid NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+  project_id uuid NOT NULL,
   id         bigint GENERATED ALWAYS AS IDENTITY,
   docs       integer NOT NULL,
   len        integer NOT NULL,
@@ -238,5 +240,15 @@ CREATE TRIGGER items_search_update AFTER UPDATE ON items
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION svc_search_index();
 CREATE TRIGGER items_search_delete AFTER DELETE ON items
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION svc_search_index();
+
+CREATE FUNCTION svc_search_forget() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM search_postings WHERE project_id = OLD.id;
+  DELETE FROM search_deltas WHERE project_id = OLD.id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER projects_search_forget AFTER DELETE ON projects
+  FOR EACH ROW EXECUTE FUNCTION svc_search_forget();
 
 SELECT svc_search_rebuild(id) FROM projects;

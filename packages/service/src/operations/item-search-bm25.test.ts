@@ -242,4 +242,22 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       ].sort(),
     );
   });
+
+  it('indexes a bulk insert in one statement and forgets a deleted project', async () => {
+    await call('project_create', { slug: 'gone', name: 'Gone' });
+    const gone = (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'gone').executeTakeFirstOrThrow()).id;
+    // 300 rows in one statement: the statement-level trigger indexes them all.
+    await sql`
+      insert into items (id, project_id, item_type, title, body, context, chain_id, is_head, version)
+      select g, ${gone}::uuid, 'decision', 'Bulk ledger ' || n, 'ledger rows number ' || n, '{}', g, true, 1
+      from (select gen_random_uuid() as g, n from generate_series(1, 300) as n) as s`.execute(svc.store.db);
+    expect(await drift('gone')).toEqual([]);
+    const hits = (await call('svc_item_search', { project_id: 'gone', query: 'ledger', limit: 5 })) as { items: Hit[] };
+    expect(hits.items).toHaveLength(5);
+    await sql`delete from projects where id = ${gone}::uuid`.execute(svc.store.db);
+    const { rows } = await sql<{ n: number }>`
+      select (select count(*) from search_postings where project_id = ${gone}::uuid)
+           + (select count(*) from search_deltas where project_id = ${gone}::uuid) as n`.execute(svc.store.db);
+    expect(Number(rows[0]?.n)).toBe(0);
+  });
 });

@@ -44,9 +44,12 @@ CREATE TABLE search_postings (
   item_id    uuid NOT NULL,
   tf         real NOT NULL,
   dl         integer NOT NULL,
-  impact     real NOT NULL,
-  PRIMARY KEY (project_id, term, item_id)
+  impact     real NOT NULL
 );
+-- One index only (each posting is an index entry per write): reads walk a term's postings best impact
+-- first; a write removes a posting by its exact key, the impact recomputed from the item's old vector and the
+-- project's reference length (unchanged since the posting was written: only a rebuild changes it, and a
+-- rebuild rewrites every posting). A query scores an item from its own vector, not from its postings.
 CREATE INDEX search_postings_impact ON search_postings (project_id, term, impact DESC, item_id DESC);
 
 -- Statistics: a folded base (search_stats for document count and length, search_terms for document
@@ -165,14 +168,20 @@ DECLARE
   p uuid;
 BEGIN
   WITH c AS (
-    SELECT c.project_id, c.id, c.search FROM unnest(dir, proj, item, vec) AS c (dir, project_id, id, search) WHERE c.dir < 0
+    SELECT c.project_id, c.id, c.search, svc_search_dl(c.search) AS dl
+    FROM unnest(dir, proj, item, vec) AS c (dir, project_id, id, search) WHERE c.dir < 0
   ),
   del AS (
-    DELETE FROM search_postings AS s USING c, LATERAL unnest(tsvector_to_array(c.search)) AS t (term)
-    WHERE s.project_id = c.project_id AND s.term = t.term AND s.item_id = c.id
+    DELETE FROM search_postings AS s
+    USING c JOIN search_stats AS st ON st.project_id = c.project_id,
+      LATERAL unnest(c.search) AS u,
+      LATERAL (SELECT (3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights)
+                       - cardinality(array_positions(u.weights, 'A')))::real AS tf) AS t
+    WHERE s.project_id = c.project_id AND s.term = u.lexeme AND s.impact = svc_bm25_tf(t.tf, c.dl, st.ref_avgdl)
+      AND s.item_id = c.id
   )
   INSERT INTO search_deltas (project_id, docs, len, terms)
-  SELECT c.project_id, -1, -svc_search_dl(c.search), tsvector_to_array(c.search) FROM c WHERE length(c.search) > 0;
+  SELECT c.project_id, -1, -c.dl, tsvector_to_array(c.search) FROM c WHERE c.dl > 0;
 
   INSERT INTO search_stats (project_id)
   SELECT DISTINCT c.project_id FROM unnest(dir, proj) AS c (dir, project_id)

@@ -241,10 +241,12 @@ export async function searchItems(db: Kysely<Database>, plan: TsPlan, f: SearchF
     for (const t of open) if ((counts.get(t) ?? 0) < batch) (cursors.get(t) as { done: boolean }).done = true;
     if (fresh.length > 0) {
       const { rows } = await sql<{ id: string; updated_at: Date; term: string | null; tf: number | null; dl: number | null }>`
-        select i.id, i.updated_at, p.term, p.tf::float8 as tf, p.dl
+        select i.id, i.updated_at, u.lexeme as term,
+               (3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights)
+                 - cardinality(array_positions(u.weights, 'A')))::float8 as tf,
+               svc_search_dl(i.search) as dl
         from items i
-        left join search_postings p
-          on p.project_id = i.project_id and p.item_id = i.id and p.term in (${sql.join(queryTerms.map((t) => sql`${t}::text`))})
+        left join lateral unnest(i.search) u on u.lexeme in (${sql.join(queryTerms.map((t) => sql`${t}::text`))})
         where i.id in (${sql.join(fresh.map((id) => sql`${id}::uuid`))}) and ${filters(f)} and i.search @@ ${q}`.execute(db);
       const scored = new Map<string, Scored>();
       for (const r of rows) {

@@ -3,7 +3,8 @@
  * (next to the bare SQL lower bound and the plain ranked query), svc_impact at depth 5 and svc_check on
  * PostgreSQL and PGlite; then HTTP load on PostgreSQL (bench/load.ts); writes docs/benchmarks.md.
  *
- *   pnpm bench [--only postgres|pglite] [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--no-write] [--reuse] [--tune]
+ *   pnpm bench [--only postgres|pglite|writes|relevance] [--write-calls N] [--write-base N] [--relevance-items N,M]
+ *               [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--no-write] [--reuse] [--tune]
  *
  * PostgreSQL: --server (default postgres://postgres@127.0.0.1:5432) names the server; the bench drops and
  * recreates its own database (--database, default `svc_bench`) there and touches no other.
@@ -12,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { arch, availableParallelism, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createService, findOperation, type Service } from '@svc/service';
-import { CANDIDATES, type Database, type Kysely, migrate, openStore, type Store } from '@svc/store';
+import { type Database, type Kysely, migrate, openStore, type Store } from '@svc/store';
 import { sql } from 'kysely';
 import { AUDIT_TARGETS, measureAudit, seedAudit } from './audit.js';
 import { rng, SEED, VOCABULARY, type Vocabulary, vocabulary } from './corpus.js';
@@ -20,6 +21,8 @@ import { httpLoad, type LoadResult, loadItems, loadTable } from './load.js';
 import { type Budget, baselines, briefCall, type Prepared, prepare, type ShapeResult, type Stats, searchCall, timeRounds } from './measure.js';
 import { document, type Machine, type RunResult, summary, TARGETS } from './report.js';
 import { glossary, shapes, stressShapes } from './shapes.js';
+import { measureRelevance, type RelevanceResult, relevanceTable } from './relevance.js';
+import { measureWrites, type WriteResult, writesTable } from './writes.js';
 import { count, createProjects, DAY, type ProjectRef, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
 
 const OTHER_PROJECTS = 9;
@@ -40,6 +43,11 @@ const { values: args } = parseArgs({
     reuse: { type: 'boolean', default: false },
     // Tuning aid: time the baselines (bare, plain ranked) only a few times.
     tune: { type: 'boolean', default: false },
+    // Write cost of the search index (bench/writes.ts): calls per side, and the items each database holds first.
+    'write-calls': { type: 'string', default: '2000' },
+    'write-base': { type: 'string', default: '20000' },
+    // Relevance (bench/relevance.ts): items in its project (the judged ones planted among them).
+    'relevance-items': { type: 'string', default: '20000,100000' },
   },
 });
 const ITEMS = Number(args.items);
@@ -47,7 +55,7 @@ const DATABASE = args.database;
 /** Links in the measured project: as many as items (the issue's shapes: 100k edges over 100k items). */
 const EDGES = ITEMS;
 if (!/^[a-z_][a-z0-9_]*$/.test(DATABASE)) throw new Error(`--database: '${DATABASE}' is not a plain database name`);
-const only = new Set(args.only ?? ['postgres', 'pglite']);
+const only = new Set(args.only ?? ['postgres', 'pglite', 'writes', 'relevance']);
 
 const budgets: { service: Budget; bare: Budget; ranked: Budget; rounds: number; audit: Parameters<typeof measureAudit>[3] } = {
   service: { iterations: 200, warmup: 20, maxMs: 15_000, min: 50 },
@@ -292,10 +300,10 @@ const NOTES = `- Corpus: a deterministic vocabulary of ${VOCABULARY.toLocaleStri
   is_head and deleted_at is null and search @@ q limit 21\` (no ranking, any 21 matches, whatever plan the
   planner picks — for the negations it picks the GIN index and pays for every item holding the words).
   *plain ranked* ranks every match (\`order by ts_rank … limit 21\`), fewer iterations (n given).
-- Quality of the bounded candidate set (svc ranks at most ${CANDIDATES} candidates, the matches among the most recent
-  items first; docs/decisions/0005-search-candidates.md): *exact top 20 kept* is how many of the plain ranked
-  query's top 20 svc also returns; *rank kept* is the sum of svc's top-20 ts_rank over that of the exact top 20
-  (100% = as relevant by ts_rank's own measure).
+- Agreement with ts_rank (svc ranks every match with BM25F since docs/decisions/0026-search-bm25.md, so these
+  columns compare two different relevance functions, not a cut): *exact top 20 kept* is how many of the plain
+  ranked query's top 20 svc also returns; *rank kept* is the sum of svc's top-20 ts_rank over that of the
+  ts_rank top 20.
 - Shapes marked *stress* go beyond the issue's list: phrases and exclusions over the most frequent words that
   leave few true matches, the worst case for both the recency window and the index.
 - Audit (bench/audit.ts): ${EDGES.toLocaleString('en')} distinct links among the measured project's chains (deleted ones
@@ -327,12 +335,22 @@ async function main(): Promise<void> {
   const runs: RunResult[] = [];
   if (only.has('postgres')) runs.push(...(await postgres(v, machine)));
   if (only.has('pglite')) runs.push(...(await pglite(v, machine)));
+  let writes: WriteResult | undefined;
+  if (only.has('writes')) {
+    writes = await measureWrites(new URL(args.server), v, { base: Number(args['write-base']), calls: Number(args['write-calls']), rounds: 8, log });
+    log(writesTable(writes));
+  }
+  const relevance: RelevanceResult[] = [];
+  if (only.has('relevance')) {
+    for (const n of args['relevance-items'].split(',').map(Number)) relevance.push(await measureRelevance(new URL(args.server), v, n, log));
+    log(relevanceTable(relevance));
+  }
   machine.load = `${loadAtStart} / ${(loadavg()[0] ?? 0).toFixed(2)} on ${machine.nproc} CPUs`;
   log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${machine.load}`);
   for (const run of runs) log(summary(run));
   if (!args['no-write']) {
     const command = ['pnpm bench', ...process.argv.slice(2)].join(' ');
-    const sections = load ? [loadTable(load)] : [];
+    const sections = [...(load ? [loadTable(load)] : []), ...(writes ? [writesTable(writes)] : []), ...(relevance.length > 0 ? [relevanceTable(relevance)] : [])];
     writeFileSync(DOC, document(machine, command, new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', runs, NOTES, sections));
     log(`wrote ${DOC.pathname}`);
   }

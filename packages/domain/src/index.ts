@@ -60,6 +60,7 @@ export {
   type Term,
   type TsPlan,
 } from './query.js';
+export { type NearMissPlan, nearMissPlan, type RequiredWord } from './near-miss.js';
 export {
   type DraftDecision,
   draftDecision,

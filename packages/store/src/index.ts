@@ -57,7 +57,14 @@ export {
   type WorkUnit,
   workUnitsByIdPrefix,
 } from './work-units.js';
-export { CANDIDATES, glossarySynonyms, type SearchFilters, type SearchHit, searchItems, tsquery } from './search.js';
+export {
+  BM25,
+  bm25Tf,
+  deferSearchIndex,
+  glossarySynonyms,
+  idf,
+  matchEach,
+  rebuildSearchIndex, type SearchFilters, type SearchHit, searchItems, tsquery } from './search.js';
 export {
   acceptTerm,
   findGroupByName,

@@ -262,8 +262,8 @@ export async function setChainDeleted(tx: Transaction<Database>, chainId: string
  * svc cannot tell which of its words carry the secret, so none of them are kept.
  */
 export async function redactChainText(db: Kysely<Database>, itemId: string): Promise<number> {
-  const { rows } = await sql<{ id: string; item_type: string; context: Record<string, unknown>; source_url: string | null }>`
-    select id, item_type, context, source_url from items
+  const { rows } = await sql<{ id: string; project_id: string; item_type: string; context: Record<string, unknown>; source_url: string | null }>`
+    select id, project_id, item_type, context, source_url from items
     where chain_id = (select chain_id from items where id = ${itemId}::uuid)
     order by version`.execute(db);
   let changed = 0;
@@ -277,6 +277,9 @@ export async function redactChainText(db: Kysely<Database>, itemId: string): Pro
       returning id`.execute(db);
     changed += updated.rows.length;
   }
+  // The redacted words left the postings with the rows; fold the statistics now so that no term table keeps them.
+  const projectId = rows[0]?.project_id;
+  if (changed > 0 && projectId !== undefined) await sql`select svc_search_fold(${projectId}::uuid, true)`.execute(db);
   return changed;
 }
 

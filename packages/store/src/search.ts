@@ -8,7 +8,10 @@ import type { Database } from './schema.js';
 export function tsquery(plan: TsPlan): RawBuilder<unknown> {
   switch (plan.op) {
     case 'word':
-      return sql`plainto_tsquery('english', ${plan.text}::text)`;
+      // An underscore-joined identifier (svc_item_search) parses to its parts: they must stand together.
+      return plan.text.includes('_')
+        ? sql`phraseto_tsquery('english', ${plan.text}::text)`
+        : sql`plainto_tsquery('english', ${plan.text}::text)`;
     case 'phrase':
       return sql`phraseto_tsquery('english', ${plan.text}::text)`;
     case 'and':
@@ -38,23 +41,6 @@ export interface SearchHit {
   updated_at: string;
 }
 
-/**
- * Ranking every match of a common word is what makes full-text search slow at scale: every match is read and
- * ranked, and the GIN index itself lists every one of them. So only a bounded candidate set is ranked:
- *
- * 1. the matches among the SEARCH_WINDOW most recent current items of the project (filters applied), newest
- *    first, at most CANDIDATES: a walk down the recency index (items_project_heads) that tests the query on
- *    each item, so it reads at most SEARCH_WINDOW rows whatever the query, and stops early when matches abound;
- * 2. only when those cannot fill the page (`limit` or fewer), older matches through the project-scoped GIN
- *    index (items_project_search), in the order the index yields them, up to CANDIDATES in all.
- *
- * A query whose matches among the window fill the page is ranked among those; see
- * docs/decisions/0005-search-candidates.md for the trade-off.
- */
-export const CANDIDATES = 500;
-/** How many of the most recent items step 1 reads at most. */
-export const SEARCH_WINDOW = 2_000;
-
 function filters(f: SearchFilters): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [
     sql`i.project_id = ${f.project_id}::uuid`,
@@ -69,63 +55,243 @@ function filters(f: SearchFilters): RawBuilder<unknown> {
   return sql.join(parts, sql` and `);
 }
 
-/** Ranked search: title weighs above body; `limit + 1` rows are read so the caller can tell if it was cut. */
-export async function searchItems(
-  db: Kysely<Database>,
-  plan: TsPlan,
-  f: SearchFilters,
-  limit: number,
-  bounds: { candidates?: number; window?: number } = {},
-): Promise<SearchHit[]> {
-  const candidates = Math.max(bounds.candidates ?? CANDIDATES, limit + 1);
-  const window = bounds.window ?? SEARCH_WINDOW;
-  // The tsquery is an immutable expression over constants: inlined, the planner folds it.
+/**
+ * BM25F over every match (docs/decisions/0026-search-bm25.md). Each field-weighted term frequency is
+ * tf = TITLE_WEIGHT × title occurrences + body occurrences; an item's length dl counts its indexed positions;
+ * score = Σ over the query's terms of idf(t) × tf (K1 + 1) / (tf + K1 (1 − B + B dl / avgdl)), with
+ * idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)) and N, avgdl, df the project's current statistics.
+ * The same constants live in migrations/0011 (svc_bm25_tf, svc_search_add).
+ */
+export const BM25 = { K1: 1.2, B: 0.75, TITLE_WEIGHT: 3 } as const;
+
+/** Scores within this relative distance of the last one kept count as ties (broken by recency among those read). */
+const TIE = 1e-6;
+
+export interface SearchStats {
+  docs: number;
+  avgdl: number;
+  ref_avgdl: number;
+}
+
+export function idf(docs: number, df: number): number {
+  return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+}
+
+/** One term's BM25 contribution in an item (idf excluded). */
+export function bm25Tf(tf: number, dl: number, avgdl: number): number {
+  return (tf * (BM25.K1 + 1)) / (tf + BM25.K1 * (1 - BM25.B + (BM25.B * dl) / Math.max(avgdl, 1)));
+}
+
+interface Leaf {
+  text: string;
+}
+
+/** The plan's top-level positive clauses, each a list of alternatives (a word or phrase, or an OR of them). */
+function positiveClauses(plan: TsPlan): Leaf[][] {
+  const top = plan.op === 'and' ? plan.args : [plan];
+  const out: Leaf[][] = [];
+  const leaves = (p: TsPlan, acc: Leaf[]): boolean => {
+    if (p.op === 'word' || p.op === 'phrase') {
+      acc.push({ text: p.text });
+      return true;
+    }
+    if (p.op === 'or') return p.args.every((a) => leaves(a, acc));
+    return false;
+  };
+  for (const clause of top) {
+    const acc: Leaf[] = [];
+    if (clause.op !== 'not' && leaves(clause, acc)) out.push(acc);
+  }
+  return out;
+}
+
+/** Every positive leaf of the plan (terms that score), wherever it sits outside a negation. */
+function positiveLeaves(plan: TsPlan, acc: string[] = []): string[] {
+  if (plan.op === 'word' || plan.op === 'phrase') acc.push(plan.text);
+  else if (plan.op === 'and' || plan.op === 'or') for (const a of plan.args) positiveLeaves(a, acc);
+  return acc;
+}
+
+async function analyze(db: Kysely<Database>, texts: string[]): Promise<string[][]> {
+  if (texts.length === 0) return [];
+  const { rows } = await sql<{ ord: string; terms: string[] | null }>`
+    select u.ord, tsvector_to_array(to_tsvector('english', u.t)) as terms
+    from unnest(array[${sql.join(texts.map((t) => sql`${t}::text`))}]) with ordinality as u(t, ord)
+    order by u.ord`.execute(db);
+  return rows.map((r) => r.terms ?? []);
+}
+
+interface TermStat {
+  df: number;
+  max_impact: number;
+}
+
+async function statistics(db: Kysely<Database>, projectId: string, terms: string[]): Promise<{ stats: SearchStats; terms: Map<string, TermStat> }> {
+  const p = sql`${projectId}::uuid`;
+  const { rows } = await sql<{ docs: string | null; len: string | null; ref: number | null }>`
+    select coalesce((select docs from search_stats where project_id = ${p}), 0)
+             + coalesce((select sum(docs) from search_deltas where project_id = ${p}), 0) as docs,
+           coalesce((select total_len from search_stats where project_id = ${p}), 0)
+             + coalesce((select sum(len) from search_deltas where project_id = ${p}), 0) as len,
+           (select ref_avgdl from search_stats where project_id = ${p}) as ref`.execute(db);
+  const row = rows[0];
+  const docs = Number(row?.docs ?? 0);
+  const stats = { docs, avgdl: docs > 0 ? Number(row?.len ?? 0) / docs : 1, ref_avgdl: Number(row?.ref ?? 64) };
+  const out = new Map<string, TermStat>();
+  if (terms.length > 0) {
+    const { rows: termRows } = await sql<{ term: string; df: string; max_impact: number | null }>`
+      select t.term,
+             coalesce((select df from search_terms s where s.project_id = ${p} and s.term = t.term), 0)
+               + coalesce((select sum(docs) from search_deltas d where d.project_id = ${p} and t.term = any (d.terms)), 0) as df,
+             (select impact from search_postings s where s.project_id = ${p} and s.term = t.term
+               order by impact desc, item_id desc limit 1)::float8 as max_impact
+      from unnest(array[${sql.join(terms.map((t) => sql`${t}::text`))}]) as t(term)`.execute(db);
+    for (const r of termRows) out.set(r.term, { df: Math.max(0, Number(r.df)), max_impact: Number(r.max_impact ?? 0) });
+  }
+  return { stats, terms: out };
+}
+
+interface Scored {
+  id: string;
+  score: number;
+  updated_at: Date;
+}
+
+const NIL = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * The exact top `limit + 1` by BM25F among every current item matching `plan` under the filters, read in
+ * impact order (docs/decisions/0026-search-bm25.md):
+ *
+ * 1. The driving clause is the positive clause (required word or phrase, or OR group) whose anchors (each
+ *    alternative's rarest term) have the fewest postings in all: every match holds one of its anchors.
+ * 2. The anchors' postings are read best impact first, in growing batches. Each new item is checked in full
+ *    (filters, `search @@ tsquery` for phrases, exclusions and the other clauses) and scored exactly with
+ *    current statistics.
+ * 3. An item not read yet scores at most Σ idf × (K1 + 1) × bound(cap) over the query's terms, where cap is the
+ *    anchor's last impact read (or, for other terms, their best impact). The walk stops when the page's last
+ *    score reaches that bound, or when the anchors' postings run out.
+ */
+export async function searchItems(db: Kysely<Database>, plan: TsPlan, f: SearchFilters, limit: number): Promise<SearchHit[]> {
+  const k = limit + 1;
+  const clauses = positiveClauses(plan);
+  const leafTexts = [...new Set([...positiveLeaves(plan), ...clauses.flat().map((l) => l.text)])];
+  const analyzed = await analyze(db, leafTexts);
+  const lexemesOf = new Map(leafTexts.map((t, i) => [t, analyzed[i] ?? []]));
+  const queryTerms = [...new Set(analyzed.flat())].sort();
+  if (queryTerms.length === 0) return [];
+  const { stats, terms } = await statistics(db, f.project_id, queryTerms);
+  if (stats.docs === 0) return [];
+  const df = (t: string) => terms.get(t)?.df ?? 0;
+  const weight = new Map(queryTerms.map((t) => [t, idf(stats.docs, df(t))]));
+
+  // The driving clause: fewest postings over its anchors; an alternative without terms (stop words only) drops out.
+  let anchors: string[] | undefined;
+  let cost = Number.POSITIVE_INFINITY;
+  for (const clause of clauses) {
+    const own = new Set<string>();
+    for (const leaf of clause) {
+      const lex = lexemesOf.get(leaf.text) ?? [];
+      if (lex.length === 0) continue;
+      own.add(lex.reduce((a, b) => (df(b) < df(a) ? b : a)));
+    }
+    if (own.size === 0) continue;
+    const total = [...own].reduce((s, t) => s + df(t), 0);
+    if (total < cost) {
+      cost = total;
+      anchors = [...own].sort();
+    }
+  }
+  if (!anchors) return [];
+
   const q = tsquery(plan);
-  const { rows } = await sql<{
-    id: string;
-    chain_id: string;
-    item_type: string;
-    title: string;
-    snippet: string;
-    rank: number;
-    updated_at: Date;
-  }>`
-    with recent as (
-      select i.id, i.search, i.updated_at from items i
-      where ${filters(f)}
-      order by i.updated_at desc, i.id desc
-      limit ${window}
-    ),
-    fresh as materialized (
-      select r.id, r.search, r.updated_at from recent r
-      where r.search @@ ${q}
-      order by r.updated_at desc, r.id desc
-      limit ${candidates}
-    ),
-    older as (
-      -- The gate is a one-time filter: when the window filled the page, the index is never read (for a
-      -- common word it would list every match, for a phrase or an exclusion every item holding the words).
-      -- Otherwise fresh holds every match of the window and older ones come from the GIN index. The query goes
-      -- in as a sub-select so the planner cannot conclude from its words (wrongly, for phrases and
-      -- exclusions) that walking the whole project would find matches sooner than the index.
-      select i.id, i.search, i.updated_at from items i
-      where ${filters(f)} and i.search @@ (select ${q})
-        and (select count(*) from fresh) <= ${limit}
-        and i.id not in (select id from fresh)
-      limit ${candidates} - (select count(*) from fresh)
-    ),
-    ranked as (
-      select c.id, ts_rank(c.search, ${q}) as rank, c.updated_at
-      from (select * from fresh union all select * from older) c
-      order by rank desc, c.updated_at desc, c.id
-      limit ${limit + 1}
-    )
-    select i.id, i.chain_id, i.item_type, i.title, r.rank::float8 as rank, i.updated_at,
+  const m = Math.min(1, stats.ref_avgdl / Math.max(stats.avgdl, 1));
+  const bound = (key: number) => (key <= 0 ? 0 : key / (key + m * (1 - key)));
+  const cursors = new Map(anchors.map((t) => [t, { impact: 2, id: NIL, done: df(t) === 0 }]));
+  const seen = new Set<string>();
+  const top: Scored[] = [];
+  let batch = Math.min(Math.max(2 * k, 32), 256);
+  for (;;) {
+    const open = anchors.filter((t) => !cursors.get(t)?.done);
+    if (open.length === 0) break;
+    const { rows: postings } = await sql<{ term: string; item_id: string; impact: number }>`
+      select a.term, s.item_id, s.impact::float8 as impact
+      from (values ${sql.join(open.map((t) => sql`(${t}::text, ${cursors.get(t)?.impact}::real, ${cursors.get(t)?.id}::uuid)`))})
+           as a(term, impact, id)
+      cross join lateral (
+        select item_id, impact from search_postings s
+        where s.project_id = ${f.project_id}::uuid and s.term = a.term and (s.impact, s.item_id) < (a.impact, a.id)
+        order by s.impact desc, s.item_id desc
+        limit ${batch}
+      ) s`.execute(db);
+    const fresh: string[] = [];
+    const counts = new Map<string, number>();
+    for (const p of postings) {
+      const c = cursors.get(p.term);
+      if (c) {
+        c.impact = p.impact;
+        c.id = p.item_id;
+      }
+      counts.set(p.term, (counts.get(p.term) ?? 0) + 1);
+      if (!seen.has(p.item_id)) {
+        seen.add(p.item_id);
+        fresh.push(p.item_id);
+      }
+    }
+    for (const t of open) if ((counts.get(t) ?? 0) < batch) (cursors.get(t) as { done: boolean }).done = true;
+    if (fresh.length > 0) {
+      const { rows } = await sql<{ id: string; updated_at: Date; term: string | null; tf: number | null; dl: number | null }>`
+        select i.id, i.updated_at, u.lexeme as term,
+               (3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights)
+                 - cardinality(array_positions(u.weights, 'A')))::float8 as tf,
+               svc_search_dl(i.search) as dl
+        from items i
+        left join lateral unnest(i.search) u on u.lexeme in (${sql.join(queryTerms.map((t) => sql`${t}::text`))})
+        where i.id in (${sql.join(fresh.map((id) => sql`${id}::uuid`))}) and ${filters(f)} and i.search @@ ${q}`.execute(db);
+      const scored = new Map<string, Scored>();
+      for (const r of rows) {
+        const s = scored.get(r.id) ?? { id: r.id, score: 0, updated_at: r.updated_at };
+        if (r.term !== null && r.tf !== null && r.dl !== null) s.score += (weight.get(r.term) ?? 0) * bm25Tf(r.tf, r.dl, stats.avgdl);
+        scored.set(r.id, s);
+      }
+      top.push(...scored.values());
+      top.sort(byScore);
+      top.length = Math.min(top.length, k);
+    }
+    if (top.length >= k) {
+      let ub = 0;
+      for (const t of queryTerms) {
+        const c = cursors.get(t);
+        const cap = c ? (c.done ? 0 : c.impact) : (terms.get(t)?.max_impact ?? 0);
+        ub += (weight.get(t) ?? 0) * (BM25.K1 + 1) * bound(cap);
+      }
+      if ((top[k - 1] as Scored).score >= ub * (1 - TIE)) break;
+    }
+    batch = Math.min(batch * 2, 2_000);
+  }
+  if (top.length === 0) return [];
+  const { rows } = await sql<{ id: string; chain_id: string; item_type: string; title: string; snippet: string; updated_at: Date }>`
+    select i.id, i.chain_id, i.item_type, i.title, i.updated_at,
            ts_headline('english', left(i.body, 4000), ${q},
                        'MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=1, StartSel=**, StopSel=**') as snippet
-    from ranked r join items i on i.id = r.id
-    order by r.rank desc, i.updated_at desc, i.id`.execute(db);
-  return rows.map((r) => ({ ...r, rank: Number(r.rank), updated_at: iso(r.updated_at) }));
+    from items i where i.id in (${sql.join(top.slice(0, limit).map((s) => sql`${s.id}::uuid`))})`.execute(db);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return top.map((s) => {
+    const r = byId.get(s.id);
+    return {
+      id: s.id,
+      chain_id: r?.chain_id ?? '',
+      item_type: r?.item_type ?? '',
+      title: r?.title ?? '',
+      snippet: r?.snippet ?? '',
+      rank: s.score,
+      updated_at: iso(r?.updated_at ?? s.updated_at),
+    };
+  });
+}
+
+function byScore(a: Scored, b: Scored): number {
+  return b.score - a.score || b.updated_at.getTime() - a.updated_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /**
@@ -173,5 +339,28 @@ export async function glossarySynonyms(
     if (!list.includes(row.synonym)) list.push(row.synonym);
     out.set(row.key, list);
   }
+  return out;
+}
+
+/** Leave the search index alone for the rest of this transaction (bulk import), until rebuildSearchIndex. */
+export async function deferSearchIndex(tx: Kysely<Database>): Promise<void> {
+  await sql`select set_config('svc.search_deferred', 'on', true)`.execute(tx);
+}
+
+/** Rebuild a project's search index and statistics once from its current items, then refresh planner statistics. */
+export async function rebuildSearchIndex(tx: Kysely<Database>, projectId: string): Promise<void> {
+  await sql`select set_config('svc.search_deferred', 'off', true)`.execute(tx);
+  await sql`select svc_search_rebuild(${projectId}::uuid)`.execute(tx);
+  await sql`analyze items, search_postings, search_terms, search_stats`.execute(tx);
+}
+
+/** For each item, whether it matches each of `plans` (near misses: which required words it holds). */
+export async function matchEach(db: Kysely<Database>, ids: string[], plans: TsPlan[]): Promise<Map<string, boolean[]>> {
+  const out = new Map<string, boolean[]>();
+  if (ids.length === 0 || plans.length === 0) return out;
+  const { rows } = await sql<{ id: string; held: boolean[] }>`
+    select i.id, array[${sql.join(plans.map((p) => sql`i.search @@ ${tsquery(p)}`))}] as held
+    from items i where i.id in (${sql.join(ids.map((id) => sql`${id}::uuid`))})`.execute(db);
+  for (const r of rows) out.set(r.id, r.held);
   return out;
 }

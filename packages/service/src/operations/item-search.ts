@@ -1,5 +1,5 @@
-import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, parseQuery } from '@svc/domain';
-import { glossarySynonyms, listItemTypes, resolveProject, resolveSystem, searchItems } from '@svc/store';
+import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery } from '@svc/domain';
+import { glossarySynonyms, listItemTypes, matchEach, resolveProject, resolveSystem, type SearchHit, searchItems } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef, searchQuery } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -9,11 +9,13 @@ export const itemSearch = defineOperation({
   surface: 'tool',
   title: 'Search items',
   description:
-    'Full-text search of the current items of a project, title matches first. Dialect: bare words are all ' +
-    'required; "a phrase" matches adjacent words; `a OR b` either; a leading - excludes. Words ' +
-    `expand to glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} each and ${MAX_EXPANSIONS} in all (not phrases or ` +
-    'exclusions). Captures never appear until promoted; expired research only with include_expired. Returns ' +
-    '{items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated, expansion_cut}.',
+    'Full-text search of the current items of a project, ranked by BM25 (title above body) over every match, ' +
+    'whatever its age. Dialect: bare words are all required; "a phrase" matches adjacent words; `a OR b` either; ' +
+    `a leading - excludes. Words expand to glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} each and ${MAX_EXPANSIONS} ` +
+    'in all (not phrases or exclusions). Captures never appear until promoted; expired research only with ' +
+    'include_expired. Returns {items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated, ' +
+    'expansion_cut}; when fewer than limit items hold every bare word, `partial` lists near misses, each with the ' +
+    'words it lacks in `missing`.',
   input: z.object({
     project_id: projectRef,
     query: searchQuery('Search text in the dialect above'),
@@ -23,6 +25,8 @@ export const itemSearch = defineOperation({
     limit,
   }),
   annotations: { readOnlyHint: true, idempotentHint: true },
+  // statistics and postings are read in several statements: one snapshot keeps them consistent
+  snapshot: true,
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const systemIds = [];
@@ -43,17 +47,35 @@ export const itemSearch = defineOperation({
     const { plan, expansion_cut } = expandQuery(ast, synonyms);
     if (!plan) return { items: [], truncated: false, expansion_cut };
     const max = boundedLimit(input.limit);
-    const hits = await searchItems(
+    const filters = {
+      project_id: project.id,
+      item_types: input.item_types,
+      system_ids: systemIds,
+      research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
+    };
+    const hits = await searchItems(ctx.tx, plan, filters, max);
+    const items = hits.slice(0, max);
+    const near = items.length < max ? nearMissPlan(ast, plan) : undefined;
+    if (!near) return { items, truncated: hits.length > max, expansion_cut };
+    // Near misses: the best matches of the relaxed query (any of the bare words) that are not strict matches
+    // and hold most of the words, most words first.
+    const strict = new Set(items.map((h) => h.id));
+    const want = max - items.length;
+    const relaxed = (await searchItems(ctx.tx, near.relaxed, filters, items.length + 3 * want)).filter((h) => !strict.has(h.id));
+    const held = await matchEach(
       ctx.tx,
-      plan,
-      {
-        project_id: project.id,
-        item_types: input.item_types,
-        system_ids: systemIds,
-        research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
-      },
-      max,
+      relaxed.map((h) => h.id),
+      near.words.map((w) => w.plan),
     );
-    return { items: hits.slice(0, max), truncated: hits.length > max, expansion_cut };
+    const partial: (SearchHit & { missing: string[]; count: number })[] = [];
+    for (const hit of relaxed) {
+      const flags = held.get(hit.id) ?? [];
+      const count = flags.filter(Boolean).length;
+      if (count < near.least || count === near.words.length) continue;
+      partial.push({ ...hit, missing: near.words.filter((_, i) => !flags[i]).map((w) => w.word), count });
+    }
+    partial.sort((a, b) => b.count - a.count || b.rank - a.rank);
+    const page = partial.slice(0, want).map(({ count: _count, ...hit }) => hit);
+    return page.length > 0 ? { items, truncated: hits.length > max, expansion_cut, partial: page } : { items, truncated: hits.length > max, expansion_cut };
   },
 });

@@ -1,3 +1,4 @@
+import { deferSearchIndex, rebuildSearchIndex } from '@svc/store';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
@@ -16,11 +17,15 @@ describe.each(testBackends())('export and import on $name', (backend) => {
     await svc.store.reset();
     const { actorId, projectId } = await svc.seed('memory');
     const call = svc.as(actorId);
-    // The bulk: 10,000 decisions, seeded in SQL.
-    await sql`
-      insert into items (id, chain_id, project_id, item_type, title, body, context, created_by)
-      select g.id, g.id, ${projectId}::uuid, 'decision', 'Decision ' || g.n, 'Body of decision ' || g.n || ' about caching', '{"n": 1}'::jsonb, ${actorId}::uuid
-      from (select gen_random_uuid() as id, n from generate_series(1, 10000) n) g`.execute(svc.store.db);
+    // The bulk: 10,000 decisions, seeded in SQL, the search index built once at the end as an import does.
+    await svc.store.db.transaction().execute(async (tx) => {
+      await deferSearchIndex(tx);
+      await sql`
+        insert into items (id, chain_id, project_id, item_type, title, body, context, created_by)
+        select g.id, g.id, ${projectId}::uuid, 'decision', 'Decision ' || g.n, 'Body of decision ' || g.n || ' about caching', '{"n": 1}'::jsonb, ${actorId}::uuid
+        from (select gen_random_uuid() as id, n from generate_series(1, 10000) n) g`.execute(tx);
+      await rebuildSearchIndex(tx, projectId);
+    });
     // And a little of everything through the service.
     await call('system_add', { project_id: 'memory', name: 'billing' });
     const a = (await call('svc_item_upsert', { project_id: 'memory', title: 'Timeout 30s', body: 'Use timeout 30s.', system_id: 'billing' })) as { id: string };

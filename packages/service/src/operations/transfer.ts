@@ -3,11 +3,13 @@ import { isSlug, isTypeKey, type JsonSchema, MAX_JSON_DEPTH, SvcError, validateC
 import {
   type ColumnType,
   type Database,
+  deferSearchIndex,
   exportRows,
   INBOX_TABLES,
   importRows,
   type Kysely,
   migrationStatus,
+  rebuildSearchIndex,
   REDACTED,
   resetIdentities,
   resolveProject,
@@ -324,6 +326,8 @@ export const projectImport = defineOperation({
     }
 
     const tx = ctx.tx as Kysely<Database>;
+    // The search index is built once at the end, not row by row.
+    await deferSearchIndex(tx);
     let done = 0;
     for (const spec of TABLES) {
       const group = records.filter((r) => r.spec === spec);
@@ -339,6 +343,7 @@ export const projectImport = defineOperation({
     }
     await resetIdentities(tx);
     const projectId = String(remap(projectRecord.row.id, ids));
+    await rebuildSearchIndex(tx, projectId);
     const counts = Object.fromEntries(TABLES.map((t) => [t.kind, records.filter((r) => r.spec === t).length]));
     // The import's own audit row names the project as its target but belongs to no project, so a re-export
     // of the imported project is byte-for-byte the file it came from.

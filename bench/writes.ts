@@ -1,0 +1,185 @@
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createService, type Service } from '@svc/service';
+import { type Database, type Kysely, MIGRATIONS_DIR, migrate, openStore, type Store } from '@svc/store';
+import { sql } from 'kysely';
+import { itemText, rng, SEED, type Vocabulary } from './corpus.js';
+import { createProjects, DAY, type ProjectRef, SPAN, seedItems } from './seed.js';
+
+/**
+ * Write cost of keeping the search index current (issue 18: at most 30% of the upsert throughput). Two
+ * databases on the same server, side by side in one run: one migrated to 0010 (main before BM25: the
+ * recency-window search, no index tables, no trigger) and one migrated to the latest. Each first holds
+ * `base` items of the same corpus (seeded with SQL), then both take the same svc_item_upsert calls through
+ * the service (new items, then edits of those items, which supersede the head), in interleaved rounds so a
+ * burst of other work on the machine lands on both alike.
+ */
+
+export interface WriteVariant {
+  name: string;
+  creates: number;
+  edits: number;
+  /** Calls per second from the median call (robust to bursts of other work on a shared machine). */
+  createRate: number;
+  editRate: number;
+  /** Calls per second over all calls. */
+  createMean: number;
+  editMean: number;
+}
+
+export interface WriteResult {
+  base: number;
+  calls: number;
+  rounds: number;
+  variants: WriteVariant[];
+}
+
+interface Side {
+  name: string;
+  store: Store;
+  service: Service;
+  project: ProjectRef;
+  created: string[];
+  createMs: number[];
+  editMs: number[];
+}
+
+/** A migrations folder holding only the migrations up to `last` (inclusive). */
+function migrationsUpTo(last: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-migrations-'));
+  for (const f of readdirSync(MIGRATIONS_DIR)) if (f.endsWith('.sql') && f.slice(0, 4) <= last) cpSync(join(MIGRATIONS_DIR, f), join(dir, f));
+  return dir;
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : (s[Math.floor((s.length - 1) / 2)] as number);
+}
+
+async function recreate(server: URL, name: string): Promise<void> {
+  const admin = await openStore({ databaseUrl: new URL('/postgres', server).toString(), poolSize: 1 });
+  try {
+    await sql.raw(`drop database if exists ${name} with (force)`).execute(admin.db);
+    await sql.raw(`create database ${name}`).execute(admin.db);
+  } finally {
+    await admin.close();
+  }
+}
+
+const TRIGGERS = ['items_search_insert', 'items_search_update', 'items_search_delete'];
+
+async function hasIndex(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'items_search_%'`.execute(db);
+  return (rows[0]?.n ?? 0) > 0;
+}
+
+async function open(server: URL, database: string, name: string, migrationsDir: string | undefined, v: Vocabulary, base: number): Promise<Side> {
+  await recreate(server, database);
+  const store = await openStore({ databaseUrl: new URL(`/${database}`, server).toString(), statementTimeoutMs: 600_000 });
+  await migrate(store.db, migrationsDir);
+  const service = createService(store);
+  const [project] = await createProjects(service, ['writes']);
+  if (!project) throw new Error('no project');
+  const indexed = await hasIndex(store.db);
+  // The base corpus goes in with the index maintenance off, then one rebuild (as import does).
+  if (indexed) for (const t of TRIGGERS) await sql.raw(`alter table items disable trigger ${t}`).execute(store.db);
+  const now = Date.now();
+  await seedItems(store.db, v, rng(SEED + 7), [{ project, items: base }], { from: now - SPAN, to: now - DAY });
+  if (indexed) {
+    for (const t of TRIGGERS) await sql.raw(`alter table items enable trigger ${t}`).execute(store.db);
+    await sql`select svc_search_rebuild(${project.id}::uuid)`.execute(store.db);
+  }
+  await sql`vacuum analyze`.execute(store.db);
+  return { name, store, service, project, created: [], createMs: [], editMs: [] };
+}
+
+export async function measureWrites(
+  server: URL,
+  v: Vocabulary,
+  opts: { base: number; calls: number; rounds: number; log: (m: string) => void },
+): Promise<WriteResult> {
+  const dir = migrationsUpTo('0010');
+  const sides: Side[] = [];
+  try {
+    opts.log(`writes: two databases with ${opts.base.toLocaleString('en')} items each (main's schema 0010, and the latest)`);
+    sides.push(await open(server, 'svc_bench_w0010', 'main (0010: no search index)', dir, v, opts.base));
+    sides.push(await open(server, 'svc_bench_wlatest', 'BM25 index kept by the trigger', undefined, v, opts.base));
+    const perRound = Math.ceil(opts.calls / opts.rounds);
+    const timed = async (fn: () => Promise<unknown>, into: number[] | undefined) => {
+      const t0 = process.hrtime.bigint();
+      await fn();
+      into?.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    };
+    // Round 0 warms up (caches, plans, connections) and is not counted.
+    for (let round = 0; round <= opts.rounds; round++) {
+      // Both sides write the same text: the same generator seed per round.
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+        const r = rng(SEED + 100 + round);
+        const n = round === 0 ? Math.min(perRound, 50) : perRound;
+        const mine: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const { title, body } = itemText(v, r);
+          await timed(async () => {
+            const out = (await side.service.call('svc_item_upsert', { project_id: side.project.id, title, body }, { source: 'cli' })) as { id: string };
+            mine.push(out.id);
+          }, round === 0 ? undefined : side.createMs);
+        }
+        // Edit the items this round created: each edit supersedes a head (index: remove the old, add the new).
+        for (const id of mine) {
+          const { body } = itemText(v, r);
+          await timed(
+            () => side.service.call('svc_item_upsert', { project_id: side.project.id, item_id: id, body }, { source: 'cli' }),
+            round === 0 ? undefined : side.editMs,
+          );
+        }
+        if (round > 0) side.created.push(...mine);
+      }
+      if (round > 0) opts.log(`  round ${round}/${opts.rounds}: ${sides.map((s) => `${s.name} median create ${median(s.createMs).toFixed(1)} ms, edit ${median(s.editMs).toFixed(1)} ms`).join('; ')}`);
+    }
+    return {
+      base: opts.base,
+      calls: perRound * opts.rounds,
+      rounds: opts.rounds,
+      variants: sides.map((s) => ({
+        name: s.name,
+        creates: s.created.length,
+        edits: s.editMs.length,
+        createRate: 1000 / median(s.createMs),
+        editRate: 1000 / median(s.editMs),
+        createMean: (s.createMs.length / sum(s.createMs)) * 1000,
+        editMean: (s.editMs.length / sum(s.editMs)) * 1000,
+      })),
+    };
+  } finally {
+    for (const s of sides) await s.store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function writesTable(w: WriteResult): string {
+  const [before, after] = w.variants;
+  const cost = (a: number, b: number) => `${Math.round((1 - b / a) * 100)}%`;
+  const out = [
+    '### Writes: the cost of keeping the search index current (PostgreSQL)',
+    '',
+    `\`svc_item_upsert\` through the service, one call at a time: ${w.calls.toLocaleString('en')} new items, then an edit of each`,
+    `(a new version superseding the head), in ${w.rounds} interleaved rounds, into a project already holding`,
+    `${w.base.toLocaleString('en')} items; two databases on the same server in the same run (bench/writes.ts).`,
+    '',
+    'Calls per second from the median call time (all calls in brackets: bursts of other work on the shared',
+    'machine weigh on those).',
+    '',
+    '| schema | creates/s | edits/s |',
+    '|---|---:|---:|',
+    ...w.variants.map((x) => `| ${x.name} | ${x.createRate.toFixed(0)} (${x.createMean.toFixed(0)}) | ${x.editRate.toFixed(0)} (${x.editMean.toFixed(0)}) |`),
+  ];
+  if (before && after) {
+    out.push(
+      '',
+      `Throughput lost to the index (medians): creates ${cost(before.createRate, after.createRate)}, edits ${cost(before.editRate, after.editRate)} (target ≤ 30%).`,
+    );
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,43 @@
+import { normalizeTerm, type QueryAst, type TsPlan } from './query.js';
+
+/** A required bare word of a query and the plan it expanded to (itself, or the OR of its glossary group). */
+export interface RequiredWord {
+  word: string;
+  plan: TsPlan;
+}
+
+export interface NearMissPlan {
+  words: RequiredWord[];
+  /** The query with its required bare words relaxed to "any of them"; phrases, OR groups and exclusions kept. */
+  relaxed: TsPlan;
+  /** How many of the words an item must hold to count as a near miss: most of them. */
+  least: number;
+}
+
+/**
+ * The near-miss form of a planned query (svc_item_search's `partial` list), or undefined when the query has
+ * fewer than two required bare words (nothing to relax). `plan` must be planQuery(ast, …): one top-level part
+ * per clause, in order.
+ */
+export function nearMissPlan(ast: QueryAst, plan: TsPlan): NearMissPlan | undefined {
+  const parts = ast.clauses.length === 1 ? [plan] : plan.op === 'and' ? plan.args : undefined;
+  if (!parts || parts.length !== ast.clauses.length) return undefined;
+  const words: RequiredWord[] = [];
+  const kept: TsPlan[] = [];
+  const seen = new Set<string>();
+  ast.clauses.forEach((clause, i) => {
+    const part = parts[i] as TsPlan;
+    if (clause.kind === 'required' && clause.term.kind === 'word') {
+      const key = normalizeTerm(clause.term.text);
+      if (!seen.has(key)) {
+        seen.add(key);
+        words.push({ word: clause.term.text, plan: part });
+      }
+    } else {
+      kept.push(part);
+    }
+  });
+  if (words.length < 2) return undefined;
+  const any: TsPlan = { op: 'or', args: words.map((w) => w.plan) };
+  return { words, relaxed: kept.length === 0 ? any : { op: 'and', args: [any, ...kept] }, least: Math.ceil(words.length / 2) };
+}

@@ -1,0 +1,263 @@
+import { BM25, bm25Tf, idf } from '@svc/store';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { DAY, type TestService, testBackends } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
+
+interface Hit {
+  id: string;
+  title: string;
+  rank: number;
+}
+
+/** A small deterministic generator (mulberry32), so a failing corpus can be replayed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe.each(testBackends())('BM25 search on $name', (backend) => {
+  let svc: TestService;
+  let call: (name: string, input: unknown) => Promise<unknown>;
+
+  useTestService(backend, 'rank', (t) => {
+    ({ svc, call } = t);
+  });
+
+  const add = async (title: string, body = '', extra: Record<string, unknown> = {}) =>
+    (await call('svc_item_upsert', { project_id: 'rank', title, body, ...extra })) as { id: string; chain_id: string };
+  const search = async (query: string, extra: Record<string, unknown> = {}) =>
+    ((await call('svc_item_search', { project_id: 'rank', query, ...extra })) as { items: Hit[]; truncated: boolean }).items;
+  const projectId = async () => (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'rank').executeTakeFirstOrThrow()).id;
+
+  /**
+   * Differences between the maintained index and one recomputed from the current heads: postings (term, item,
+   * tf, dl), document frequencies, document count and total length. [] when the index is right.
+   */
+  const drift = async (slug = 'rank') => {
+    const { rows } = await sql<{ problem: string }>`
+      with p as (select id from projects where slug = ${slug}),
+      live as (
+        select i.id, u.lexeme as term,
+               3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) as tf,
+               sum(cardinality(u.weights)) over (partition by i.id) as dl
+        from items i, unnest(i.search) u
+        where i.project_id = (select id from p) and i.is_head and i.deleted_at is null
+      ),
+      kept as (select item_id as id, term, tf, dl from search_postings where project_id = (select id from p)),
+      df as (
+        select t.term, t.df + coalesce((select sum(d.docs) from search_deltas d where d.project_id = t.project_id and t.term = any (d.terms)), 0) as df
+        from search_terms t where t.project_id = (select id from p)
+        union all
+        select dt.term, sum(d.docs) from search_deltas d, unnest(d.terms) dt(term)
+        where d.project_id = (select id from p)
+          and not exists (select 1 from search_terms t where t.project_id = d.project_id and t.term = dt.term)
+        group by dt.term
+      ),
+      want_df as (select term, count(*) as df from live group by term),
+      stats as (
+        select s.docs + coalesce((select sum(docs) from search_deltas d where d.project_id = s.project_id), 0) as docs,
+               s.total_len + coalesce((select sum(len) from search_deltas d where d.project_id = s.project_id), 0) as len
+        from search_stats s where s.project_id = (select id from p)
+      )
+      select 'posting missing ' || term || ' ' || id as problem from (select id, term, tf::real, dl::int from live except select id, term, tf, dl from kept) a
+      union all select 'posting extra ' || term || ' ' || id from (select id, term, tf, dl from kept except select id, term, tf::real, dl::int from live) b
+      union all select 'df ' || coalesce(w.term, d.term) || ' want ' || coalesce(w.df, 0) || ' have ' || coalesce(d.df, 0)
+        from want_df w full join (select * from df where df <> 0) d on d.term = w.term where coalesce(w.df, 0) <> coalesce(d.df, 0)
+      union all select 'docs want ' || (select count(distinct id) from live) || ' have ' || coalesce((select docs from stats), 0)
+        where (select count(distinct id) from live) <> coalesce((select docs from stats), 0)
+      union all select 'length want ' || (select coalesce(sum(tf), 0) from (select distinct id, dl as tf from live) x) || ' have ' || coalesce((select len from stats), 0)
+        where (select coalesce(sum(tf), 0) from (select distinct id, dl as tf from live) x) <> coalesce((select len from stats), 0)
+      order by 1 limit 20`.execute(svc.store.db);
+    return rows.map((r) => r.problem);
+  };
+
+  it('finds an old, precise item under thousands of newer ones that mention its word', async () => {
+    const old = await add('Connection pool sizing', 'The pool holds twenty connections per replica; decided after the outage.');
+    await svc.backdate('items', old.id, 400 * DAY);
+    const p = await projectId();
+    // 2,100 newer items mentioning the word once in a long body: more than the old recency window (2,000).
+    await sql`
+      with n as (select gen_random_uuid() as id, g from generate_series(1, 2100) g)
+      insert into items (id, chain_id, project_id, item_type, title, body)
+      select id, id, ${p}::uuid, 'knowledge', 'Standup note ' || g,
+             'we talked about the weather, lunch, the build, the pool table in the office and other things ' || g
+      from n`.execute(svc.store.db);
+    const hits = await search('pool', { limit: 5 });
+    expect(hits[0]?.id).toBe(old.id);
+    expect((await search('connection pool')).map((h) => h.id)).toEqual([old.id]);
+    expect(await drift()).toEqual([]);
+  });
+
+  it('keeps postings and statistics right through edit, supersede, delete, restore, redaction and import', async () => {
+    const a = await add('Retry budget', 'retries back off exponentially');
+    const b = await add('Queue retention', 'messages are kept seven days');
+    expect(await drift()).toEqual([]);
+    await call('svc_item_upsert', { project_id: 'rank', item_id: a.id, body: 'retries stop after five attempts' });
+    expect(await drift()).toEqual([]);
+    await call('item_delete', { item_id: b.id });
+    expect(await drift()).toEqual([]);
+    expect(await search('retention')).toEqual([]);
+    await call('item_restore', { item_id: b.id });
+    expect(await drift()).toEqual([]);
+    expect((await search('retention')).map((h) => h.id)).toEqual([b.id]);
+    // Enough writes that the deltas are folded into the base at least once.
+    for (let i = 0; i < 40; i++) await add(`Note ${i}`, `ordinary words number ${i} retries`);
+    expect(await drift()).toEqual([]);
+    const capture = (await call('svc_capture_add', { text: 'the swordfish password for staging' })) as { id: string };
+    const promoted = (await call('svc_capture_promote', { capture_id: capture.id, project_id: 'rank', title: 'Staging swordfish' })) as { item_id: string };
+    expect((await search('swordfish')).map((h) => h.id)).toEqual([promoted.item_id]);
+    await call('svc_capture_redact', { capture_id: capture.id });
+    expect(await search('swordfish')).toEqual([]);
+    expect(await drift()).toEqual([]);
+    const file = ((await svc.call('project_export', { project_id: 'rank' }, { source: 'cli' })) as { lines: string[] }).lines;
+    await svc.call('project_import', { lines: file, as_slug: 'rank-copy' }, { source: 'cli' });
+    expect(await drift('rank-copy')).toEqual([]);
+    const copy = ((await call('svc_item_search', { project_id: 'rank-copy', query: 'retries attempts' })) as { items: Hit[] }).items;
+    expect(copy.map((h) => h.title)).toEqual(['Retry budget']);
+  });
+
+  it('returns the exact BM25F top 10 of a brute-force ranking over the same rows, for every query shape', async () => {
+    const rand = random(18);
+    const words = ['cache', 'queue', 'index', 'lock', 'shard', 'replica', 'backup', 'schema', 'vacuum', 'tenant', 'token', 'deploy'];
+    const pick = () => words[Math.floor(rand() ** 2 * words.length)] as string;
+    const text = (n: number) => Array.from({ length: n }, pick).join(' ');
+    const ids: string[] = [];
+    for (let i = 0; i < 90; i++) ids.push((await add(text(1 + Math.floor(rand() * 3)), text(Math.floor(rand() * 25)))).id);
+    // Edits and deletions move the statistics after the postings' impacts were computed.
+    for (let i = 0; i < 10; i++) await call('svc_item_upsert', { project_id: 'rank', item_id: ids[i], body: text(40) });
+    for (let i = 10; i < 15; i++) await call('item_delete', { item_id: ids[i] });
+    expect(await drift()).toEqual([]);
+
+    const p = await projectId();
+    const { rows } = await sql<{ id: string; term: string; tf: number; dl: number }>`
+      select i.id, u.lexeme as term,
+             ${BM25.TITLE_WEIGHT} * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) as tf,
+             (sum(cardinality(u.weights)) over (partition by i.id))::int as dl
+      from items i, unnest(i.search) u where i.project_id = ${p}::uuid and i.is_head and i.deleted_at is null`.execute(svc.store.db);
+    const docs = new Map<string, { dl: number; tf: Map<string, number> }>();
+    const df = new Map<string, number>();
+    for (const r of rows) {
+      const d = docs.get(r.id) ?? { dl: Number(r.dl), tf: new Map() };
+      d.tf.set(r.term, Number(r.tf));
+      docs.set(r.id, d);
+      df.set(r.term, (df.get(r.term) ?? 0) + 1);
+    }
+    const avgdl = [...docs.values()].reduce((s, d) => s + d.dl, 0) / docs.size;
+    const stem = async (w: string) =>
+      (await sql<{ t: string[] }>`select tsvector_to_array(to_tsvector('english', ${w}::text)) as t`.execute(svc.store.db)).rows[0]?.t ?? [];
+    const queries: [string, string[], string][] = [
+      ['cache', ['cache'], `plainto_tsquery('english', 'cache')`],
+      ['vacuum', ['vacuum'], `plainto_tsquery('english', 'vacuum')`],
+      ['cache queue', ['cache', 'queue'], `plainto_tsquery('english', 'cache queue')`],
+      ['tenant OR backup', ['tenant', 'backup'], `plainto_tsquery('english', 'tenant') || plainto_tsquery('english', 'backup')`],
+      ['index -lock', ['index'], `plainto_tsquery('english', 'index') && !! plainto_tsquery('english', 'lock')`],
+      ['"cache queue"', ['cache', 'queue'], `phraseto_tsquery('english', 'cache queue')`],
+    ];
+    for (const [query, scoring, tsq] of queries) {
+      const terms = [...new Set((await Promise.all(scoring.map(stem))).flat())];
+      const matching = await sql<{ id: string }>`
+        select id from items where project_id = ${p}::uuid and is_head and deleted_at is null and search @@ (${sql.raw(tsq)})`.execute(svc.store.db);
+      const expected = matching.rows
+        .map(({ id }) => {
+          const d = docs.get(id);
+          let score = 0;
+          for (const t of terms) {
+            const tf = d?.tf.get(t);
+            if (tf !== undefined && d) score += idf(docs.size, df.get(t) ?? 0) * bm25Tf(tf, d.dl, avgdl);
+          }
+          return score;
+        })
+        .sort((x, y) => y - x)
+        .slice(0, 10);
+      const got = (await search(query, { limit: 10 })).map((h) => h.rank);
+      expect(got.length, query).toBe(expected.length);
+      for (const [i, score] of got.entries()) expect(score, `${query} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
+    }
+  });
+
+  it('ranks glossary alternatives and honours type and system filters over every match', async () => {
+    await call('glossary_group_add', { project_id: 'rank', name: 'orchestration' });
+    await call('glossary_term_add', { project_id: 'rank', group: 'orchestration', term: 'k8s' });
+    await call('glossary_term_add', { project_id: 'rank', group: 'orchestration', term: 'kubernetes' });
+    await call('system_add', { project_id: 'rank', name: 'infra' });
+    const policy = await add('Kubernetes upgrades', 'kubernetes clusters upgrade quarterly', { item_type: 'policy', system_id: 'infra' });
+    await svc.backdate('items', policy.id, 300 * DAY);
+    for (let i = 0; i < 30; i++) await add(`Chatter ${i}`, `someone mentioned k8s in passing, item ${i}, among many other words here`);
+    const hits = await search('k8s', { limit: 3 });
+    expect(hits[0]?.id).toBe(policy.id);
+    expect((await search('k8s', { item_types: ['policy'] })).map((h) => h.id)).toEqual([policy.id]);
+    expect((await search('k8s', { system_ids: ['infra'] })).map((h) => h.id)).toEqual([policy.id]);
+    expect(await search('k8s', { item_types: ['research'] })).toEqual([]);
+  });
+
+  it('treats identifiers as words: whole and by their parts, in items, captures and ideas', async () => {
+    const notify = await add('Use LISTEN/NOTIFY for wake-ups', 'workers wait on a channel');
+    const tool = await add('Search tool', 'svc_item_search ranks items; see /v1/orders and pg.Pool in v0.8.1');
+    await add('Unrelated', 'search for an item in the store');
+    const ids = async (q: string) => (await search(q)).map((h) => h.id).sort();
+    expect(await ids('listen')).toEqual([notify.id]);
+    expect(await ids('notify')).toEqual([notify.id]);
+    expect(await ids('LISTEN/NOTIFY')).toEqual([notify.id]);
+    expect(await ids('svc_item_search')).toEqual([tool.id]);
+    expect(await ids('orders')).toEqual([tool.id]);
+    expect(await ids('/v1/orders')).toEqual([tool.id]);
+    expect(await ids('pool')).toEqual([tool.id]);
+    expect(await ids('v0.8.1')).toEqual([tool.id]);
+    await call('svc_capture_add', { text: 'switch the queue to LISTEN/NOTIFY' });
+    const captures = (await call('svc_capture_search', { query: 'notify' })) as { captures: unknown[] };
+    expect(captures.captures).toHaveLength(1);
+    const unit = ((await call('svc_work_open', { project_id: 'rank', title: 'Unit' })) as { id: string }).id;
+    await call('svc_idea_add', { work_unit_id: unit, text: 'try price/stock sync via pg.Pool' });
+    const ideas = (await call('svc_idea_search', { project_id: 'rank', query: 'stock' })) as { ideas: unknown[] };
+    expect(ideas.ideas).toHaveLength(1);
+  });
+  it('lists near misses, naming the words they lack, only when the strict answer is short', async () => {
+    const full = await add('Connection pool timeout', 'the pool timeout decision: thirty seconds');
+    const three = await add('Pool timeout', 'the pool times out after a while, no decision yet');
+    const two = await add('Connection pool', 'twenty connections per pool');
+    await add('Lunch', 'a connection to the canteen');
+    const legacy = await add('Excluded pool timeout', 'pool timeout connection, but legacy');
+    type Answer = { items: Hit[]; partial?: (Hit & { missing: string[] })[] };
+    const ask = async (query: string, limit = 10) => (await call('svc_item_search', { project_id: 'rank', query, limit })) as Answer;
+    const answer = await ask('connection pool timeout decision -legacy');
+    expect(answer.items.map((h) => h.id)).toEqual([full.id]);
+    expect(answer.partial?.map((h) => [h.id, h.missing])).toEqual([
+      [three.id, ['connection']],
+      [two.id, ['timeout', 'decision']],
+    ]);
+    // The strict answer fills the page: no near misses.
+    expect((await ask('connection pool timeout decision', 1)).partial).toBeUndefined();
+    // A phrase keeps its meaning in the near misses.
+    const phrase = await ask('"pool timeout" connection decision');
+    expect(phrase.partial?.map((h) => [h.id, h.missing]).sort()).toEqual(
+      [
+        [three.id, ['connection']],
+        [legacy.id, ['decision']],
+      ].sort(),
+    );
+  });
+
+  it('indexes a bulk insert in one statement and forgets a deleted project', async () => {
+    await call('project_create', { slug: 'gone', name: 'Gone' });
+    const gone = (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'gone').executeTakeFirstOrThrow()).id;
+    // 300 rows in one statement: the statement-level trigger indexes them all.
+    await sql`
+      insert into items (id, project_id, item_type, title, body, context, chain_id, is_head, version)
+      select g, ${gone}::uuid, 'decision', 'Bulk ledger ' || n, 'ledger rows number ' || n, '{}', g, true, 1
+      from (select gen_random_uuid() as g, n from generate_series(1, 300) as n) as s`.execute(svc.store.db);
+    expect(await drift('gone')).toEqual([]);
+    const hits = (await call('svc_item_search', { project_id: 'gone', query: 'ledger', limit: 5 })) as { items: Hit[] };
+    expect(hits.items).toHaveLength(5);
+    await sql`delete from projects where id = ${gone}::uuid`.execute(svc.store.db);
+    const { rows } = await sql<{ n: number }>`
+      select (select count(*) from search_postings where project_id = ${gone}::uuid)
+           + (select count(*) from search_deltas where project_id = ${gone}::uuid) as n`.execute(svc.store.db);
+    expect(Number(rows[0]?.n)).toBe(0);
+  });
+});

@@ -362,6 +362,27 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(tooShort.stderr).toMatch(/^svc: invalid_input: item_id: /);
   }, 180_000);
 
+  it('search and brief read a project the way an assistant does: ranked hits, near misses, the brief as markdown', async () => {
+    expect((await svc(['project', 'create', 'reads'], env)).code).toBe(0);
+    await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a1', 'Use PostgreSQL advisory locks for the scheduler');
+    await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a2', 'Cache the catalog in Redis');
+    const [text, json, near, brief, bad] = await Promise.all([
+      svc(['search', 'reads', 'advisory', 'locks'], env),
+      svcJson<{ items: { id: string }[]; truncated: boolean }>(['search', 'reads', 'scheduler', '--type', 'decision'], env),
+      svc(['search', 'reads', 'advisory', 'cron'], env),
+      svc(['brief', 'reads'], env),
+      svc(['search', 'reads', 'x', '--type', 'decisions'], env),
+    ]);
+    expect(text).toEqual({ code: 0, stdout: 'c0ffee00  decision  Use PostgreSQL advisory locks for the scheduler\n', stderr: '' });
+    expect(json.items.map((i) => i.id)).toEqual(['c0ffee00-0000-4000-8000-0000000000a1']);
+    expect(near.stdout).toContain('near misses:');
+    expect(near.stdout).toContain('(lacks cron)');
+    expect(brief.stdout).toContain('## Recent Items');
+    expect(brief.stdout).toContain('Cache the catalog in Redis');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^svc: invalid_input: item_types\[0\]: unknown item type 'decisions'/);
+  }, 120_000);
+
   it('link add and remove join two seeded items: the edge shows on both ends, adding it again changes nothing, an unknown type and a missing edge are refused', async () => {
     expect((await svc(['project', 'create', 'links'], env)).code).toBe(0);
     const from = 'aaaa0000-0000-4000-8000-00000000000a';

@@ -530,6 +530,34 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     projectScope(c);
   });
 
+  // read: search and brief, the same operations an assistant calls
+  type Hit = { id: string; item_type: string; title: string; missing?: string[] };
+  op(
+    program,
+    'search <project> <query...>',
+    'search the current items of a project (the svc_item_search dialect: words, "phrases", OR, -exclusions)',
+    'svc_item_search',
+    ([p, ...words], o) => ({ project_id: p, query: words.join(' '), item_types: o.type, limit: o.limit === undefined ? undefined : Number(o.limit) }),
+    (c) => {
+      c.option('--type <type>', 'only items of this type (repeatable)', collect).option('--limit <n>', 'at most this many (default 20, up to 200)');
+      c.addHelpText('after', '\nExamples:\n  svc search my-project connection pool\n  svc search my-project \'"advisory lock" -redis\' --type decision');
+    },
+    (r: { items: Hit[]; truncated: boolean; partial?: Hit[] }) =>
+      [
+        ...(r.items.length === 0 ? ['(no item holds every word)'] : r.items.map((h) => `${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`)),
+        ...(r.truncated ? ['… more match: narrow the query or raise --limit'] : []),
+        ...(r.partial && r.partial.length > 0
+          ? ['near misses:', ...r.partial.map((h) => `${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}  (lacks ${(h.missing ?? []).join(', ')})`)]
+          : []),
+      ].join('\n'),
+  );
+  op(program, 'brief <project>', "the project's brief as markdown: active work units and recent items", 'svc_brief', ([p], o) => ({
+    project_id: p,
+    keyword: o.keyword,
+  }), (c) => {
+    c.option('--keyword <word>', 'only what mentions this word');
+  });
+
   // research, check
   const research = program.command('research').description('research items (cached external references with a time to live)');
   op(

@@ -266,3 +266,30 @@ describe.each(testBackends())('HTTP captures filed under a project on $name', (b
     expect((await app.request('/captures?project_id=nowhere')).status).toBe(404);
   });
 });
+
+describe.each(testBackends())('HTTP path and body naming one field on $name', (backend) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it('refuses a body that names another record than the path, naming the field, and writes nothing', async () => {
+    await svc.store.reset();
+    const { actorId } = await svc.seed('web');
+    await svc.seed('other');
+    const app = createHttpApp(svc);
+    const post = (body: unknown) =>
+      app.request('/projects/web/decisions', { method: 'POST', headers: { 'content-type': 'application/json', 'x-actor': actorId }, body: JSON.stringify(body) });
+    const refused = await post({ project_id: 'other', decisions: [{ title: 'Where does this go?' }] });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: string; details: { field: string } } }).error).toMatchObject({
+      code: 'invalid_input',
+      details: { field: 'project_id' },
+    });
+    expect(await svc.store.db.selectFrom('items').select('id').execute()).toEqual([]);
+    expect((await post({ project_id: 'web', decisions: [{ title: 'Here' }] })).status).toBe(200);
+  });
+});

@@ -190,7 +190,17 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
     app.on(route.method.toUpperCase(), route.path, async (c) => {
       try {
         const input = route.method === 'get' ? fromQuery(op, c) : await fromBody(c);
-        for (const name of params) input[name] = c.req.param(name);
+        for (const name of params) {
+          const inPath = c.req.param(name);
+          const given = Object.hasOwn(input, name) ? input[name] : undefined;
+          // The path names the record; a body or query naming another one would be silently overruled.
+          if (given !== undefined && given !== '' && given !== inPath) {
+            throw new SvcError('invalid_input', `${name}: the path names '${inPath}' but the request also gives ${JSON.stringify(given)}; give it once`, {
+              field: name,
+            });
+          }
+          input[name] = inPath;
+        }
         const result = await service.call(op.name, input, {
           source: 'http',
           actorId: c.req.header('x-actor'),

@@ -1,6 +1,7 @@
 import { SvcError } from '@svc/domain';
 import { describe, expect, it } from 'vitest';
-import { fromDatabase } from './errors.js';
+import { z } from 'zod';
+import { fromDatabase, fromZod } from './errors.js';
 
 // Errors the way pg raises them; the cases a real server produces are also covered end to end (cli.test.ts,
 // reliability). These are the ones no server on this machine produces on demand.
@@ -26,5 +27,16 @@ describe('fromDatabase', () => {
     ]) {
       expect(fromDatabase(pgError('08P01', message)), message).toBeUndefined();
     }
+  });
+});
+
+describe('fromZod', () => {
+  it('says a missing field is required, naming it, instead of zod\'s "received undefined"', () => {
+    const parsed = z.object({ project_id: z.string(), decisions: z.array(z.object({ title: z.string() })) }).safeParse({ decisions: [{}] });
+    if (parsed.success) throw new Error('expected a failure');
+    const error = fromZod(parsed.error);
+    expect(error.message).toMatch(/^(project_id|decisions\[0\]\.title): is required \(string\)/);
+    expect(error.message).not.toContain('received undefined');
+    expect(error.details.field).toMatch(/^(project_id|decisions\[0\]\.title)$/);
   });
 });

@@ -4,10 +4,16 @@ import { type AnyOperation, addressedFields } from './operation.js';
 
 /** Turn a zod failure into invalid_input naming the first offending field, e.g. `decisions[3].title`. */
 export function fromZod(error: z.ZodError): SvcError {
-  const issues = error.issues.map((issue) => ({ field: formatPath(issue.path), message: issue.message }));
+  const issues = error.issues.map((issue) => ({ field: formatPath(issue.path), message: zodMessage(issue) }));
   const first = issues[0] ?? { field: 'input', message: 'is not valid' };
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
   return new SvcError('invalid_input', `${first.field}: ${first.message}${more}`, { field: first.field, issues: issues.slice(0, 20) });
+}
+
+/** zod's words, except for a missing value, which it calls "expected string, received undefined". */
+function zodMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return `is required (${issue.expected})`;
+  return issue.message;
 }
 
 export function formatPath(path: readonly PropertyKey[]): string {

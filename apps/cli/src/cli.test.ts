@@ -123,7 +123,7 @@ describe('the svc binary before it touches a database', () => {
         { encoding: 'utf8' },
       ).trim();
     expect(complete('svc gl')).toBe('glossary');
-    expect(complete('svc glossary ').split(' ')).toEqual(['group', 'term', 'propose', 'accept', 'reject', 'queue', '--help']);
+    expect(complete('svc glossary ').split(' ')).toEqual(['group', 'term', 'propose', 'accept', 'reject', 'list', 'queue', '--help']);
     expect(complete('svc project config i')).toBe('import');
     expect(complete('svc link add p a depends b --a')).toBe('--actor');
     expect(complete('svc check demo --fail-on ')).toBe('error warn never');

@@ -157,7 +157,8 @@ describe('svc doctor', () => {
     const empty = await doctor(base);
     expect({ code: empty.code, ok: empty.ok, database: empty.check.database?.status }).toEqual({ code: 1, ok: false, database: 'fail' });
     expect(empty.check.database?.fix).toContain('svc init');
-    expect(empty.stderr).toContain('svc: unavailable: doctor: database failed');
+    // With --json, the refusal is JSON on stderr too.
+    expect(JSON.parse(empty.stderr)).toMatchObject({ error: { code: 'unavailable', message: expect.stringContaining('doctor: database failed') } });
 
     expect((await svc(['init', '--actor-email', 'doctor@example.test'], base)).code).toBe(0);
     const taken = await listen();

@@ -81,11 +81,11 @@ describe.each(backends)('svc purge on $name', (backend) => {
     const text = await svc(['purge'], env);
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^rewrote captures: \d+ KiB → \d+ KiB\nrewrote ideas: .*\nrewrote items: .*\nredacted text is gone from the data files\n$/);
+    expect(text.stdout).toMatch(/^rewrote captures: \d+ KiB → \d+ KiB\nrewrote ideas: .*\nrewrote items: .*\nrewrote search_postings: .*\nrewrote search_terms: .*\nrewrote search_deltas: .*\nredacted text is gone from the data files\n$/);
     const json = await svc(['purge', '--json'], env);
     expect(json.code).toBe(0);
     const result = JSON.parse(json.stdout) as { tables: { table: string; bytes_before: number; bytes_after: number }[] };
-    expect(result.tables.map((t) => t.table)).toEqual(['captures', 'ideas', 'items']);
+    expect(result.tables.map((t) => t.table)).toEqual(['captures', 'ideas', 'items', 'search_postings', 'search_terms', 'search_deltas']);
     for (const t of result.tables) expect(t.bytes_after).toBeGreaterThan(0);
 
     if (dataDir) expect(filesHolding(join(dataDir, 'base'), marker)).toEqual([]);
@@ -96,8 +96,8 @@ describe.each(backends)('svc purge on $name', (backend) => {
       for (const t of ['captures', 'ideas', 'items']) expect(after[t]).not.toBe(before![t]);
       const audit = await reopened.store.db.selectFrom('audit_log').select(['operation', 'source', 'details']).where('operation', '=', 'storage_purge').execute();
       expect(audit).toEqual([
-        { operation: 'storage_purge', source: 'cli', details: { tables: ['captures', 'ideas', 'items'] } },
-        { operation: 'storage_purge', source: 'cli', details: { tables: ['captures', 'ideas', 'items'] } },
+        { operation: 'storage_purge', source: 'cli', details: { tables: ['captures', 'ideas', 'items', 'search_postings', 'search_terms', 'search_deltas'] } },
+        { operation: 'storage_purge', source: 'cli', details: { tables: ['captures', 'ideas', 'items', 'search_postings', 'search_terms', 'search_deltas'] } },
       ]);
     } finally {
       await reopened.close();

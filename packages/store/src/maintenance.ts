@@ -2,10 +2,11 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
- * The tables whose rows redaction rewrites (captures, ideas, and the items a capture was promoted to): the only
- * ones whose files can still hold redacted bytes. History and audit rows never hold text (decision 0004).
+ * The tables whose rows redaction rewrites (captures, ideas, and the items a capture was promoted to), and the
+ * search index's tables, whose dead rows still name the redacted words: the only ones whose files can hold
+ * redacted bytes. History and audit rows never hold text (decision 0004).
  */
-export const REDACTABLE_TABLES = ['captures', 'ideas', 'items'] as const;
+export const REDACTABLE_TABLES = ['captures', 'ideas', 'items', 'search_postings', 'search_terms', 'search_deltas'] as const;
 export type RedactableTable = (typeof REDACTABLE_TABLES)[number];
 
 export interface RewrittenTable {

@@ -13,7 +13,7 @@ export const storagePurge = defineOperation({
   surface: 'operator',
   title: 'Purge redacted text from the database files',
   description:
-    'Rewrite the tables redaction changes (captures, ideas, items) with VACUUM FULL, so the text as it was before a ' +
+    'Rewrite the tables redaction changes (captures, ideas, items, and the search index) with VACUUM FULL, so the text before a ' +
     'redaction leaves the data directory too, not only every answer. Each table is locked while it is rewritten: ' +
     'run it when a short pause is acceptable. Returns {tables: [{table, bytes_before, bytes_after}]}.',
   input: z.object({}),

@@ -134,7 +134,7 @@ describe.each(testBackends())('write answers on $name', (backend) => {
     expect(done).toMatchObject({ id: task.id, status: 'done', draft_decision: { item_type: 'decision' } });
     expect(blocked).toMatchObject({ id: task.id, status: 'blocked' });
     const decision = (await call('item_show', { item_id: blocked.decision_id })) as { item: { item_type: string; title: string } };
-    expect(decision.item).toMatchObject({ item_type: 'decision', title: `Blocked: task ${task.chain_id.slice(0, 8)}` });
+    expect(decision.item).toMatchObject({ item_type: 'decision', title: `Blocked: task ${String(task.chain_id).slice(0, 8)}` });
     expect(edited).toMatchObject({ chain_id: task.chain_id, status: 'done', version: 2, supersedes_id: task.id });
     expect(revised).toMatchObject({ chain_id: item.chain_id, version: 2, supersedes_id: item.id });
     expect(answers.svc_work_close).toEqual({ id: unit.id, status: 'closed' });

@@ -4,6 +4,16 @@ import { openTestService, type TestService, testBackends } from '@svc/service/te
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpServer, TOOLS_LIST_BUDGET } from './server.js';
 
+/** An MCP client linked in memory to a server over `svc`, acting as `actorId`. */
+async function connectClient(svc: TestService, actorId: string): Promise<Client> {
+  const server = createMcpServer(svc, { actorId });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
 describe.each(testBackends())('MCP surface on $name', (backend) => {
   let svc: TestService;
   let client: Client;
@@ -20,11 +30,7 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     await client?.close();
     await svc.store.reset();
     seeded = await svc.seed('mcp');
-    const server = createMcpServer(svc, { actorId: seeded.actorId });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(clientSide);
+    client = await connectClient(svc, seeded.actorId);
   });
 
   it("lists exactly SPEC.md's 33 svc_ tools, no more and no fewer", async () => {
@@ -189,11 +195,7 @@ describe.each(testBackends())('MCP resources, prompts and completions on $name',
     await client?.close();
     await svc.store.reset();
     ({ actorId } = await svc.seed('mcp'));
-    const server = createMcpServer(svc, { actorId });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(clientSide);
+    client = await connectClient(svc, actorId);
   });
 
   const tool = async (name: string, args: Record<string, unknown>) => {

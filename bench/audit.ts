@@ -127,7 +127,7 @@ export async function seedAudit(db: Kysely<Database>, v: Vocabulary, r: Rng, pro
   return { edges, qaChecks };
 }
 
-export interface ImpactShape {
+interface ImpactShape {
   name: string;
   /** Beyond the shape (a typical item of a project with 100k links): reported, not counted in the target. */
   stress?: boolean;

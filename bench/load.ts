@@ -25,9 +25,9 @@ import { SEED, VOCABULARY, vocabulary } from './corpus.js';
 import { shapes } from './shapes.js';
 
 /** svc must reach this share of the bare route's req/s (issue 8). */
-export const LOAD_TARGET = 0.6;
+const LOAD_TARGET = 0.6;
 /** svc's pg pool size (openStore's default, which `svc serve http` uses); the bare server gets the same. */
-export const POOL_SIZE = 10;
+const POOL_SIZE = 10;
 /** Results per search, as an assistant would ask. */
 const SEARCH_LIMIT = 20;
 
@@ -59,7 +59,7 @@ export interface LoadOptions {
   log: (message: string) => void;
 }
 
-export interface RouteLoad {
+interface RouteLoad {
   server: 'bare' | 'svc';
   kind: 'item' | 'search';
   /** A bare route shown for reference only: svc's share is always of the kind's first bare route. */

@@ -16,7 +16,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[i] as number;
 }
 
-export function stats(samples: number[]): Stats {
+function stats(samples: number[]): Stats {
   const sorted = [...samples].sort((a, b) => a - b);
   return { n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
 }
@@ -36,7 +36,7 @@ async function sample(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /** Time `fn` sequentially: warm-up calls first, then up to `iterations` timed calls. */
-export async function time(fn: () => Promise<unknown>, b: Budget): Promise<Stats> {
+async function time(fn: () => Promise<unknown>, b: Budget): Promise<Stats> {
   for (let i = 0; i < b.warmup; i++) await fn();
   const samples: number[] = [];
   const start = process.hrtime.bigint();

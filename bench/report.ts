@@ -41,7 +41,7 @@ function verdict(p95: number, target: number, targeted: boolean, stress = false)
   return p95 <= target ? `met (≤ ${target})` : `**missed by ${ms(p95 - target)} ms**`;
 }
 
-export function table(run: RunResult): string {
+function table(run: RunResult): string {
   const lines = [
     `### ${run.title}`,
     '',

@@ -16,7 +16,7 @@ import { createProjects, DAY, type ProjectRef, SPAN, seedItems } from './seed.js
  * burst of other work on the machine lands on both alike.
  */
 
-export interface WriteVariant {
+interface WriteVariant {
   name: string;
   creates: number;
   edits: number;

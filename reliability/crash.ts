@@ -8,9 +8,9 @@ import { cli, count, http, invariants, type Rows, type Server, type Summary, ser
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Refusals are the service keeping its rules under the race; anything else a client sees before the kill is a failure. */
-export const CRASH_REFUSALS = new Set(['refused_transition']);
+const CRASH_REFUSALS = new Set(['refused_transition']);
 /** A request the kill cut (in flight, or sent after it): its outcome is unknown, which is what the checks are for. */
-export const CUT = 'cut by the kill';
+const CUT = 'cut by the kill';
 
 const RANK = { proposed: 0, in_progress: 1, done: 2 } as const;
 type TaskStatus = keyof typeof RANK;
@@ -101,7 +101,7 @@ function startWriters(base: string, actor: string, ledger: Ledger, killed: () =>
   return { firstAck, done };
 }
 
-export function newLedger(tag: string): Ledger {
+function newLedger(tag: string): Ledger {
   return { tag, sent: 0, acked: 0, inFlight: 0, batches: new Map(), units: [], tasks: new Map(), errors: {}, atKill: { acked: 0, inFlight: 0 }, ms: { listening: 0, firstAck: 0, gone: 0 }, cpu: { listening: 0, killed: 0 } };
 }
 

@@ -13,13 +13,13 @@ import { count, type Probe, run, SVC, type Summary } from './harness.js';
  * reads as what it tries; every value here is generated with fast-check or is a named worst case.
  */
 
-export interface Answer {
+interface Answer {
   status: number;
   body: unknown;
 }
 
 /** node:http, not fetch: fetch will not send a Host header of our choosing, nor a body without one. */
-export function send(base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+function send(base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, base), { method, headers, timeout: 60_000 }, (res) => {
       let text = '';
@@ -45,7 +45,7 @@ export function send(base: string, method: string, path: string, headers: Record
 }
 
 /** The error of an answer, when it carries one: `{ code, details: { field } }`. */
-export function errorOf(body: unknown): { code: string; message: string; details: { field?: string; line?: number } } | undefined {
+function errorOf(body: unknown): { code: string; message: string; details: { field?: string; line?: number } } | undefined {
   const error = (body as { error?: { code: unknown; message: string; details?: { field?: string } } } | null)?.error;
   if (!error) return undefined;
   // A JSON-RPC error carries a numeric code; svc's own errors a string one.
@@ -57,7 +57,7 @@ export function errorOf(body: unknown): { code: string; message: string; details
  * 1, as the service counts); `shape` picks object or array at each level. Text, not a value: JSON.stringify
  * itself overflows the stack a few thousand levels down, so deep values are sent as raw JSON.
  */
-export function nestedText(depth: number, shape: (level: number) => 'object' | 'array' = () => 'object'): string {
+function nestedText(depth: number, shape: (level: number) => 'object' | 'array' = () => 'object'): string {
   const open: string[] = [];
   const close: string[] = [];
   for (let level = 1; level < depth; level++) {
@@ -69,27 +69,27 @@ export function nestedText(depth: number, shape: (level: number) => 'object' | '
 }
 
 /** Where a deep value goes in a JSON text built around it (see withDeep). */
-export const DEEP = '\u0001deep\u0001';
+const DEEP = '\u0001deep\u0001';
 
 /** `JSON.stringify(value)` with the string DEEP replaced by the raw JSON text `deep`. */
-export function withDeep(value: unknown, deep: string): string {
+function withDeep(value: unknown, deep: string): string {
   return JSON.stringify(value).replace(JSON.stringify(DEEP), deep);
 }
 
 /** A nesting depth over the limit of 64 and a mix of objects and arrays: the named worst cases and generated ones. */
-export const overDeep = fc.record({
+const overDeep = fc.record({
   depth: fc.oneof(fc.constantFrom(65, 2_000, 5_000), fc.integer({ min: 65, max: 5_000 })),
   arrays: fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }),
 });
 
-export const buildDeep = ({ depth, arrays }: { depth: number; arrays: boolean[] }): string =>
+const buildDeep = ({ depth, arrays }: { depth: number; arrays: boolean[] }): string =>
   nestedText(depth, (level) => (arrays[level % arrays.length] ? 'array' : 'object'));
 
 /** Keys every JavaScript object inherits: a lookup by name finds them unless the code guards against it. */
-export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'toLocaleString'];
+const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'toLocaleString'];
 
 /** A Host or Origin name that is not on the default allow-list (localhost, 127.0.0.1, [::1]). */
-export const foreignHost = fc
+const foreignHost = fc
   .oneof(
     fc.domain(),
     fc.constantFrom('attacker.example', 'localhost.evil.example', '127.0.0.1.nip.io', 'evil.example:8080', 'LOCALHOST.evil.example'),
@@ -97,14 +97,14 @@ export const foreignHost = fc
   )
   .filter((host) => !/^(localhost|127\.0\.0\.1)(:\d+)?$/i.test(host));
 
-export const foreignOrigin = fc.oneof(
+const foreignOrigin = fc.oneof(
   foreignHost.map((host) => `http://${host}`),
   foreignHost.map((host) => `https://${host}`),
   fc.constantFrom('null', 'file://', 'http://localhost.evil.example', 'chrome-extension://abcdefghijklmnop'),
 );
 
 /** Content types a cross-site page can send without a preflight, and near misses of application/json. */
-export const notJson = fc.constantFrom(
+const notJson = fc.constantFrom(
   'text/plain',
   'text/plain; charset=utf-8',
   'application/x-www-form-urlencoded',
@@ -117,12 +117,12 @@ export const notJson = fc.constantFrom(
 );
 
 /** A string a backtracking engine needs 2^n steps to refuse against ^(a+)+$. */
-export const catastrophic = fc.oneof(
+const catastrophic = fc.oneof(
   fc.constantFrom(`${'a'.repeat(40)}!`, `${'a'.repeat(5_000)}!`),
   fc.record({ n: fc.integer({ min: 25, max: 20_000 }), tail: fc.constantFrom('!', 'b', '\u0000', ' ', 'é') }).map(({ n, tail }) => `${'a'.repeat(n)}${tail}`),
 );
 
-export interface CraftedFile {
+interface CraftedFile {
   /** What the file tries, in the words of the report. */
   kind: string;
   /** 1-based line the import must name. */
@@ -148,7 +148,7 @@ const SCALAR_FIELDS = ['title', 'body', 'slug', 'name', 'email', 'status', 'text
  * Crafted import files: the honest export `lines` with one line changed as a stranger's file might, `perKind`
  * of each kind in IMPORT_KINDS. `other` is a project (and its actor) the file must not reach.
  */
-export function craftedFiles(lines: string[], other: { projectId: string; actorId: string }, perKind: number): CraftedFile[] {
+function craftedFiles(lines: string[], other: { projectId: string; actorId: string }, perKind: number): CraftedFile[] {
   const records = lines.map((l) => JSON.parse(l) as Rec);
   const at = (where: (r: Rec) => boolean) => records.flatMap((r, i) => (where(r) ? [i + 1] : []));
   const withProject = at((r) => typeof r.project_id === 'string');
@@ -255,7 +255,7 @@ export interface Door {
 }
 
 /** What a call came back with, whatever the surface. */
-export interface Outcome {
+interface Outcome {
   surface: 'rest' | 'mcp' | 'cli';
   status: number;
   code?: string;
@@ -268,7 +268,7 @@ export interface Outcome {
 const BAD_CODES = new Set(['internal_error', 'unavailable']);
 
 /** The label an outcome is counted under in the report: surface, status (REST) and code. */
-export function label(o: Outcome): string {
+function label(o: Outcome): string {
   const status = o.surface === 'rest' || (o.surface === 'mcp' && o.status !== 200) ? ` ${o.status}` : '';
   return `${o.surface === 'rest' ? 'REST' : o.surface === 'mcp' ? 'MCP' : 'CLI'}${status} ${o.code ?? 'ok'}`;
 }
@@ -277,7 +277,7 @@ export function label(o: Outcome): string {
  * Make one call, count it, and check it: `wanted` says whether the answer is the one the door must give.
  * A refusal (any error code) must leave the fingerprint as it was.
  */
-export async function probeCall(door: Door, probe: Probe, attempt: () => Promise<Outcome>, wanted: (o: Outcome) => boolean, what: string): Promise<Outcome> {
+async function probeCall(door: Door, probe: Probe, attempt: () => Promise<Outcome>, wanted: (o: Outcome) => boolean, what: string): Promise<Outcome> {
   const before = await door.fingerprint();
   const t0 = Date.now();
   const outcome = await attempt().catch((error: Error): Outcome => ({ surface: 'rest', status: 0, code: `transport failure: ${error.message.slice(0, 80)}` }));
@@ -305,7 +305,7 @@ export async function probeCall(door: Door, probe: Probe, attempt: () => Promise
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** A tools/call over /mcp as raw JSON-RPC: `args` is JSON text, so it may hold what JSON.stringify cannot build. */
-export async function mcpCall(door: Door, name: string, args: string, headers: Record<string, string> = { 'x-actor': door.actor }): Promise<Outcome> {
+async function mcpCall(door: Door, name: string, args: string, headers: Record<string, string> = { 'x-actor': door.actor }): Promise<Outcome> {
   const answer = await send(door.base, 'POST', '/mcp', { ...MCP_HEADERS, ...headers }, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${args}}}`);
   const error = errorOf(answer.body);
   if (error) return { surface: 'mcp', status: answer.status, code: error.code, field: error.details?.field, message: error.message };
@@ -318,7 +318,7 @@ export async function mcpCall(door: Door, name: string, args: string, headers: R
 }
 
 /** A REST call: `body` is JSON text (or absent), headers as given (fetch would not let us choose Host). */
-export async function restCall(door: Door, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Outcome> {
+async function restCall(door: Door, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Outcome> {
   const answer = await send(door.base, method, path, headers, body);
   const error = errorOf(answer.body);
   if (answer.status === 200 && !error) return { surface: 'rest', status: 200, body: answer.body };
@@ -330,7 +330,7 @@ const refused = (code: string, field: string, status?: number) => (o: Outcome) =
   o.code === code && o.field === field && (status === undefined || (o.surface === 'mcp' && o.status === 200) || o.status === status);
 
 /** A route's path with its parameters filled from `valid`, and the fields it consumed. */
-export function routePath(route: Route, valid: Record<string, string>): { path: string; used: string[] } {
+function routePath(route: Route, valid: Record<string, string>): { path: string; used: string[] } {
   const used: string[] = [];
   const path = route.path.replace(/:([a-z_]+)/g, (_, name: string) => {
     used.push(name);
@@ -340,7 +340,7 @@ export function routePath(route: Route, valid: Record<string, string>): { path: 
 }
 
 /** Arguments that make a call of `tool` valid but for what a door adds: ids from `valid` and a few required texts. */
-export function baseArgs(tool: { name: string; inputSchema: { properties?: unknown; required?: unknown } }, valid: Record<string, string>): Record<string, unknown> {
+function baseArgs(tool: { name: string; inputSchema: { properties?: unknown; required?: unknown } }, valid: Record<string, string>): Record<string, unknown> {
   const properties = Object.keys((tool.inputSchema.properties ?? {}) as Record<string, unknown>);
   const required = new Set((tool.inputSchema.required ?? []) as string[]);
   const args: Record<string, unknown> = {};
@@ -570,7 +570,7 @@ export async function doorGlossary(door: Door, probe: Probe, terms: string[]): P
 type Tool = ReturnType<typeof listTools>[number];
 
 /** Run `svc` with `args`; never throws: the exit code and both streams come back. */
-export async function svcProcess(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function svcProcess(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return run(process.execPath, [...SVC, ...args], { env, maxBuffer: 64 * 1024 * 1024 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: typeof error.code === 'number' ? error.code : -1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
@@ -631,7 +631,7 @@ export async function doorImport(door: Door, probe: Probe, env: NodeJS.ProcessEn
 }
 
 /** The records of project `rel` the doors aim at, made over REST; the ids by the parameter that names them. */
-export async function seedDoors(base: string, actor: string): Promise<Record<string, string>> {
+async function seedDoors(base: string, actor: string): Promise<Record<string, string>> {
   const work_unit_id = await post(base, actor, '/projects/rel/work-units', { title: 'doors' });
   return {
     project_id: 'rel',
@@ -645,7 +645,7 @@ export async function seedDoors(base: string, actor: string): Promise<Record<str
 }
 
 /** Tables a refused call must leave as they were (audit_log included: every write audits). */
-export const DOOR_TABLES = [
+const DOOR_TABLES = [
   'projects',
   'actors',
   'item_types',

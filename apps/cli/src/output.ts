@@ -36,7 +36,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A readable, indented rendering of any result. */
-export function human(value: unknown, indent = ''): string {
+function human(value: unknown, indent = ''): string {
   if (Array.isArray(value)) {
     if (value.length === 0) return `${indent}(none)`;
     return value

@@ -6,7 +6,7 @@ import { type CallContext, findOperation, inline, isSvcError, ref, type Service 
 import { z } from 'zod';
 
 /** Projects whose brief and decisions resources/list names: resources/list is not paginated here, so bounded. */
-export const LISTED_PROJECTS = 25;
+const LISTED_PROJECTS = 25;
 /** Inbox captures shown by the review-inbox prompt. */
 const INBOX = 20;
 /** The MCP spec's code for a resource that does not exist. */

@@ -18,7 +18,7 @@ function compileLinear(pattern: string): RE2JS {
 
 /** The engine ajv runs `pattern` and `patternProperties` on (its `code.regExp` option). */
 export const linearRegExp: RegExpEngine = Object.assign(
-  (pattern: string, _flags: string) => {
+  (pattern: string) => {
     const re = compileLinear(pattern);
     // ajv keys the compiled patterns of a schema by toString(): it must tell patterns apart.
     return { test: (s: string) => re.test(s), toString: () => `/${pattern}/` };

@@ -2,8 +2,8 @@ import { MAX_QUERY_LENGTH } from '@svc/domain';
 import { z } from 'zod';
 
 /** Shared input fields, so every tool describes them the same way. */
-export const MAX_LIMIT = 200;
-export const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 200;
+const DEFAULT_LIMIT = 20;
 /** Text fields up to 1 MiB. */
 export const MAX_TEXT = 1024 * 1024;
 
@@ -18,7 +18,6 @@ export const limit = z
   .max(100_000)
   .optional()
   .describe(`Max results (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT})`);
-export const text = (what: string, max = MAX_TEXT) => z.string().max(max).describe(what);
 export const title = z.string().trim().min(1).max(1000).describe('Title (1 to 1000 characters)');
 export const body = z.string().max(MAX_TEXT).describe('Body text (markdown allowed)');
 /** Search text in the query dialect; its limit is the parser's, so nothing is cut between the two. */

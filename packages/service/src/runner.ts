@@ -58,7 +58,7 @@ export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, u
   return out;
 }
 
-export function parseInput<I extends z.ZodObject>(op: { input: I; name: string }, raw: unknown): z.output<I> {
+function parseInput<I extends z.ZodObject>(op: { input: I; name: string }, raw: unknown): z.output<I> {
   const normalised = normaliseInput(op as unknown as AnyOperation, raw);
   const parsed = op.input.safeParse(normalised);
   if (!parsed.success) throw fromZod(parsed.error);

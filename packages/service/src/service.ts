@@ -140,7 +140,7 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, pr
  * An unavailable database says so, and where it was looked for; anything else (a migration that fails) stays
  * as it is, for the operator to read.
  */
-export function startUpError(store: Store, error: unknown): unknown {
+function startUpError(store: Store, error: unknown): unknown {
   const mapped = fromDatabase(error);
   if (mapped === undefined || mapped === error || mapped.code !== 'unavailable') return error;
   const code = (error as { code?: unknown }).code;

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { iso } from './refs.js';
 import type { ActorRow, Database } from './schema.js';
 
-export function toActor(row: ActorRow): Actor {
+function toActor(row: ActorRow): Actor {
   return {
     id: row.id,
     email: row.email,

@@ -17,7 +17,7 @@ export interface RawFinding {
 /** Most findings one rule reports; the total is still counted. */
 export const MAX_FINDINGS_PER_RULE = 50;
 /** Items listed in one finding (a cycle, a closed unit's open tasks); its note gives the full count. */
-export const MAX_ITEMS_PER_FINDING = 10;
+const MAX_ITEMS_PER_FINDING = 10;
 
 type RuleQuery = (db: Kysely<Database>, projectId: string, settings: { research_ttl_days: number }) => Promise<{ findings: RawFinding[]; total: number }>;
 

@@ -1,7 +1,6 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
-import { SvcError } from '@svc/domain';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { EmbeddedDriver, embeddedKysely, joinEmbedded } from './embedded-share.js';
@@ -238,7 +237,7 @@ async function openShared(dataDir: string, config: StoreConfig): Promise<Store> 
  * alone. Create it 0700 (whatever the umask), and tighten one this user owns that others can reach; PGlite
  * creates its files with the process umask (0644 or 0666), so the directory's mode is what keeps them private.
  */
-export function privateDataDir(dataDir: string): void {
+function privateDataDir(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const stat = statSync(dataDir);
   if ((stat.mode & 0o077) !== 0 && stat.uid === process.getuid?.()) chmodSync(dataDir, 0o700);

@@ -25,7 +25,7 @@ export interface DirLockHolder {
 }
 type Holder = DirLockHolder;
 
-export function lockPathFor(dataDir: string): string {
+function lockPathFor(dataDir: string): string {
   const abs = resolve(dataDir);
   return join(dirname(abs), `.${abs.split(/[\\/]/).pop() ?? 'data'}.lock`);
 }
@@ -43,7 +43,7 @@ export function readDirLockHolder(dataDir: string): DirLockHolder | undefined {
   return readHolder(lockPathFor(dataDir));
 }
 
-export function isAlive(holder: Holder): boolean {
+function isAlive(holder: Holder): boolean {
   if (holder.host !== hostname()) return true; // cannot tell; a shared volume from another host counts as held
   if (holder.pid === process.pid) return false;
   try {

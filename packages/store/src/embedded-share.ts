@@ -35,7 +35,7 @@ export type EmbeddedRole =
 /** How long a process waits for a starting owner to publish its socket, or for a new owner to take over. */
 const JOIN_TIMEOUT_MS = 60_000;
 
-export function socketPlace(dataDir: string): { dir: string; path: string; temporary: boolean } {
+function socketPlace(dataDir: string): { dir: string; path: string; temporary: boolean } {
   const abs = resolve(dataDir);
   const dir = join(dirname(abs), `.${basename(abs)}.sock`);
   const path = join(dir, '.s.PGSQL.5432');
@@ -50,7 +50,7 @@ export function socketPlace(dataDir: string): { dir: string; path: string; tempo
 }
 
 /** The owner went away (killed, stopped, socket removed): open again rather than fail the caller. */
-export function ownerGone(error: unknown): boolean {
+function ownerGone(error: unknown): boolean {
   const code = String((error as { code?: unknown } | undefined)?.code ?? '');
   const message = String((error as { message?: unknown } | undefined)?.message ?? '');
   return ['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE'].includes(code) || /Connection terminated/i.test(message);

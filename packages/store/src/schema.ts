@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /** Columns the database fills in; readable, optional on insert. */
 type Auto<T> = ColumnType<T, T | undefined, T>;
@@ -7,7 +7,7 @@ type ReadOnly<T> = ColumnType<T, never, never>;
 type Json = ColumnType<Record<string, unknown>, string | Record<string, unknown>, string | Record<string, unknown>>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
-export interface ProjectsTable {
+interface ProjectsTable {
   id: Generated<string>;
   slug: string;
   name: string;
@@ -15,7 +15,7 @@ export interface ProjectsTable {
   created_at: Timestamp;
 }
 
-export interface ActorsTable {
+interface ActorsTable {
   id: Generated<string>;
   email: string;
   name: Auto<string>;
@@ -24,14 +24,14 @@ export interface ActorsTable {
   joined_at: Timestamp;
 }
 
-export interface SystemsTable {
+interface SystemsTable {
   id: Generated<string>;
   project_id: string;
   name: string;
   created_at: Timestamp;
 }
 
-export interface WorkUnitsTable {
+interface WorkUnitsTable {
   id: Generated<string>;
   project_id: string;
   system_id: string | null;
@@ -44,7 +44,7 @@ export interface WorkUnitsTable {
   closed_at: Date | null;
 }
 
-export interface ItemTypesTable {
+interface ItemTypesTable {
   key: string;
   display_name: string;
   schema: Json;
@@ -52,7 +52,7 @@ export interface ItemTypesTable {
   created_at: Timestamp;
 }
 
-export interface ItemsTable {
+interface ItemsTable {
   id: Generated<string>;
   project_id: string;
   system_id: string | null;
@@ -76,7 +76,7 @@ export interface ItemsTable {
   search: ReadOnly<string>;
 }
 
-export interface LinksTable {
+interface LinksTable {
   id: Generated<string>;
   project_id: string;
   from_chain_id: string;
@@ -86,7 +86,7 @@ export interface LinksTable {
   created_at: Timestamp;
 }
 
-export interface ItemsHistoryTable {
+interface ItemsHistoryTable {
   id: Generated<string>;
   project_id: string;
   chain_id: string;
@@ -100,7 +100,7 @@ export interface ItemsHistoryTable {
   changed_at: Timestamp;
 }
 
-export interface AuditLogTable {
+interface AuditLogTable {
   id: Generated<string>;
   at: Timestamp;
   actor_id: string | null;
@@ -113,7 +113,7 @@ export interface AuditLogTable {
   details: Json;
 }
 
-export interface SyncJobsTable {
+interface SyncJobsTable {
   id: Generated<string>;
   project_id: string;
   kind: string;
@@ -124,14 +124,14 @@ export interface SyncJobsTable {
   finished_at: Date | null;
 }
 
-export interface GlossaryGroupsTable {
+interface GlossaryGroupsTable {
   id: Generated<string>;
   project_id: string;
   name: string;
   created_at: Timestamp;
 }
 
-export interface GlossaryTermsTable {
+interface GlossaryTermsTable {
   id: Generated<string>;
   project_id: string;
   group_id: string;
@@ -143,7 +143,7 @@ export interface GlossaryTermsTable {
   decided_at: Date | null;
 }
 
-export interface GlossaryRejectionsTable {
+interface GlossaryRejectionsTable {
   id: Generated<string>;
   project_id: string;
   group_id: string;
@@ -154,7 +154,7 @@ export interface GlossaryRejectionsTable {
   rejected_at: Timestamp;
 }
 
-export interface CapturesTable {
+interface CapturesTable {
   id: Generated<string>;
   text: string;
   summary: string | null;
@@ -171,7 +171,7 @@ export interface CapturesTable {
   project_id: Auto<string | null>;
 }
 
-export interface CapturePromotionsTable {
+interface CapturePromotionsTable {
   capture_id: string;
   item_id: string;
   project_id: string;
@@ -179,7 +179,7 @@ export interface CapturePromotionsTable {
   promoted_at: Timestamp;
 }
 
-export interface IdeasTable {
+interface IdeasTable {
   id: Generated<string>;
   project_id: string;
   work_unit_id: string;
@@ -191,7 +191,7 @@ export interface IdeasTable {
   search: ReadOnly<string>;
 }
 
-export interface SchemaMigrationsTable {
+interface SchemaMigrationsTable {
   id: string;
   name: string;
   release: string;
@@ -220,12 +220,6 @@ export interface Database {
 }
 
 export type ItemRow = Selectable<ItemsTable>;
-export type NewItemRow = Insertable<ItemsTable>;
-export type ItemUpdate = Updateable<ItemsTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type ActorRow = Selectable<ActorsTable>;
-export type SystemRow = Selectable<SystemsTable>;
-export type ItemTypeRow = Selectable<ItemTypesTable>;
-export type LinkRow = Selectable<LinksTable>;
 export type HistoryRow = Selectable<ItemsHistoryTable>;
-export type AuditRow = Selectable<AuditLogTable>;

@@ -67,7 +67,7 @@ export const BM25 = { K1: 1.2, B: 0.75, TITLE_WEIGHT: 3 } as const;
 /** Scores within this relative distance of the last one kept count as ties (broken by recency among those read). */
 const TIE = 1e-6;
 
-export interface SearchStats {
+interface SearchStats {
   docs: number;
   avgdl: number;
   ref_avgdl: number;

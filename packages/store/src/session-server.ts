@@ -22,7 +22,7 @@ export interface SessionServer {
 const SSL_REQUEST = 80877103;
 const PROTOCOL_3 = 196608;
 /** A client holding the session this long without a word is dropped (and its transaction rolled back). */
-export const SESSION_IDLE_HOLD_MS = 60_000;
+const SESSION_IDLE_HOLD_MS = 60_000;
 
 export async function serveSession(pglite: PGlite, mutex: SessionMutex, path: string): Promise<SessionServer> {
   const version = (await pglite.query<{ server_version: string }>('show server_version')).rows[0]?.server_version ?? '17';
@@ -158,7 +158,7 @@ function message(type: string, body: Buffer): Buffer {
 }
 
 /** The transaction status of the last ReadyForQuery in a backend reply (I, T or E), if it holds one. */
-export function readyStatus(out: Uint8Array): string | undefined {
+function readyStatus(out: Uint8Array): string | undefined {
   const view = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   let status: string | undefined;
   for (let at = 0; at + 5 <= view.length; at += 1 + view.readInt32BE(at + 1)) {

@@ -14,8 +14,8 @@ import { projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 /** The brief is read at the start of a session, so by default it stays small enough to cost little context. */
-export const BRIEF_DEFAULT_CHARS = 2_000;
-export const BRIEF_MAX_CHARS = 50_000;
+const BRIEF_DEFAULT_CHARS = 2_000;
+const BRIEF_MAX_CHARS = 50_000;
 
 interface Brief {
   project: Pick<Project, 'id' | 'slug' | 'name'>;

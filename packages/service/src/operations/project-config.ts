@@ -31,7 +31,7 @@ export function validateProjectSettings(settings: unknown): z.output<typeof conf
   return parsed.data;
 }
 
-export function parseProjectConfig(text: string): z.output<typeof configSchema> {
+function parseProjectConfig(text: string): z.output<typeof configSchema> {
   let raw: unknown;
   try {
     raw = parse(text);

@@ -1,4 +1,4 @@
-import { draftDecision, type Item, parseIdRef, SvcError, shortId, type TaskStatus, taskTransition, } from '@svc/domain';
+import { draftDecision, parseIdRef, SvcError, shortId, type TaskStatus, taskTransition, } from '@svc/domain';
 import { inProgressTasks, listTasks, lockHead, lockWorkUnit, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
 import { ITEM_ANSWER, type WriteAnswer, writeAnswer } from '../answers.js';

@@ -26,8 +26,8 @@ import { defineOperation, type OperationContext } from '../operation.js';
 import { validateProjectSettings } from './project-config.js';
 
 /** The export format: JSON Lines, a header, one record per row, an end record. Bump on any change. */
-export const FORMAT = 'svc-export';
-export const FORMAT_VERSION = 1;
+const FORMAT = 'svc-export';
+const FORMAT_VERSION = 1;
 
 /** A project file names its project; a file of the shared inbox says `inbox: true` instead. */
 interface Header {

@@ -19,7 +19,7 @@ import { findWorkUnit, scope, txOf } from '../work/shared.js';
 
 export const RESUME_UNITS = 5;
 export const RESUME_TASKS = 200;
-export const RESUME_CHECKS = 200;
+const RESUME_CHECKS = 200;
 
 export const workOpen = defineOperation({
   name: 'svc_work_open',

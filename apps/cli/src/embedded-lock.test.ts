@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freshDataDir, lockHolders, serveHttp, svc, svcEnv, svcJson } from './testing/svc-process.js';
 
@@ -47,8 +49,9 @@ describe('the embedded database is shared by the processes that open it', () => 
       a.child.kill('SIGTERM');
     }
     expect(await a.exited).toEqual({ code: 0, signal: null });
-    // A clean stop lets go of the directory.
+    // A clean stop lets go of the directory, and leaves no socket directory beside it.
     expect(lockHolders(dataDir)).toEqual([]);
+    expect(existsSync(join(dirname(dataDir), `.${basename(dataDir)}.sock`))).toBe(false);
     const titles: string[] = [];
     for (const id of itemIds) titles.push((await svcJson<{ item: { title: string } }>(['item', 'show', id], env)).item.title);
     expect(titles).toEqual(['Written by the server', 'Written by the server into the CLI project']);

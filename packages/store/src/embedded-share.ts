@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -49,6 +49,14 @@ function socketPlace(dataDir: string): { dir: string; path: string; temporary: b
   return { dir: temp, path: join(temp, '.s.PGSQL.5432'), temporary: true };
 }
 
+function removeIfEmpty(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty (something else lives there) or already gone: leave it.
+  }
+}
+
 /** The owner went away (killed, stopped, socket removed): open again rather than fail the caller. */
 function ownerGone(error: unknown): boolean {
   const code = String((error as { code?: unknown } | undefined)?.code ?? '');
@@ -97,8 +105,10 @@ async function becomeOwner(dataDir: string, lock: DirLock, config: StoreConfig):
           release();
         }
       } finally {
-        lock.release();
+        // The socket and its directory go before the lock: once the lock is free, a new owner may make its own.
         rmSync(where.temporary ? where.dir : where.path, { recursive: true, force: true });
+        if (!where.temporary) removeIfEmpty(where.dir);
+        lock.release();
       }
     },
   };

@@ -3,7 +3,7 @@
  * (next to the bare SQL lower bound and the plain ranked query), svc_impact at depth 5 and svc_check on
  * PostgreSQL and PGlite; then HTTP load on PostgreSQL (bench/load.ts); writes docs/benchmarks.md.
  *
- *   pnpm bench [--only postgres|pglite|writes|relevance] [--write-calls N] [--write-base N] [--relevance-items N,M]
+ *   pnpm bench [--only postgres|pglite|writes|relevance] [--write-calls N] [--write-base N] [--write-also 0011] [--relevance-items N,M]
  *               [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--no-write] [--reuse] [--tune]
  *
  * PostgreSQL: --server (default postgres://postgres@127.0.0.1:5432) names the server; the bench drops and
@@ -46,6 +46,8 @@ const { values: args } = parseArgs({
     // Write cost of the search index (bench/writes.ts): calls per side, and the items each database holds first.
     'write-calls': { type: 'string', default: '2000' },
     'write-base': { type: 'string', default: '20000' },
+    // Intermediate schemas measured beside main (0010) and the latest, e.g. --write-also 0011.
+    'write-also': { type: 'string', multiple: true },
     // Relevance (bench/relevance.ts): items in its project (the judged ones planted among them).
     'relevance-items': { type: 'string', default: '20000,100000' },
   },
@@ -337,7 +339,7 @@ async function main(): Promise<void> {
   if (only.has('pglite')) runs.push(...(await pglite(v, machine)));
   let writes: WriteResult | undefined;
   if (only.has('writes')) {
-    writes = await measureWrites(new URL(args.server), v, { base: Number(args['write-base']), calls: Number(args['write-calls']), rounds: 8, log });
+    writes = await measureWrites(new URL(args.server), v, { base: Number(args['write-base']), calls: Number(args['write-calls']), rounds: 8, log, also: args['write-also'] ?? [] });
     log(writesTable(writes));
   }
   const relevance: RelevanceResult[] = [];

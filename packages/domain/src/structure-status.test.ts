@@ -34,7 +34,7 @@ const CASTS: [string, RegExp][] = [
   ['a status literal', new RegExp(`\\bas\\s+'(?:${literals.join('|')})'`)],
 ];
 
-describe('no status is cast', () => {
+describe('no status is cast, no refusal is read by its words', () => {
   const files = ['packages', 'apps'].flatMap((top) => sources(join(root, top)));
 
   it('finds the sources it guards', () => {
@@ -54,11 +54,25 @@ describe('no status is cast', () => {
     expect(found, 'narrow with taskStatusOf / qaStatusOf or type the row (docs/decisions/0034)').toEqual([]);
   });
 
+  const MATCHING = /\.message\??\.(?:includes|startsWith|endsWith|match)\(|instanceof Error && \/|\.test\(\(?(?:e|err|error)\.message\b/;
+
+  it('tells refusals apart by code, never by matching their words (decision 0034)', () => {
+    const found: string[] = [];
+    for (const file of files.filter((f) => !/\.test\.ts$|[/\\]testing[/\\]|[/\\]e2e[/\\]/.test(f))) {
+      for (const [n, line] of readFileSync(file, 'utf8').split('\n').entries()) {
+        if (MATCHING.test(line)) found.push(`${relative(root, file)}:${n + 1}: ${line.trim()}`);
+      }
+    }
+    expect(found, 'switch on SvcError.code (packages/domain/src/errors.ts)').toEqual([]);
+  });
+
   it('would catch the casts it was written against', () => {
     const caught = (line: string) => CASTS.some(([, p]) => p.test(line));
     expect(caught("taskTransition(task.status as TaskStatus, 'start')")).toBe(true);
     expect(caught("review_state: row.review_state as Capture['review_state'],")).toBe(true);
     expect(caught("setWorkUnitStatus(db, id, s as 'closed')")).toBe(true);
     expect(caught('const x = [1, 2] as const;')).toBe(false);
+    expect(MATCHING.test("if (error.message.includes('is closed')) return;")).toBe(true);
+    expect(MATCHING.test('if (error instanceof Error && /closed/.test(error.message)) return;')).toBe(true);
   });
 });

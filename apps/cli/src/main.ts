@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { isSvcError } from '@svc/service';
+import { type ErrorCode, isSvcError } from '@svc/service';
 import { CommanderError } from 'commander';
 import { ExitCode, processIo, type RunState } from './output.js';
 import { buildProgram } from './program.js';
@@ -12,7 +12,7 @@ import { buildProgram } from './program.js';
 async function main(): Promise<number> {
   const state: RunState = { json: false };
   const program = buildProgram(processIo, process.env, state);
-  const refuse = (code: string, message: string, details: Record<string, unknown> = {}): number => {
+  const refuse = (code: ErrorCode, message: string, details: Record<string, unknown> = {}): number => {
     processIo.err(state.json ? JSON.stringify({ error: { code, message, details } }) : `svc: ${code}: ${message}`);
     return 1;
   };

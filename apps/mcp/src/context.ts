@@ -2,7 +2,7 @@ import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { type CallContext, findOperation, inline, isSvcError, ref, type Service } from '@svc/service';
+import { type CallContext, findOperation, inline, isSvcError, ref, type Service, SvcError, type ErrorCode as SvcErrorCode } from '@svc/service';
 import { z } from 'zod';
 
 /** Projects whose brief and decisions resources/list names: resources/list is not paginated here, so bounded. */
@@ -240,7 +240,7 @@ function variable(variables: Variables, name: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw new RequestError(ErrorCode.InvalidParams, `${name}: '${raw}' is not a valid URI component`, { code: 'invalid_input', details: { field: name } });
+    throw fromSvcError(new SvcError('invalid_input', `${name}: '${raw}' is not a valid URI component`, { field: name }));
   }
 }
 
@@ -256,7 +256,7 @@ class RequestError extends Error {
   constructor(
     readonly code: number,
     message: string,
-    readonly data: { code: string; details?: Record<string, unknown> },
+    readonly data: { code: SvcErrorCode; details?: Record<string, unknown> },
   ) {
     super(message);
   }
@@ -268,6 +268,11 @@ function toMcpError(error: unknown, service: Service): RequestError {
     service.logger.error({ err: error }, 'resource or prompt read failed outside the runner');
     return new RequestError(ErrorCode.InternalError, 'internal error; the server log has the details', { code: 'internal_error' });
   }
+  return fromSvcError(error);
+}
+
+/** The JSON-RPC error of a refusal: not_found is the resource's, bad input the params', anything else internal. */
+function fromSvcError(error: SvcError): RequestError {
   const code =
     error.code === 'not_found'
       ? RESOURCE_NOT_FOUND

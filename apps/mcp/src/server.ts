@@ -6,7 +6,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type AnyOperation, codeVersion, isSvcError, type Service, type Source, toolOperations } from '@svc/service';
+import { type AnyOperation, codeVersion, type ErrorCode, isSvcError, type Service, type Source, toolOperations } from '@svc/service';
 import { z } from 'zod';
 import { registerContext } from './context.js';
 
@@ -122,7 +122,7 @@ export function listTools(): Tool[] {
   }));
 }
 
-function errorResult(code: string, message: string, details: Record<string, unknown> = {}): CallToolResult {
+function errorResult(code: ErrorCode, message: string, details: Record<string, unknown> = {}): CallToolResult {
   const error = { code, message, details };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }], structuredContent: { error } };
 }

@@ -14,6 +14,9 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const QA_STATUSES = ['pending', 'passed', 'failed'] as const;
 export type QaStatus = (typeof QA_STATUSES)[number];
 
+/** An item's status: a task's or a QA check's; other types have none (null). */
+export type ItemStatus = TaskStatus | QaStatus;
+
 export const QA_COVERAGES = ['human_only', 'automated', 'mixed'] as const;
 export type QaCoverage = (typeof QA_COVERAGES)[number];
 

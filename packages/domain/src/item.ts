@@ -1,3 +1,5 @@
+import type { ItemStatus } from './item-types.js';
+
 /** An item version as the service shows it: the row, with its chain and its place in it. */
 export interface Item {
   id: string;
@@ -10,7 +12,7 @@ export interface Item {
   context: Record<string, unknown>;
   source_url: string | null;
   work_unit_id: string | null;
-  status: string | null;
+  status: ItemStatus | null;
   version: number;
   supersedes_id: string | null;
   is_head: boolean;

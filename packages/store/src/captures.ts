@@ -1,4 +1,4 @@
-import { type IdRef, notFound, REDACTED, type TsPlan } from '@svc/domain';
+import { type CaptureState, type IdRef, notFound, REDACTED, type TsPlan } from '@svc/domain';
 import { type Kysely, sql } from 'kysely';
 import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
 import type { Database } from './schema.js';
@@ -11,7 +11,7 @@ export interface Capture {
   summary: string | null;
   sensitivity_hint: string | null;
   signals: Record<string, unknown>;
-  review_state: 'inbox' | 'review' | 'promoted' | 'discarded' | 'redacted';
+  review_state: CaptureState;
   created_by: string | null;
   created_at: string;
   updated_at: string;
@@ -50,7 +50,6 @@ type Row = Awaited<ReturnType<ReturnType<typeof captureQuery>['executeTakeFirstO
 function toCapture(row: Row): Capture {
   return {
     ...row,
-    review_state: row.review_state as Capture['review_state'],
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     redacted_at: isoOrNull(row.redacted_at),
@@ -138,7 +137,7 @@ export async function recordPromotion(
 export interface CaptureFilter {
   /** Only the captures filed under this project; undefined: every capture, filed or not. */
   project_id?: string | undefined;
-  review_state?: string | undefined;
+  review_state?: CaptureState | undefined;
   include_discarded: boolean;
   include_redacted: boolean;
   plan?: TsPlan | undefined;
@@ -149,9 +148,9 @@ export async function listCaptures(db: Kysely<Database>, f: CaptureFilter, limit
   let query = captureQuery(db);
   if (f.project_id !== undefined) query = query.where('c.project_id', '=', f.project_id);
   if (f.review_state !== undefined) {
-    query = query.where('c.review_state', '=', f.review_state as Capture['review_state']);
+    query = query.where('c.review_state', '=', f.review_state);
   } else {
-    const hidden: Capture['review_state'][] = [];
+    const hidden: CaptureState[] = [];
     if (!f.include_discarded) hidden.push('discarded');
     if (!f.include_redacted) hidden.push('redacted');
     if (hidden.length > 0) query = query.where('c.review_state', 'not in', hidden);

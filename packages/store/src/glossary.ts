@@ -1,4 +1,4 @@
-import { type IdRef, normalizeTerm, notFound, SvcError } from '@svc/domain';
+import { type GlossaryTermStatus, type IdRef, normalizeTerm, notFound, SvcError } from '@svc/domain';
 import type { Kysely } from 'kysely';
 import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
 import type { Database } from './schema.js';
@@ -16,7 +16,7 @@ export interface GlossaryTerm {
   group_id: string;
   group_name: string;
   term: string;
-  status: 'accepted' | 'proposed';
+  status: GlossaryTermStatus;
   created_by: string | null;
   created_at: string;
   decided_at: string | null;
@@ -69,7 +69,7 @@ export async function insertTerm(
   db: Kysely<Database>,
   group: GlossaryGroup,
   term: string,
-  status: 'accepted' | 'proposed',
+  status: GlossaryTermStatus,
   createdBy: string | null,
 ): Promise<GlossaryTerm> {
   const normalized = normalizeTerm(term);

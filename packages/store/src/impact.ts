@@ -1,4 +1,4 @@
-import { LINK_PRIORITY } from '@svc/domain';
+import { type ItemStatus, LINK_PRIORITY } from '@svc/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -7,7 +7,7 @@ export interface ImpactEntry {
   chain_id: string;
   title: string;
   item_type: string;
-  status: string | null;
+  status: ItemStatus | null;
   depth: number;
   link_type: string;
   via_chain_id: string;

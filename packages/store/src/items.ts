@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type IdRef, type Item, notFound, REDACTED, redactContext, redactSourceUrl, SvcError, shortId } from '@svc/domain';
+import { type IdRef, type Item, type ItemStatus, notFound, REDACTED, redactContext, redactSourceUrl, SvcError, shortId } from '@svc/domain';
 import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { type Link, type LinkRow, listLinksOf, toLink } from './links.js';
 import { prepared } from './prepared.js';
@@ -177,7 +177,7 @@ export interface ItemValues {
   context: Record<string, unknown>;
   source_url: string | null;
   work_unit_id: string | null;
-  status: string | null;
+  status: ItemStatus | null;
   created_by: string | null;
 }
 
@@ -229,7 +229,7 @@ export async function supersedeItem(tx: Transaction<Database>, head: Item, value
 export async function updateHeadState(
   tx: Transaction<Database>,
   headId: string,
-  patch: { status?: string | null; context?: Record<string, unknown> },
+  patch: { status?: ItemStatus | null; context?: Record<string, unknown> },
 ): Promise<Item> {
   const row = await tx
     .updateTable('items')

@@ -1,3 +1,4 @@
+import type { CaptureState, GlossaryTermStatus, ItemStatus, WorkUnitStatus } from '@svc/domain';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /** Columns the database fills in; readable, optional on insert. */
@@ -37,7 +38,7 @@ interface WorkUnitsTable {
   system_id: string | null;
   title: string;
   description: Auto<string>;
-  status: Auto<'open' | 'closed'>;
+  status: Auto<WorkUnitStatus>;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -62,7 +63,7 @@ interface ItemsTable {
   context: Json;
   source_url: string | null;
   work_unit_id: string | null;
-  status: string | null;
+  status: ItemStatus | null;
   chain_id: string;
   supersedes_id: string | null;
   is_head: Auto<boolean>;
@@ -137,7 +138,7 @@ interface GlossaryTermsTable {
   group_id: string;
   term: string;
   normalized: string;
-  status: 'accepted' | 'proposed';
+  status: GlossaryTermStatus;
   created_by: string | null;
   created_at: Timestamp;
   decided_at: Date | null;
@@ -160,7 +161,7 @@ interface CapturesTable {
   summary: string | null;
   sensitivity_hint: string | null;
   signals: Json;
-  review_state: Auto<'inbox' | 'review' | 'promoted' | 'discarded' | 'redacted'>;
+  review_state: Auto<CaptureState>;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -1,4 +1,4 @@
-import type { Item } from '@svc/domain';
+import type { Item, QaStatus, TaskStatus } from '@svc/domain';
 import { type Kysely, sql } from 'kysely';
 import { toItem } from './items.js';
 import type { Database } from './schema.js';
@@ -14,7 +14,7 @@ function heads(db: Kysely<Database>) {
 export async function listTasks(
   db: Kysely<Database>,
   workUnitIds: string[],
-  status: string | undefined,
+  status: TaskStatus | undefined,
   limit: number,
 ): Promise<Item[]> {
   if (workUnitIds.length === 0) return [];
@@ -57,7 +57,7 @@ export async function nextSortOrder(db: Kysely<Database>, workUnitId: string): P
 
 export interface QaFilter {
   project_id: string;
-  status?: string | undefined;
+  status?: QaStatus | undefined;
   /** Checks targeting this task chain. */
   task_chain_id?: string | undefined;
   /** Checks targeting this chain as an item or a task. */

@@ -1,4 +1,4 @@
-import { type IdRef, notFound } from '@svc/domain';
+import { type IdRef, notFound, type WorkUnitStatus } from '@svc/domain';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
 import type { Database } from './schema.js';
@@ -9,7 +9,7 @@ export interface WorkUnit {
   system_id: string | null;
   title: string;
   description: string;
-  status: 'open' | 'closed';
+  status: WorkUnitStatus;
   created_by: string | null;
   created_at: string;
   updated_at: string;
@@ -54,7 +54,7 @@ export async function insertWorkUnit(
   return toWorkUnit(row);
 }
 
-export async function setWorkUnitStatus(db: Kysely<Database>, id: string, status: 'open' | 'closed'): Promise<WorkUnit> {
+export async function setWorkUnitStatus(db: Kysely<Database>, id: string, status: WorkUnitStatus): Promise<WorkUnit> {
   const row = await db
     .updateTable('work_units')
     .set({ status, updated_at: new Date(), closed_at: status === 'closed' ? new Date() : null })
@@ -98,7 +98,7 @@ export async function workUnitsByIdPrefix(
   db: Kysely<Database>,
   f: { prefix: string; project_id?: string | undefined },
   limit: number,
-): Promise<{ id: string; title: string; status: 'open' | 'closed' }[]> {
+): Promise<{ id: string; title: string; status: WorkUnitStatus }[]> {
   let query = db.selectFrom('work_units').select(['id', 'title', 'status']);
   if (f.prefix !== '') query = query.where(sql<boolean>`id::text like ${`${f.prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
   if (f.project_id !== undefined) query = query.where('project_id', '=', f.project_id);

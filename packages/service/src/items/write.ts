@@ -1,17 +1,18 @@
 import {
   classifySemanticImpact,
   type Item,
+  type ItemStatus,
   invalidInput,
   keepItemType,
   type LinkType,
   type Project,
   parseIdRef,
-  type QaStatus,
+  qaStatusOf,
   qaTransition,
   rewritesContent,
   SvcError,
   shortId,
-  type TaskStatus,
+  taskStatusOf,
   taskTransition,
   validateContext,
   workUnitTransition,
@@ -60,7 +61,7 @@ function txOf(ctx: OperationContext): Transaction<Database> {
 interface TypeRuled {
   work_unit_id: string | null;
   context: Record<string, unknown>;
-  status: string | null;
+  status: ItemStatus | null;
   system_id?: string | null | undefined;
 }
 
@@ -121,7 +122,7 @@ export async function prepareItemValues(
 async function taskRules(ctx: OperationContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
   const field = `${prefix}work_unit_id`;
   if (head) {
-    const status = taskTransition(head.status as TaskStatus, 'edit');
+    const status = taskTransition(taskStatusOf(head), 'edit');
     if (!fields.work_unit_id) throw invalidInput(field, 'a task belongs to a work unit: work_unit_id cannot be cleared');
     {
       const unit = await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, field), project.id);
@@ -134,12 +135,7 @@ async function taskRules(ctx: OperationContext, project: Project, fields: ItemFi
   if (!fields.work_unit_id) throw invalidInput(field, 'a task belongs to a work unit: give work_unit_id');
   const found = await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, field), project.id);
   const unit = await lockWorkUnit(txOf(ctx), found.id);
-  try {
-    workUnitTransition(unit.status, 'add_task');
-  } catch (error) {
-    if (error instanceof SvcError) throw new SvcError(error.code, error.message, { ...error.details, field, work_unit_id: unit.id });
-    throw error;
-  }
+  workUnitTransition(unit.status, 'add_task', { id: unit.id, field });
   const context = { ...fields.context };
   // A new task is proposed: its outcome and block reason are attached by svc_task_done and svc_task_block.
   for (const [key, tool] of [
@@ -182,7 +178,7 @@ async function qaRules(ctx: OperationContext, project: Project, fields: ItemFiel
         ? await resolveTargetChains(ctx, project, refs, `${prefix}context.${key}`, key === 'target_task_ids' ? 'task' : undefined)
         : refs;
   }
-  const status = head ? qaTransition(head.status as QaStatus, 'edit') : 'pending';
+  const status = head ? qaTransition(qaStatusOf(head), 'edit') : 'pending';
   if (status === 'pending' && context.note !== undefined) {
     throw new SvcError('refused_transition', `${prefix}context.note: a pending check has no verdict; the note is attached by svc_qa_pass or svc_qa_fail`, {
       field: `${prefix}context.note`,

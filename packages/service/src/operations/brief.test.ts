@@ -1,3 +1,4 @@
+import type { TaskStatus } from '@svc/domain';
 import { sql } from 'kysely';
 import { findOperation } from '../catalog.js';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +23,7 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
   };
   const unit = async (title: string, status: 'open' | 'closed' = 'open') =>
     (await svc.store.db.insertInto('work_units').values({ project_id: projectId, title, status }).returning('id').executeTakeFirstOrThrow()).id;
-  const task = async (workUnitId: string, title: string, status: string) => {
+  const task = async (workUnitId: string, title: string, status: TaskStatus) => {
     const t = (await call('svc_item_upsert', { project_id: 'brief', item_type: 'task', title, work_unit_id: workUnitId })) as { id: string };
     await svc.store.db.updateTable('items').set({ status }).where('id', '=', t.id).execute();
     return t.id;

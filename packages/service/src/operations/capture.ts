@@ -1,4 +1,4 @@
-import { parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
+import { CAPTURE_STATES, captureMoveEvent, captureTransition, parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
 import {
   type Capture,
   insertCapture,
@@ -18,7 +18,6 @@ import { defineOperation, type OperationContext } from '../operation.js';
 
 const captureRef = idRef('Capture');
 const actorId = z.string().max(100).optional().describe('Actor UUID (default: the caller)');
-const STATES = ['inbox', 'review', 'promoted', 'discarded', 'redacted'] as const;
 /** Captures are filed under a project or left in the shared inbox: docs/decisions/0025. */
 // No minLength: "" already means omitted, and the tool list has a size budget (apps/mcp e2e).
 const optionalProject = z.string().max(200).optional();
@@ -34,21 +33,6 @@ const ack = (result: WriteAnswer) =>
 
 async function lock(ctx: OperationContext, ref: string): Promise<Capture> {
   return lockCapture(ctx.tx, parseIdRef(ref, 'capture_id'));
-}
-
-function refuseTerminal(capture: Capture, action: string): void {
-  if (capture.review_state === 'redacted') {
-    throw new SvcError('refused_transition', `capture ${shortId(capture.id)} is redacted; a redacted capture cannot be ${action}`, {
-      state: 'redacted',
-    });
-  }
-  if (capture.review_state === 'promoted') {
-    throw new SvcError(
-      'refused_transition',
-      `capture ${shortId(capture.id)} was already promoted to item ${shortId(capture.promoted_item_id ?? '')}; it cannot be ${action}`,
-      { state: 'promoted', item_id: capture.promoted_item_id },
-    );
-  }
 }
 
 export const captureAdd = defineOperation({
@@ -73,7 +57,7 @@ export const captureAdd = defineOperation({
 
 const listFilters = {
   project_id: filterBy,
-  review_state: z.enum(STATES).optional().describe('Only captures in this state'),
+  review_state: z.enum(CAPTURE_STATES).optional().describe('Only captures in this state'),
   include_discarded: z.boolean().optional().describe('Also show discarded captures (default false)'),
   include_redacted: z.boolean().optional().describe('Also show redacted captures, masked (default false)'),
   limit,
@@ -155,7 +139,7 @@ export const captureAnnotate = defineOperation({
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
     const capture = await lock(ctx, input.capture_id);
-    if (capture.review_state === 'redacted') refuseTerminal(capture, 'annotated');
+    captureTransition(capture, 'annotate');
     const updated = await updateCapture(ctx.tx, capture.id, {
       summary: input.summary,
       sensitivity_hint: input.sensitivity_hint,
@@ -181,18 +165,9 @@ export const captureSetState = defineOperation({
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
-    const target = input.review_state;
-    if (target === 'redacted') {
-      throw new SvcError('invalid_input', 'review_state: redacted is not set this way; use svc_capture_redact, which also removes the text', { field: 'review_state' });
-    }
-    if (target === 'promoted') {
-      throw new SvcError('invalid_input', 'review_state: promoted is not set this way; use svc_capture_promote, which creates the item', { field: 'review_state' });
-    }
-    if (target !== 'inbox' && target !== 'review' && target !== 'discarded') {
-      throw new SvcError('invalid_input', `review_state: '${target}' is not a state; use inbox, review or discarded`, { field: 'review_state' });
-    }
+    const event = captureMoveEvent(input.review_state);
     const capture = await lock(ctx, input.capture_id);
-    refuseTerminal(capture, `moved to ${target}`);
+    const target = captureTransition(capture, event);
     const updated = await updateCapture(ctx.tx, capture.id, { review_state: target });
     ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: target } });
     return answer(updated);
@@ -210,9 +185,9 @@ export const captureDiscard = defineOperation({
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
     const capture = await lock(ctx, input.capture_id);
-    refuseTerminal(capture, 'discarded');
-    const updated = await updateCapture(ctx.tx, capture.id, { review_state: 'discarded' });
-    ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: 'discarded' } });
+    const target = captureTransition(capture, 'discard');
+    const updated = await updateCapture(ctx.tx, capture.id, { review_state: target });
+    ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: target } });
     return answer(updated);
   },
 });
@@ -232,9 +207,7 @@ export const captureRedact = defineOperation({
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
     const capture = await lock(ctx, input.capture_id);
-    if (capture.review_state === 'redacted') {
-      throw new SvcError('refused_transition', `capture ${shortId(capture.id)} is already redacted`, { state: 'redacted' });
-    }
+    const target = captureTransition(capture, 'redact');
     const itemId = capture.promoted_item_id;
     const versions = itemId ? await redactChainText(ctx.tx, itemId) : 0;
     const updated = await redactCapture(ctx.tx, capture.id, ctx.actor?.id ?? null);
@@ -242,7 +215,7 @@ export const captureRedact = defineOperation({
       project_id: capture.project_id,
       target_kind: 'capture',
       target_id: capture.id,
-      details: { from: capture.review_state, to: 'redacted', ...(itemId ? { item_id: itemId, redacted_item_versions: versions } : {}) },
+      details: { from: capture.review_state, to: target, ...(itemId ? { item_id: itemId, redacted_item_versions: versions } : {}) },
     });
     return answer(updated);
   },
@@ -276,7 +249,7 @@ export const capturePromote = defineOperation({
   async run(ctx, input): Promise<WriteAnswer> {
     const project = await resolveProject(ctx.tx, input.project_id);
     const capture = await lock(ctx, input.capture_id);
-    refuseTerminal(capture, 'promoted');
+    const target = captureTransition(capture, 'promote');
     if (capture.project_id !== null && capture.project_id !== project.id) {
       throw new SvcError(
         'invalid_input',
@@ -295,7 +268,7 @@ export const capturePromote = defineOperation({
     });
     const item = await createItem(ctx, project, values);
     await recordPromotion(ctx.tx, { capture_id: capture.id, item_id: item.id, project_id: project.id, promoted_by: ctx.actor?.id ?? null });
-    const promoted = await updateCapture(ctx.tx, capture.id, { review_state: 'promoted' });
+    const promoted = await updateCapture(ctx.tx, capture.id, { review_state: target });
     ctx.audit({ project_id: project.id, target_kind: 'capture', target_id: capture.id, details: { item_id: item.id } });
     return answer(promoted);
   },

@@ -1,4 +1,4 @@
-import { parseIdRef, SvcError } from '@svc/domain';
+import { glossaryTermTransition, parseIdRef } from '@svc/domain';
 import {
   acceptTerm,
   findGroupByName,
@@ -77,9 +77,7 @@ export const glossaryTermAccept = defineOperation({
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const term = await resolveTerm(ctx.tx, project.id, parseIdRef(input.term_id, 'term_id'));
-    if (term.status !== 'proposed') {
-      throw new SvcError('refused_transition', `term '${term.term}' is ${term.status}, not proposed`, { state: term.status });
-    }
+    glossaryTermTransition(term, 'accept');
     const accepted = await acceptTerm(ctx.tx, term);
     ctx.audit({ project_id: project.id, target_kind: 'glossary_term', target_id: term.id, details: { status: 'accepted' } });
     return accepted;
@@ -96,9 +94,7 @@ export const glossaryTermReject = defineOperation({
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const term = await resolveTerm(ctx.tx, project.id, parseIdRef(input.term_id, 'term_id'));
-    if (term.status !== 'proposed') {
-      throw new SvcError('refused_transition', `term '${term.term}' is ${term.status}, not proposed`, { state: term.status });
-    }
+    glossaryTermTransition(term, 'reject');
     await rejectTerm(ctx.tx, term, input.reason ?? '', ctx.actor?.id ?? null);
     ctx.audit({ project_id: project.id, target_kind: 'glossary_term', target_id: term.id, details: { status: 'rejected' } });
     return { rejected: { id: term.id, term: term.term, group: term.group_name } };

@@ -1,4 +1,4 @@
-import { isUuid, parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
+import { ideaTransition, isUuid, parseIdRef, parseQuery, planQuery, SvcError, shortId } from '@svc/domain';
 import { insertIdea, listIdeas, lockIdea, redactIdea, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import { type WriteAnswer, writeAnswer } from '../answers.js';
@@ -99,7 +99,7 @@ export const ideaRedact = defineOperation({
   async run(ctx, input) {
     const project = await scope(ctx, input.project_id);
     const idea = await lockIdea(ctx.tx, parseIdRef(input.idea_id, 'idea_id'), project?.id);
-    if (idea.redacted) throw new SvcError('refused_transition', `idea ${shortId(idea.id)} is already redacted`, { state: 'redacted' });
+    ideaTransition(idea, 'redact');
     const redacted = await redactIdea(ctx.tx, idea.id, ctx.actor?.id ?? null);
     ctx.audit({ project_id: idea.project_id, target_kind: 'idea', target_id: idea.id });
     return writeAnswer({ id: redacted.id, state: 'redacted' });

@@ -1,4 +1,4 @@
-import { parseIdRef, SvcError, shortId } from '@svc/domain';
+import { itemLifecycleTransition, parseIdRef, SvcError } from '@svc/domain';
 import { recordHistory, resolveItem, resolveProject, setChainDeleted, type Transaction, type Database, lockHead } from '@svc/store';
 import { z } from 'zod';
 import { writeAnswer } from '../answers.js';
@@ -16,12 +16,7 @@ async function setDeleted(ctx: OperationContext, raw: z.output<typeof input>, de
   const { head: seen } = await resolveItem(ctx.tx, parseIdRef(raw.item_id, 'item_id'), { projectId, includeDeleted: true });
   const head = await lockHead(ctx.tx as Transaction<Database>, seen.chain_id);
   if (!head) throw new SvcError('not_found', `item ${raw.item_id} not found`);
-  if ((head.deleted_at !== null) === deleted) {
-    throw new SvcError('refused_transition', `item ${shortId(head.id)} is already ${deleted ? 'deleted' : 'not deleted'}`, {
-      item_id: head.id,
-      state: deleted ? 'deleted' : 'active',
-    });
-  }
+  itemLifecycleTransition(head, deleted ? 'delete' : 'restore');
   await setChainDeleted(ctx.tx as Transaction<Database>, head.chain_id, deleted ? new Date() : null);
   await recordHistory(ctx.tx, {
     project_id: head.project_id,

@@ -1,4 +1,4 @@
-import { parseIdRef, type QaStatus, qaTransition, } from '@svc/domain';
+import { parseIdRef, qaStatusOf, qaTransition } from '@svc/domain';
 import { listQaChecks, resolveItem, resolveProject, } from '@svc/store';
 import { z } from 'zod';
 import { ITEM_ANSWER, writeAnswer } from '../answers.js';
@@ -95,7 +95,7 @@ function decide(name: 'svc_qa_pass' | 'svc_qa_fail', trigger: 'pass' | 'fail') {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     async run(ctx, input) {
       const check = await lockItemOfType(ctx, input.qa_id, 'qa_check', await scope(ctx, input.project_id), 'qa_id');
-      const next = qaTransition(check.status as QaStatus, trigger);
+      const next = qaTransition(qaStatusOf(check), trigger);
       const note = input.note?.trim() || undefined;
       const decided = await changeStatus(ctx, check, next, note ? { ...check.context, note } : undefined);
       ctx.audit({ project_id: check.project_id, target_kind: 'qa_check', target_id: check.id, details: { to: next } });

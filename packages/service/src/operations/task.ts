@@ -1,10 +1,9 @@
-import { draftDecision, parseIdRef, SvcError, shortId, type TaskStatus, taskTransition, } from '@svc/domain';
+import { draftDecision, parseIdRef, refuseSecondInProgress, shortId, TASK_STATUSES, taskStatusOf, taskTransition, workUnitTransition } from '@svc/domain';
 import { inProgressTasks, listTasks, lockHead, lockWorkUnit, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
 import { ITEM_ANSWER, type WriteAnswer, writeAnswer } from '../answers.js';
 import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
 import { createItem, lockHeadForEdit, prepareItemValues, supersede } from '../items/write.js';
-import { ref } from '../markdown.js';
 import { defineOperation, type OperationContext } from '../operation.js';
 import { changeStatus, findWorkUnit, scope, txOf } from '../work/shared.js';
 
@@ -49,7 +48,7 @@ export const taskList = defineOperation({
   description: 'List the current tasks of a work unit ordered by sort_order, optionally only one status. Returns {tasks, truncated}.',
   input: z.object({
     work_unit_id: idRef('Work unit'),
-    status: z.enum(['proposed', 'in_progress', 'blocked', 'done']).optional().describe('Only tasks in this state'),
+    status: z.enum(TASK_STATUSES).optional().describe('Only tasks in this state'),
     project_id: scopeField,
     limit,
   }),
@@ -81,20 +80,9 @@ export const taskStart = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const { task, unit } = await lockTaskAndUnit(ctx, input.task_id, input.project_id);
-    const next = taskTransition(task.status as TaskStatus, 'start');
-    if (unit.status === 'closed') {
-      throw new SvcError('refused_transition', `work unit ${ref(unit.id)} is closed; reopen it with \`svc work reopen\` first`, {
-        state: 'closed',
-      });
-    }
-    const other = (await inProgressTasks(ctx.tx, unit.id)).find((t) => t.chain_id !== task.chain_id);
-    if (other) {
-      throw new SvcError(
-        'refused_transition',
-        `another task of this work unit is in progress: ${other.title} (${ref(other.id)}); finish or block it first`,
-        { state: 'in_progress', other_task_id: other.id },
-      );
-    }
+    const next = taskTransition(taskStatusOf(task), 'start');
+    workUnitTransition(unit.status, 'start_task', unit);
+    refuseSecondInProgress(task.chain_id, await inProgressTasks(ctx.tx, unit.id));
     const started = await changeStatus(ctx, task, next);
     await touchWorkUnit(ctx.tx, unit.id);
     ctx.audit({ project_id: task.project_id, target_kind: 'task', target_id: task.id, details: { from: task.status, to: next } });
@@ -119,7 +107,7 @@ export const taskDone = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const { task, unit } = await lockTaskAndUnit(ctx, input.task_id, input.project_id);
-    const next = taskTransition(task.status as TaskStatus, 'done');
+    const next = taskTransition(taskStatusOf(task), 'done');
     const summary = input.summary?.trim() || undefined;
     const done = await changeStatus(ctx, task, next, summary ? { ...task.context, summary } : undefined);
     await touchWorkUnit(ctx.tx, unit.id);
@@ -143,7 +131,7 @@ export const taskBlock = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const { task, unit } = await lockTaskAndUnit(ctx, input.task_id, input.project_id);
-    const next = taskTransition(task.status as TaskStatus, 'block');
+    const next = taskTransition(taskStatusOf(task), 'block');
     const blocked = await changeStatus(ctx, task, next, { ...task.context, blocked_reason: input.reason });
     const project = await resolveProject(ctx.tx, task.project_id);
     const values = await prepareItemValues(ctx, project, {

@@ -1,4 +1,4 @@
-import { type Item, SvcError, workUnitTransition } from '@svc/domain';
+import { type Item, refuseCloseWhileRunning, workUnitTransition } from '@svc/domain';
 import {
   findWorkUnitsByKeyword,
   inProgressTasks,
@@ -13,7 +13,6 @@ import {
 import { z } from 'zod';
 import { writeAnswer } from '../answers.js';
 import { idRef, projectRef } from '../inputs.js';
-import { ref } from '../markdown.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit, scope, txOf } from '../work/shared.js';
 
@@ -110,14 +109,7 @@ export const workClose = defineOperation({
     const unit = await lockWorkUnit(txOf(ctx), found.id);
     const next = workUnitTransition(unit.status, 'close');
     const running = await inProgressTasks(ctx.tx, unit.id);
-    const first = running[0];
-    if (first && input.force !== true) {
-      throw new SvcError(
-        'refused_transition',
-        `work unit ${ref(unit.id)} has a task in progress: ${first.title} (${ref(first.id)}); finish or block it, or pass force: true`,
-        { state: 'in_progress_task', task_id: first.id },
-      );
-    }
+    refuseCloseWhileRunning(unit.id, running, input.force === true);
     const closed = await setWorkUnitStatus(ctx.tx, unit.id, next);
     ctx.audit({ project_id: unit.project_id, target_kind: 'work_unit', target_id: unit.id, details: { forced: running.length > 0 } });
     return writeAnswer(closed);

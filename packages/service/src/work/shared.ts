@@ -1,4 +1,4 @@
-import { type Item, parseIdRef, type Project } from '@svc/domain';
+import { type Item, type ItemStatus, parseIdRef, type Project } from '@svc/domain';
 import {
   type Database,
   lockHead,
@@ -43,7 +43,7 @@ export async function lockItemOfType(
 export async function changeStatus(
   ctx: OperationContext,
   head: Item,
-  status: string,
+  status: ItemStatus,
   context?: Record<string, unknown>,
 ): Promise<Item> {
   const next = await updateHeadState(txOf(ctx), head.id, { status, ...(context ? { context } : {}) });

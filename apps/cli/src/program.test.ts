@@ -1,6 +1,7 @@
 import { findOperation } from '@svc/service';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS } from './commands.js';
 import { buildProgram } from './program.js';
 
 const program = buildProgram({ out() {}, err() {} }, {});
@@ -49,5 +50,16 @@ describe('the svc command tree', () => {
     }));
     expect(seen.filter((c) => c.writes).length).toBeGreaterThan(10);
     for (const c of seen) expect({ path: c.path, actor: c.actor }).toEqual({ path: c.path, actor: c.writes });
+  });
+});
+
+describe('the command table', () => {
+  it('names only operations of the catalog and declares every group it uses', () => {
+    const names = new Set(COMMANDS.map((c) => c.name));
+    for (const entry of COMMANDS) {
+      if ('operation' in entry) expect({ command: entry.name, found: findOperation(entry.operation) !== undefined }).toEqual({ command: entry.name, found: true });
+      const words = entry.name.split(' ');
+      for (let i = 1; i < words.length; i++) expect(names).toContain(words.slice(0, i).join(' '));
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { type Actor, SvcError } from '@svc/domain';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { iso } from './refs.js';
 import type { ActorRow, Database } from './schema.js';
 
@@ -39,6 +39,12 @@ export async function findActorByEmail(db: Kysely<Database>, email: string): Pro
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .executeTakeFirst();
   return row ? toActor(row) : undefined;
+}
+
+/** The actors holding any of these emails (compared lower-case): their ids and lower-cased emails. */
+export async function actorIdsByEmail(db: Kysely<Database>, emails: string[]): Promise<{ id: string; email: string }[]> {
+  const { rows } = await sql<{ id: string; email: string }>`select id::text as id, lower(email) as email from actors where lower(email) = any(${emails}::text[])`.execute(db);
+  return rows;
 }
 
 export async function insertActor(

@@ -1,5 +1,5 @@
 export type { Actor } from '@svc/domain';
-export { findActor, findActorByEmail, insertActor, listActors, requireActor } from './actors.js';
+export { actorIdsByEmail, findActor, findActorByEmail, insertActor, listActors, requireActor } from './actors.js';
 export { type AuditEntry, writeAudit } from './audit.js';
 export { type Backend, createPGlite, DEFAULT_DATA_DIR, openStore, redactUrl, type Store, type StoreConfig } from './connection.js';
 export { acquireDirLock, type DirLock } from './dir-lock.js';
@@ -34,6 +34,7 @@ export {
   migrationStatus,
 } from './migrate.js';
 export {
+  findProjectByIdOrSlug,
   findProjectBySlug,
   insertProject,
   listProjects,
@@ -105,4 +106,18 @@ export { type Idea, type IdeaFilter, insertIdea, listIdeas, lockIdea, redactIdea
 export { type FindingItem, MAX_FINDINGS_PER_RULE, RULE_QUERIES, type RawFinding } from './checks.js';
 export { type ExpiredResearch, listExpiredResearch, researchExpired, researchExpiresAt, researchExpiring } from './research.js';
 export { type ImpactDirection, type ImpactEntry, impact } from './impact.js';
-export { type ColumnType, exportRows, importRows, INBOX_TABLES, resetIdentities, TABLES, type TableSpec, tableColumns, tableColumnTypes } from './transfer.js';
+export {
+  type ColumnType,
+  existingKeys,
+  exportRows,
+  firstLiveId,
+  firstTakenUuid,
+  identityIdsFree,
+  INBOX_TABLES,
+  resetIdentities,
+  TABLES,
+  type TableSpec,
+  tableColumns,
+  tableColumnTypes,
+  tryImportRows,
+} from './transfer.js';

@@ -52,6 +52,15 @@ export async function findProjectBySlug(db: Kysely<Database>, slug: string): Pro
   return row ? toProject(row) : undefined;
 }
 
+/** A project holding this id or this slug (either), as an import checks before keeping a file's ids. */
+export async function findProjectByIdOrSlug(db: Kysely<Database>, id: string, slug: string): Promise<{ id: string; slug: string } | undefined> {
+  return db
+    .selectFrom('projects')
+    .select(['id', 'slug'])
+    .where((eb) => eb.or([eb('id', '=', id), eb('slug', '=', slug)]))
+    .executeTakeFirst();
+}
+
 export async function listProjects(db: Kysely<Database>, limit: number): Promise<Project[]> {
   const rows = await db.selectFrom('projects').selectAll().orderBy('slug').limit(limit).execute();
   return rows.map(toProject);

@@ -146,3 +146,53 @@ export async function resetIdentities(db: Kysely<Database>): Promise<void> {
     await sql.raw(`select setval(pg_get_serial_sequence('${table}', 'id'), greatest((select max(id) from ${table}), 1))`).execute(db);
   }
 }
+
+/**
+ * Insert rows as importRows does, under a savepoint: on failure the transaction is rolled back to it and the
+ * database's refusal returned (the import then names the row it refuses); undefined when the rows are in.
+ */
+export async function tryImportRows(
+  db: Kysely<Database>,
+  spec: TableSpec,
+  columns: string[],
+  rows: Record<string, unknown>[],
+  keepIdentity: boolean,
+): Promise<{ refusal: unknown } | undefined> {
+  await sql`savepoint import_rows`.execute(db);
+  try {
+    await importRows(db, spec, columns, rows, keepIdentity);
+    await sql`release savepoint import_rows`.execute(db);
+    return undefined;
+  } catch (error) {
+    await sql`rollback to savepoint import_rows`.execute(db);
+    return { refusal: error };
+  }
+}
+
+/** The values of `column` (compared as text) that rows of the table hold already: shared rows an import keeps. */
+export async function existingKeys(db: Kysely<Database>, spec: TableSpec, column: string, values: string[]): Promise<Set<string>> {
+  if (values.length === 0) return new Set();
+  const { rows } = await sql<{ k: string }>`select ${sql.ref(column)}::text as k from ${sql.table(spec.table)} where ${sql.ref(column)}::text in (${sql.join(values)})`.execute(db);
+  return new Set(rows.map((r) => r.k));
+}
+
+/** A uuid of `values` that a row of the table holds already in `column` (the first found), else undefined. */
+export async function firstTakenUuid(db: Kysely<Database>, spec: TableSpec, column: string, values: unknown[]): Promise<string | undefined> {
+  const { rows } = await sql<{ id: string }>`select ${sql.ref(column)}::text as id from ${sql.table(spec.table)} where ${sql.ref(column)} = any(${values}::uuid[]) limit 1`.execute(db);
+  return rows[0]?.id;
+}
+
+/** Whether no row of an identity-keyed table holds any of these ids. */
+export async function identityIdsFree(db: Kysely<Database>, spec: TableSpec, ids: unknown[]): Promise<boolean> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(spec.table)} where id = any(${ids}::bigint[])`.execute(db);
+  return rows[0]?.n === 0;
+}
+
+/** One of `ids` that a row of `table` holds (the first found, looking 500 at a time), else undefined. */
+export async function firstLiveId(db: Kysely<Database>, table: 'links' | 'glossary_terms', ids: string[]): Promise<string | undefined> {
+  for (let i = 0; i < ids.length; i += 500) {
+    const live = await db.selectFrom(table).select('id').where('id', 'in', ids.slice(i, i + 500)).executeTakeFirst();
+    if (live) return live.id;
+  }
+  return undefined;
+}

@@ -1,0 +1,159 @@
+import { type Config, type codeVersion, findOperation, type Service } from '@svc/service';
+import { Argument, type Command, Option } from 'commander';
+import { type ExitCode, type Io, print } from './output.js';
+import type { ProgressBar } from './progress.js';
+
+/**
+ * The declared shape of an svc command: the CLI is built from a table of these (commands.ts), as the catalog
+ * builds the MCP tools and REST routes, so a new command is one entry (docs/decisions/0036).
+ */
+
+/** Options as commander hands them to an action: `--dry-run` as `dryRun`. */
+export type Opts = Record<string, unknown>;
+
+export interface OptionDecl {
+  /** As commander spells it: '--limit <n>', '--soft-delete'. */
+  flags: string;
+  description: string;
+  /** The command refuses to run without it. */
+  required?: boolean;
+  /** May be given more than once; the values arrive as an array. */
+  repeatable?: boolean;
+  choices?: readonly string[];
+  default?: string;
+  /** Turns the value into what the command takes, or throws InvalidArgumentError (a usage error, exit 2). */
+  parse?: (value: string) => unknown;
+}
+
+/** A positional argument: '<slug>', '[project]', '<query...>', or one with a description and choices. */
+export type ArgumentDecl = string | { name: string; description: string; choices?: readonly string[] };
+
+interface Declared {
+  /** The words after `svc` that name the command: 'glossary term add'. Its parent words are groups of the table. */
+  name: string;
+  description: string;
+  arguments?: readonly ArgumentDecl[];
+  options?: readonly OptionDecl[];
+  /** Shown after the options in --help (examples, caveats). */
+  help?: string;
+}
+
+/** A group of commands (`svc project …`): a name and a description, nothing to run. */
+export type GroupCommand = Pick<Declared, 'name' | 'description'>;
+
+/**
+ * A command that runs one catalog operation and prints its result. It takes --json, and --actor when the
+ * operation writes (decided by the catalog, docs/decisions/0020), before its own options.
+ */
+export interface OperationCommand extends Declared {
+  operation: string;
+  /** The operation's input from the command's arguments and options. */
+  input(args: string[], opts: Opts): Record<string, unknown>;
+  /** The result as text without --json; default: the operation's own presentation, else a readable dump. */
+  text?(result: never): string;
+  /** After printing: an exit code the result calls for (check --fail-on). */
+  exit?(result: never, opts: Opts): ExitCode | undefined;
+}
+
+/** A command the CLI runs itself (servers, migrations, set-up, files): declares every option, --json too. */
+export interface LocalCommand extends Declared {
+  run(cli: Cli, args: string[], opts: Opts, command: Command): Promise<void> | void;
+}
+
+export type CommandEntry = GroupCommand | OperationCommand | LocalCommand;
+
+/** What a command may use of the program it runs in. */
+export interface Cli {
+  readonly io: Io;
+  readonly env: Record<string, string | undefined>;
+  readonly version: ReturnType<typeof codeVersion>;
+  /** The whole command tree (completion walks it). */
+  readonly program: Command;
+  config(): Config;
+  /** Open the service, run `fn`, close. */
+  withService<T>(fn: (service: Service) => Promise<T>): Promise<T>;
+  /** A server checks the actors it was given before it serves. */
+  verifyActors(service: Service, flag?: string): Promise<void>;
+  progressBar(): ProgressBar;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function toOption(decl: OptionDecl): Option {
+  const option = new Option(decl.flags, decl.description);
+  if (decl.required) option.makeOptionMandatory();
+  if (decl.repeatable) option.argParser(collect);
+  if (decl.parse) option.argParser(decl.parse);
+  if (decl.choices) option.choices(decl.choices);
+  if (decl.default !== undefined) option.default(decl.default);
+  return option;
+}
+
+function toArgument(decl: ArgumentDecl): Argument {
+  if (typeof decl === 'string') return new Argument(decl);
+  const argument = new Argument(decl.name, decl.description);
+  return decl.choices ? argument.choices(decl.choices) : argument;
+}
+
+/** The command a path names under `root`, created (with the table's description) the first time a path uses it. */
+function groupOf(root: Command, words: string[], groups: Map<string, string>): Command {
+  let parent = root;
+  for (const [i, word] of words.entries()) {
+    const found = parent.commands.find((c) => c.name() === word);
+    const path = words.slice(0, i + 1).join(' ');
+    const description = groups.get(path);
+    if (found) parent = found;
+    else if (description !== undefined) parent = parent.command(word).description(description);
+    else throw new Error(`command table: '${path}' is not a declared group`);
+  }
+  return parent;
+}
+
+function isOperation(entry: CommandEntry): entry is OperationCommand {
+  return 'operation' in entry;
+}
+
+function isLocal(entry: CommandEntry): entry is LocalCommand {
+  return 'run' in entry;
+}
+
+/** Build `table` into `root`, in table order (the order --help and completion list the commands in). */
+export function addCommands(root: Command, table: readonly CommandEntry[], cli: Cli): void {
+  const groups = new Map(table.filter((e) => !isOperation(e) && !isLocal(e)).map((e) => [e.name, e.description]));
+  for (const entry of table) {
+    if (!isOperation(entry) && !isLocal(entry)) continue;
+    const words = entry.name.split(' ');
+    const cmd = groupOf(root, words.slice(0, -1), groups).command(words.at(-1) as string);
+    for (const argument of entry.arguments ?? []) cmd.addArgument(toArgument(argument));
+    cmd.description(entry.description);
+    if (isOperation(entry)) {
+      cmd.option('--json', 'print the result as JSON');
+      if (findOperation(entry.operation)?.annotations.readOnlyHint === false) {
+        cmd.option('--actor <uuid>', 'attribute the write to this actor (default SVC_DEFAULT_ACTOR_ID; else recorded as source cli)');
+      }
+    }
+    for (const option of entry.options ?? []) cmd.addOption(toOption(option));
+    if (entry.help !== undefined) cmd.addHelpText('after', entry.help);
+    cmd.action(async (...raw: unknown[]) => {
+      const command = raw.at(-1) as Command;
+      const opts = command.opts<Opts>();
+      if (isOperation(entry)) await runOperation(cli, entry, command.args, opts);
+      else await entry.run(cli, command.args, opts, command);
+    });
+  }
+}
+
+async function runOperation(cli: Cli, entry: OperationCommand, args: string[], opts: Opts): Promise<void> {
+  const bar = cli.progressBar();
+  const actorId = typeof opts.actor === 'string' ? opts.actor : undefined;
+  const result = await cli
+    .withService((service) => service.call(entry.operation, entry.input(args, opts), { source: 'cli', actorId, onProgress: bar.onProgress }))
+    .finally(() => bar.stop());
+  const presentation = findOperation(entry.operation)?.presentation;
+  const text = entry.text ?? (presentation && presentation.kind !== 'json' ? (presentation.render as (r: never) => string) : undefined);
+  print(cli.io, result, opts.json === true, text);
+  const exit = entry.exit?.(result as never, opts);
+  if (exit) throw exit;
+}

@@ -1,0 +1,138 @@
+import { closeSync, constants, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { CONFIG_MAX_BYTES, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, SvcError } from '@svc/service';
+
+/** The files the CLI reads and writes for its commands, each read with a cap and refused in words naming the flag. */
+
+const MIB = 1024 * 1024;
+
+/**
+ * Read a file chunk by chunk, handing each complete line (without its newline) to `onLine`, and stop with a
+ * message naming the limit as soon as the file or a line outgrows it: `/dev/zero` or a runaway pipe is
+ * refused after reading at most a limit's worth, never held whole in memory.
+ */
+function readCapped(path: string, flag: string, maxBytes: number, maxLineBytes: number, onLine: (line: string) => void): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw new SvcError('invalid_input', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
+  }
+  try {
+    const chunk = Buffer.alloc(MIB);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let total = 0;
+    let line = 1;
+    const tooLong = () =>
+      new SvcError('payload_too_large', `${flag}: line ${line} of ${path} is longer than ${maxLineBytes / MIB} MiB, the most a line may hold`, { field: flag, line });
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, chunk, 0, chunk.length, null);
+      } catch (error) {
+        throw new SvcError('invalid_input', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
+      }
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) throw new SvcError('payload_too_large', `${flag}: ${path} is larger than ${maxBytes / MIB} MiB, the most svc reads from such a file`, { field: flag });
+      let start = 0;
+      for (let at = chunk.indexOf(10, 0); at !== -1 && at < n; at = chunk.indexOf(10, start)) {
+        if (pendingBytes + at - start > maxLineBytes) throw tooLong();
+        onLine(Buffer.concat([...pending, chunk.subarray(start, at)]).toString('utf8'));
+        pending = [];
+        pendingBytes = 0;
+        start = at + 1;
+        line++;
+      }
+      if (pendingBytes + n - start > maxLineBytes) throw tooLong();
+      pending.push(Buffer.from(chunk.subarray(start, n)));
+      pendingBytes += n - start;
+    }
+    if (pendingBytes > 0) onLine(Buffer.concat(pending).toString('utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A whole small file (configuration, schema) as text, read with a cap of CONFIG_MAX_BYTES. */
+export function readTextFile(path: string, flag: string): string {
+  const lines: string[] = [];
+  readCapped(path, flag, CONFIG_MAX_BYTES, CONFIG_MAX_BYTES, (line) => lines.push(line));
+  return lines.join('\n');
+}
+
+/** An export file as its lines, read with the import limits (docs/decisions/0014). */
+export function readImportLines(path: string, flag: string): string[] {
+  const lines: string[] = [];
+  readCapped(path, flag, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, (line) => lines.push(line));
+  return lines;
+}
+
+export function readJsonFile(path: string, flag: string): unknown {
+  const text = readTextFile(path, flag);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    // JSON.parse quotes the text it refused: the file may be anyone's (--schema /etc/shadow), so say where, never what.
+    throw new SvcError('invalid_input', `${flag}: ${path} is not valid JSON (${jsonErrorPlace(text, (error as Error).message)})`, { field: flag });
+  }
+}
+
+/**
+ * Where JSON.parse gave up, as line and column, without a character of the text. V8 names a position for
+ * some errors and quotes the text for others, so the place is found by parsing prefixes: a prefix ending
+ * before the fault is merely incomplete, one reaching past it is wrong (about 20 parses of at most 1 MiB).
+ */
+function jsonErrorPlace(text: string, message: string): string {
+  const incomplete = (why: string, length: number): boolean => {
+    if (/Unexpected end of JSON input/.test(why)) return true;
+    const at = /at position (\d+)/.exec(why);
+    return at !== null && Number(at[1]) >= length;
+  };
+  if (incomplete(message, text.length)) return 'it ends before the value is complete';
+  const wrong = (length: number): boolean => {
+    try {
+      JSON.parse(text.slice(0, length));
+      return false;
+    } catch (error) {
+      return !incomplete((error as Error).message, length);
+    }
+  };
+  let low = 1;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if (wrong(mid)) high = mid;
+    else low = mid + 1;
+  }
+  const before = text.slice(0, low - 1);
+  return `at line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')}`;
+}
+
+/**
+ * Write an export to `path` for this user only: created 0600, and never through a symbolic link someone
+ * planted there (O_NOFOLLOW), so another user cannot redirect it into a file of theirs or of ours.
+ */
+export function writePrivateFile(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') {
+      throw new SvcError('invalid_input', `--out: ${path} is a symbolic link; svc does not write through one (remove it or name another file)`, {
+        field: '--out',
+      });
+    }
+    throw new SvcError('invalid_input', `--out: cannot write ${path} (${code ?? 'error'})`, { field: '--out' });
+  }
+  try {
+    // A file another user made (a world-writable one in /tmp) would hand them the export.
+    if (process.getuid && fstatSync(fd).uid !== process.getuid()) {
+      throw new SvcError('invalid_input', `--out: ${path} belongs to another user; svc does not write an export into it`, { field: '--out' });
+    }
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,169 @@
+import { serveStdio } from '@svc/mcp';
+import { startHttpServer } from '@svc/http';
+import {
+  createLogger,
+  type Diagnosis,
+  diagnose,
+  ensureFirstUse,
+  type FirstUse,
+  migrateDatabase,
+  openService,
+  SvcError,
+  schemaStatus,
+} from '@svc/service';
+import type { Command } from 'commander';
+import type { Cli } from './command-table.js';
+import { completionScript, type Shell } from './completion.js';
+import { type Connection, connection, localUrl, renderGuide, renderPointer } from './connect-guide.js';
+import { writePrivateFile } from './files.js';
+import { print } from './output.js';
+
+/** The actions of the commands the CLI runs itself, named by the command table (commands.ts). */
+
+/** A server that cannot listen says where and why, not as an internal error with a stack of its own. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code !== 'string') return error;
+  const why = code === 'EADDRINUSE' ? 'the port is in use (choose another with --port or SVC_HTTP_PORT)' : code;
+  return new SvcError('unavailable', `cannot listen on ${host}:${port}: ${why}`, { host, port });
+}
+
+/** `svc migrate [--status]`. */
+export async function migrate(cli: Cli, _args: string[], opts: { status?: boolean; json?: boolean }): Promise<void> {
+  if (opts.status) {
+    const status = await schemaStatus(cli.config());
+    print(cli.io, status, opts.json === true, (s: typeof status) =>
+      [
+        `schema: ${s.current ?? 'none'} (${s.currentRelease ?? 'empty database'})`,
+        `code:   ${s.latest} (${s.latestRelease})`,
+        ...s.applied.map((a) => `  applied ${a.id} ${a.name} (${a.release})`),
+        ...s.pending.map((p) => `  pending ${p.id} ${p.name} (${p.release})`),
+        ...(s.unknown.length > 0 ? [`  the database is newer than this svc: ${s.unknown.join(', ')}`] : []),
+      ].join('\n'),
+    );
+    return;
+  }
+  const result = await migrateDatabase(cli.config());
+  print(cli.io, result, opts.json === true, (r: typeof result) =>
+    r.applied.length > 0 ? `applied ${r.applied.join(', ')}; schema ${r.current} (${r.release})` : `schema ${r.current} (${r.release}) is up to date`,
+  );
+}
+
+/** `svc version`. */
+export function version(cli: Cli, _args: string[], opts: { json?: boolean }): void {
+  print(cli.io, cli.version, opts.json === true, (v: Cli['version']) => `svc ${v.release} (schema ${v.schema})`);
+}
+
+/** `svc serve mcp`: MCP over stdio until the assistant closes it. */
+export async function serveMcp(cli: Cli, _args: string[], opts: { actor?: string; migrate?: boolean }): Promise<void> {
+  const service = await openService(cli.config(), { migrate: opts.migrate === true });
+  try {
+    await cli.verifyActors(service, opts.actor);
+    await serveStdio(service, { actorId: opts.actor });
+  } finally {
+    await service.close();
+  }
+}
+
+/** `svc serve http`: listen until SIGTERM or SIGINT. */
+export async function serveHttp(
+  cli: Cli,
+  _args: string[],
+  opts: { host?: string; port?: number; migrate?: boolean; project?: string; actorEmail?: string },
+): Promise<void> {
+  const cfg = cli.config();
+  const host = opts.host ?? cfg.httpHost;
+  const port = opts.port ?? cfg.httpPort;
+  const service = await openService(cfg, { migrate: opts.migrate === true });
+  await cli.verifyActors(service).catch(async (error: unknown) => {
+    await service.close();
+    throw error;
+  });
+  // On the embedded database the first start sets up a project and an actor, so the printed header works
+  // at once; PostgreSQL is an operator's database, set up with `svc init` (docs/decisions/0028).
+  let first: FirstUse | undefined;
+  try {
+    if (service.store.backend === 'pglite') first = await ensureFirstUse(service, cfg, { project: opts.project, actorEmail: opts.actorEmail }, cli.env);
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  // Once listening, closing the server closes the service; until then, it is ours to close. Left open, a
+  // PostgreSQL pool keeps the process alive for its idle time-out and the embedded lock is never released.
+  const server = await startHttpServer(service, { host, port, allowedHosts: cfg.allowedHosts }).catch(async (error: unknown) => {
+    await service.close();
+    throw listenError(error, host, port);
+  });
+  service.logger.info({ url: server.url }, 'svc http listening');
+  if (first) {
+    const guide = connection(first, cfg, localUrl(host, Number(new URL(server.url).port)));
+    cli.io.err(first.created.project || first.created.actor ? `${renderGuide(guide)}\n` : renderPointer(guide));
+  }
+  cli.io.err(`svc listening on ${server.url} (database: ${service.store.location})`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      service.logger.info('shutting down');
+      server.close().then(resolve, resolve);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}
+
+/** `svc init`: migrate, find or create a project and an actor, print how to connect. */
+export async function init(cli: Cli, _args: string[], opts: { project?: string; actorEmail?: string; actorName?: string; json?: boolean }): Promise<void> {
+  const cfg = cli.config();
+  const service = await openService(cfg, { migrate: true, logger: createLogger(cli.env.SVC_LOG_LEVEL ? cfg.logLevel : 'warn') });
+  let first: FirstUse;
+  try {
+    first = await ensureFirstUse(service, cfg, { project: opts.project, actorEmail: opts.actorEmail, actorName: opts.actorName }, cli.env);
+  } finally {
+    await service.close();
+  }
+  const guide = connection(first, cfg, localUrl(cfg.httpHost, cfg.httpPort));
+  cli.io.err(renderGuide(guide));
+  print(cli.io, guide, opts.json === true, (c: Connection) =>
+    [`project: ${c.project.slug} (${c.project.id})`, `actor: ${c.actor.id} (${c.actor.email})`, `mcp_url: ${c.mcp_url}`].join('\n'),
+  );
+}
+
+/** `svc doctor`: every check with its fix; exit 1 when one fails. */
+export async function doctor(cli: Cli, _args: string[], opts: { actor?: string; host?: string; port?: number; json?: boolean }): Promise<void> {
+  const result = await diagnose(cli.env, { actor: opts.actor, host: opts.host, port: opts.port });
+  print(cli.io, result, opts.json === true, (d: Diagnosis) =>
+    d.checks
+      .map((c) => `${c.status === 'ok' ? 'ok  ' : c.status === 'fail' ? 'FAIL' : 'skip'}  ${c.name.padEnd(8)} ${c.message}${c.fix ? `\n                fix: ${c.fix}` : ''}`)
+      .join('\n'),
+  );
+  const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.name);
+  if (failed.length > 0) throw new SvcError('unavailable', `doctor: ${failed.join(', ')} failed (fixes above)`, { failed });
+}
+
+/** `svc export [project] [--inbox] [--out file]`: the lines to stdout, or to a private file with a summary. */
+export async function exportFile(cli: Cli, [project]: string[], opts: { inbox?: boolean; out?: string; json?: boolean }, command: Command): Promise<void> {
+  if ((project === undefined) === (opts.inbox !== true)) {
+    command.error('error: name a project to export, or pass --inbox for the shared inbox (not both)', { exitCode: 2 });
+  }
+  const bar = cli.progressBar();
+  const [operation, input] = opts.inbox ? ['inbox_export', {}] : ['project_export', { project_id: project }];
+  const result = (await cli
+    .withService((service) => service.call(operation, input, { source: 'cli', onProgress: bar.onProgress }))
+    .finally(() => bar.stop())) as { lines: string[]; counts: Record<string, number> };
+  const text = `${result.lines.join('\n')}\n`;
+  if (!opts.out) {
+    process.stdout.write(text);
+    return;
+  }
+  writePrivateFile(opts.out, text);
+  print(
+    cli.io,
+    { file: opts.out, records: result.lines.length - 2, counts: result.counts },
+    opts.json === true,
+    (r: { file: string; records: number }) => `wrote ${r.records} records to ${r.file}`,
+  );
+}
+
+/** `svc completion <shell>`: generated from the command tree. */
+export function completion(cli: Cli, [shell]: string[]): void {
+  cli.io.out(completionScript(cli.program, shell as Shell));
+}

@@ -112,7 +112,7 @@ export const captureSearch = defineOperation({
   description:
     'Search capture text and summary (item-search dialect; empty query only filters). Discarded and redacted ' +
     'ones are hidden unless asked for; redacted text cannot match. project_id: only those filed under it. ' +
-    'Returns {captures, truncated}; truncated is false or ["limit"] (more match).',
+    'Returns {captures, truncated}; truncated: false or ["limit"].',
   input: z.object({ query: searchQuery('Search text; empty lists by filters only').optional(), ...listFilters }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {

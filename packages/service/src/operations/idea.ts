@@ -51,7 +51,7 @@ export const ideaSearch = defineOperation({
   title: 'Search ideas (legacy)',
   description:
     'Search the ideas of a project (item-search dialect; empty query only filters), newest first, narrowed by ' +
-    'work unit, author and time [since, until). Returns {ideas, truncated}; truncated is false or ["limit"] (more match).',
+    'work unit, author and time [since, until). Returns {ideas, truncated}; truncated: false or ["limit"].',
   input: z.object({
     project_id: projectRef,
     query: searchQuery('Search text; empty lists by filters only').optional(),

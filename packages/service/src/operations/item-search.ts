@@ -14,8 +14,8 @@ export const itemSearch = defineOperation({
     `a leading - excludes. Words expand to glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} each and ${MAX_EXPANSIONS} ` +
     'in all (not phrases or exclusions). Captures never appear until promoted; expired research only with ' +
     'include_expired. Returns {items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated, ' +
-    'expansion_cut}; truncated is false or why the answer is cut (limit: more match; glossary_expansion: synonyms ' +
-    'left out); when fewer than limit items hold every bare word, `partial` lists near misses, each with the ' +
+    'expansion_cut}; truncated: false or why it is cut (limit: more match; glossary_expansion: synonyms left ' +
+    'out); when fewer than limit items hold every bare word, `partial` lists near misses, each with the ' +
     'words it lacks in `missing`.',
   input: z.object({
     project_id: projectRef,

@@ -542,10 +542,11 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
       c.option('--type <type>', 'only items of this type (repeatable)', collect).option('--limit <n>', 'at most this many (default 20, up to 200)');
       c.addHelpText('after', '\nExamples:\n  svc search my-project connection pool\n  svc search my-project \'"advisory lock" -redis\' --type decision');
     },
-    (r: { items: Hit[]; truncated: boolean; partial?: Hit[] }) =>
+    (r: { items: Hit[]; truncated: false | string[]; partial?: Hit[] }) =>
       [
         ...(r.items.length === 0 ? ['(no item holds every word)'] : r.items.map((h) => `${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`)),
-        ...(r.truncated ? ['… more match: narrow the query or raise --limit'] : []),
+        ...(r.truncated && r.truncated.includes('limit') ? ['… more match: narrow the query or raise --limit'] : []),
+        ...(r.truncated && r.truncated.includes('glossary_expansion') ? ['… some glossary synonyms were not searched (too many in a group)'] : []),
         ...(r.partial && r.partial.length > 0
           ? ['near misses:', ...r.partial.map((h) => `${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}  (lacks ${(h.missing ?? []).join(', ')})`)]
           : []),

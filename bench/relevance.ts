@@ -37,8 +37,13 @@ function recall(ranked: string[], grades: Map<string, number>, k: number): numbe
   return ranked.slice(0, k).filter((id) => (grades.get(id) ?? 0) > 0).length / relevant;
 }
 
-export async function measureRelevance(server: URL, v: Vocabulary, items: number, log: (m: string) => void): Promise<RelevanceResult> {
-  const database = 'svc_bench_relevance';
+export async function measureRelevance(
+  server: URL,
+  v: Vocabulary,
+  items: number,
+  log: (m: string) => void,
+  database = 'svc_bench_relevance',
+): Promise<RelevanceResult> {
   const admin = await openStore({ databaseUrl: new URL('/postgres', server).toString(), poolSize: 1 });
   try {
     await sql.raw(`drop database if exists ${database} with (force)`).execute(admin.db);

@@ -3,14 +3,15 @@
  * (next to the bare SQL lower bound and the plain ranked query), svc_impact at depth 5 and svc_check on
  * PostgreSQL and PGlite; then HTTP load on PostgreSQL (bench/load.ts); writes docs/benchmarks.md.
  *
- *   pnpm bench [--only postgres|pglite|writes|relevance] [--write-calls N] [--write-base N] [--write-also 0011] [--relevance-items N,M]
- *               [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--no-write] [--reuse] [--tune]
+ *   pnpm bench [--only postgres|pglite|writes|relevance|peer] [--peer-records N,M] [--peer-dir DIR] [--write-calls N] [--write-base N] [--write-also 0011]
+ *               [--relevance-items N,M] [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--skip-audit] [--no-write] [--reuse] [--tune]
  *
  * PostgreSQL: --server (default postgres://postgres@127.0.0.1:5432) names the server; the bench drops and
  * recreates its own database (--database, default `svc_bench`) there and touches no other.
  */
 import { writeFileSync } from 'node:fs';
-import { arch, availableParallelism, cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { arch, availableParallelism, cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createService, findOperation, type Service } from '@svc/service';
 import { type Database, type Kysely, migrate, openStore, type Store } from '@svc/store';
@@ -21,6 +22,7 @@ import { httpLoad, type LoadResult, loadItems, loadTable } from './load.js';
 import { type Budget, baselines, briefCall, type Prepared, prepare, type ShapeResult, type Stats, searchCall, timeRounds } from './measure.js';
 import { document, type Machine, type RunResult, summary, TARGETS } from './report.js';
 import { glossary, shapes, stressShapes } from './shapes.js';
+import { measurePeer, type PeerResult, peerTable } from './peer.js';
 import { measureRelevance, type RelevanceResult, relevanceTable } from './relevance.js';
 import { measureWrites, type WriteResult, writesTable } from './writes.js';
 import { count, createProjects, DAY, type ProjectRef, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
@@ -43,6 +45,8 @@ const { values: args } = parseArgs({
     reuse: { type: 'boolean', default: false },
     // Tuning aid: time the baselines (bare, plain ranked) only a few times.
     tune: { type: 'boolean', default: false },
+    // Time svc_item_search and svc_brief only: no svc_impact / svc_check (bench/audit.ts) and no links seeded.
+    'skip-audit': { type: 'boolean', default: false },
     // Write cost of the search index (bench/writes.ts): calls per side, and the items each database holds first.
     'write-calls': { type: 'string', default: '2000' },
     'write-base': { type: 'string', default: '20000' },
@@ -50,6 +54,9 @@ const { values: args } = parseArgs({
     'write-also': { type: 'string', multiple: true },
     // Relevance (bench/relevance.ts): items in its project (the judged ones planted among them).
     'relevance-items': { type: 'string', default: '20000,100000' },
+    // Beside mcp-memory-keeper over MCP stdio (bench/peer.ts): records, and where the peer is installed.
+    'peer-records': { type: 'string', default: '5000,20000' },
+    'peer-dir': { type: 'string', default: join(tmpdir(), 'svc-bench-peer') },
   },
 });
 const ITEMS = Number(args.items);
@@ -57,7 +64,7 @@ const DATABASE = args.database;
 /** Links in the measured project: as many as items (the issue's shapes: 100k edges over 100k items). */
 const EDGES = ITEMS;
 if (!/^[a-z_][a-z0-9_]*$/.test(DATABASE)) throw new Error(`--database: '${DATABASE}' is not a plain database name`);
-const only = new Set(args.only ?? ['postgres', 'pglite', 'writes', 'relevance']);
+const only = new Set(args.only ?? ['postgres', 'pglite', 'writes', 'relevance', 'peer']);
 
 const budgets: { service: Budget; bare: Budget; ranked: Budget; rounds: number; audit: Parameters<typeof measureAudit>[3] } = {
   service: { iterations: 200, warmup: 20, maxMs: 15_000, min: 50 },
@@ -108,9 +115,11 @@ async function seedFirst(service: Service, db: Kysely<Database>, v: Vocabulary):
     { from: now - SPAN, to: now - DAY },
     progress,
   );
-  log(`  linking the measured project: ${EDGES.toLocaleString('en')} links, QA checks on done tasks`);
-  const audit = await seedAudit(db, v, r, bench, EDGES, now);
-  log(`  ${audit.qaChecks.toLocaleString('en')} QA checks`);
+  if (!args['skip-audit']) {
+    log(`  linking the measured project: ${EDGES.toLocaleString('en')} links, QA checks on done tasks`);
+    const audit = await seedAudit(db, v, r, bench, EDGES, now);
+    log(`  ${audit.qaChecks.toLocaleString('en')} QA checks`);
+  }
   await vacuum(db);
   return { bench, others, seconds: (Date.now() - t0) / 1000 };
 }
@@ -180,12 +189,14 @@ async function measure(
   }
   const brief = hasBrief ? timed[prepared.length] : undefined;
   if (brief) log(`  svc_brief p50 ${brief.p50.toFixed(2)} p95 ${brief.p95.toFixed(2)} ms`);
-  const audit = await measureAudit(service, db, bench, budgets.audit, log);
-  for (const shape of audit.impact) {
+  const audit = args['skip-audit'] ? undefined : await measureAudit(service, db, bench, budgets.audit, log);
+  for (const shape of audit?.impact ?? []) {
     log(`  svc_impact ${shape.name}: reached ${shape.reached.median} (median) / ${shape.reached.max} (max); p50 ${shape.stats.p50.toFixed(2)} p95 ${shape.stats.p95.toFixed(2)} ms`);
   }
-  log(`  svc_check (every rule): p50 ${audit.check.p50.toFixed(1)} p95 ${audit.check.p95.toFixed(1)} ms`);
-  log(`  each rule alone (p50 ms): ${audit.rules.map((x) => `${x.rule} ${x.stats.p50.toFixed(1)}`).join(', ')}`);
+  if (audit) {
+    log(`  svc_check (every rule): p50 ${audit.check.p50.toFixed(1)} p95 ${audit.check.p95.toFixed(1)} ms`);
+    log(`  each rule alone (p50 ms): ${audit.rules.map((x) => `${x.rule} ${x.stats.p50.toFixed(1)}`).join(', ')}`);
+  }
   const run: RunResult = {
     backend: store.backend,
     title,
@@ -344,15 +355,28 @@ async function main(): Promise<void> {
   }
   const relevance: RelevanceResult[] = [];
   if (only.has('relevance')) {
-    for (const n of args['relevance-items'].split(',').map(Number)) relevance.push(await measureRelevance(new URL(args.server), v, n, log));
+    for (const n of args['relevance-items'].split(',').map(Number)) relevance.push(await measureRelevance(new URL(args.server), v, n, log, `${DATABASE}_relevance`));
     log(relevanceTable(relevance));
+  }
+  let peer: PeerResult | undefined;
+  if (only.has('peer')) {
+    peer = await measurePeer(new URL(args.server), v, args['peer-records'].split(',').map(Number), {
+      database: `${DATABASE}_peer`,
+      peerDir: args['peer-dir'],
+      iterations: 100,
+      log,
+      load: () => (loadavg()[0] ?? 0).toFixed(2),
+    });
+    log(peerTable(peer));
   }
   machine.load = `${loadAtStart} / ${(loadavg()[0] ?? 0).toFixed(2)} on ${machine.nproc} CPUs`;
   log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${machine.load}`);
   for (const run of runs) log(summary(run));
   if (!args['no-write']) {
     const command = ['pnpm bench', ...process.argv.slice(2)].join(' ');
-    const sections = [...(load ? [loadTable(load)] : []), ...(writes ? [writesTable(writes)] : []), ...(relevance.length > 0 ? [relevanceTable(relevance)] : [])];
+    const sections = [...(load ? [loadTable(load)] : []), ...(writes ? [writesTable(writes)] : []), ...(relevance.length > 0 ? [relevanceTable(relevance)] : []),
+      ...(peer ? [peerTable(peer)] : []),
+    ];
     writeFileSync(DOC, document(machine, command, new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', runs, NOTES, sections));
     log(`wrote ${DOC.pathname}`);
   }

@@ -368,13 +368,14 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a2', 'Cache the catalog in Redis');
     const [text, json, near, brief, bad] = await Promise.all([
       svc(['search', 'reads', 'advisory', 'locks'], env),
-      svcJson<{ items: { id: string }[]; truncated: boolean }>(['search', 'reads', 'scheduler', '--type', 'decision'], env),
+      svcJson<{ items: { id: string }[]; truncated: unknown }>(['search', 'reads', 'scheduler', '--type', 'decision'], env),
       svc(['search', 'reads', 'advisory', 'cron'], env),
       svc(['brief', 'reads'], env),
       svc(['search', 'reads', 'x', '--type', 'decisions'], env),
     ]);
     expect(text).toEqual({ code: 0, stdout: 'c0ffee00  decision  Use PostgreSQL advisory locks for the scheduler\n', stderr: '' });
     expect(json.items.map((i) => i.id)).toEqual(['c0ffee00-0000-4000-8000-0000000000a1']);
+    expect(json.truncated).toBe(false);
     expect(near.stdout).toContain('near misses:');
     expect(near.stdout).toContain('(lacks cron)');
     expect(brief.stdout).toContain('## Recent Items');

@@ -52,10 +52,11 @@ function glossaryText(r: GlossaryListing): string {
 
 type Hit = { id: string; item_type: string; title: string; missing?: string[] };
 
-function searchText(r: { items: Hit[]; truncated: boolean; partial?: Hit[] }): string {
+function searchText(r: { items: Hit[]; truncated: false | string[]; partial?: Hit[] }): string {
   return [
     ...(r.items.length === 0 ? ['(no item holds every word)'] : r.items.map((h) => `${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`)),
-    ...(r.truncated ? ['… more match: narrow the query or raise --limit'] : []),
+    ...(r.truncated && r.truncated.includes('limit') ? ['… more match: narrow the query or raise --limit'] : []),
+    ...(r.truncated && r.truncated.includes('glossary_expansion') ? ['… some glossary synonyms were not searched (too many in a group)'] : []),
     ...(r.partial && r.partial.length > 0
       ? ['near misses:', ...r.partial.map((h) => `${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}  (lacks ${(h.missing ?? []).join(', ')})`)]
       : []),

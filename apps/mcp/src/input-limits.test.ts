@@ -41,6 +41,22 @@ describe.each(testBackends())('hostile input over MCP on $name', (backend) => {
     expect(ok.isError).toBeFalsy();
   });
 
+  it('says over MCP why a search answer is cut, and refuses a query over the clause limit instead of cutting it', async () => {
+    for (const title of ['Shard map one', 'Shard map two']) {
+      await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp-limits', title, body: 'shard' } });
+    }
+    const search = async (args: Record<string, unknown>) =>
+      (await client.callTool({ name: 'svc_item_search', arguments: { project_id: 'mcp-limits', ...args } })).structuredContent as { items: unknown[]; truncated: unknown };
+    expect(await search({ query: 'shard', limit: 1 })).toMatchObject({ items: [expect.anything()], truncated: ['limit'] });
+    expect(await search({ query: 'shard', limit: 2 })).toMatchObject({ truncated: false });
+    const many = (await client.callTool({
+      name: 'svc_item_search',
+      arguments: { project_id: 'mcp-limits', query: `${'shard '.repeat(32)}-map` },
+    })) as Failure;
+    expect(many.isError).toBe(true);
+    expect(many.structuredContent?.error).toEqual(expect.objectContaining({ code: 'invalid_input', message: expect.stringMatching(/^query: has 33 clauses/) }));
+  });
+
   it('tells an assistant in svc_item_search how far glossary expansion goes', async () => {
     const { tools } = await client.listTools();
     const search = tools.find((t) => t.name === 'svc_item_search');

@@ -12,7 +12,7 @@ import {
 } from '@svc/store';
 import { z } from 'zod';
 import { type WriteAnswer, writeAnswer } from '../answers.js';
-import { body, boundedLimit, context, idRef, limit, MAX_TEXT, projectRef, searchQuery, title } from '../inputs.js';
+import { body, boundedLimit, context, idRef, limit, MAX_TEXT, projectRef, searchQuery, title, truncation } from '../inputs.js';
 import { createItem, prepareItemValues } from '../items/write.js';
 import { defineOperation, type OperationContext } from '../operation.js';
 
@@ -96,7 +96,7 @@ export const captureSearch = defineOperation({
   description:
     'Search capture text and summary (item-search dialect; empty query only filters). Discarded and redacted ' +
     'ones are hidden unless asked for; redacted text cannot match. project_id: only those filed under it. ' +
-    'Returns {captures, truncated}.',
+    'Returns {captures, truncated}; truncated: false or ["limit"].',
   input: z.object({ query: searchQuery('Search text; empty lists by filters only').optional(), ...listFilters }),
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run(ctx, input) {
@@ -116,7 +116,7 @@ export const captureSearch = defineOperation({
       },
       max,
     );
-    return { captures: rows.slice(0, max), truncated: rows.length > max };
+    return { captures: rows.slice(0, max), truncated: truncation({ limit: rows.length > max }) };
   },
 });
 

@@ -2,7 +2,7 @@ import { ideaTransition, isUuid, parseIdRef, parseQuery, planQuery, SvcError, sh
 import { insertIdea, listIdeas, lockIdea, redactIdea, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import { type WriteAnswer, writeAnswer } from '../answers.js';
-import { actorRef, boundedLimit, idRef, isoTime, limit, MAX_TEXT, projectRef, searchQuery } from '../inputs.js';
+import { actorRef, boundedLimit, idRef, isoTime, limit, MAX_TEXT, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit, scope } from '../work/shared.js';
 
@@ -51,7 +51,7 @@ export const ideaSearch = defineOperation({
   title: 'Search ideas (legacy)',
   description:
     'Search the ideas of a project (item-search dialect; empty query only filters), newest first, narrowed by ' +
-    'work unit, author and time [since, until). Returns {ideas, truncated}.',
+    'work unit, author and time [since, until). Returns {ideas, truncated}; truncated: false or ["limit"].',
   input: z.object({
     project_id: projectRef,
     query: searchQuery('Search text; empty lists by filters only').optional(),
@@ -84,7 +84,7 @@ export const ideaSearch = defineOperation({
       },
       max,
     );
-    return { ideas: ideas.slice(0, max), truncated: ideas.length > max };
+    return { ideas: ideas.slice(0, max), truncated: truncation({ limit: ideas.length > max }) };
   },
 });
 

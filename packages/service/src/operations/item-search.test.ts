@@ -131,9 +131,49 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(hits.map((h) => h.title)).toEqual(['Latency budget', 'Unrelated heading']);
     expect(hits[0]!.rank).toBeGreaterThan(hits[1]!.rank);
     expect(hits[1]!.snippet).toContain('**latency**');
-    const cut = (await call('svc_item_search', { project_id: 'search', query: 'latency', limit: 1 })) as { items: Hit[]; truncated: boolean };
+    const cut = (await call('svc_item_search', { project_id: 'search', query: 'latency', limit: 1 })) as { items: Hit[]; truncated: unknown };
     expect(cut.items).toHaveLength(1);
-    expect(cut.truncated).toBe(true);
+    expect(cut.truncated).toEqual(['limit']);
+  });
+
+  it('says why an answer is cut: more matches than limit, glossary synonyms left out; false when whole', async () => {
+    type Answer = { items: Hit[]; truncated: unknown; expansion_cut: boolean };
+    const ask = async (query: string, limit?: number) => (await call('svc_item_search', { project_id: 'search', query, limit })) as Answer;
+    await add('Pool one', 'pool');
+    await add('Pool two', 'pool');
+    expect(await ask('pool')).toMatchObject({ truncated: false, expansion_cut: false });
+    expect(await ask('pool', 2)).toMatchObject({ truncated: false });
+    expect(await ask('pool', 1)).toMatchObject({ truncated: ['limit'], expansion_cut: false });
+    // A group larger than one word expands to: the answer names the cut even when the page is whole.
+    await call('glossary_group_add', { project_id: 'search', name: 'pools' });
+    for (let i = 0; i < 20; i++) await call('glossary_term_add', { project_id: 'search', group: 'pools', term: `pool${String(i).padStart(2, '0')}` });
+    await call('glossary_term_add', { project_id: 'search', group: 'pools', term: 'pool' });
+    await add('Nineteenth', 'pool19');
+    const widened = await ask('pool');
+    expect(widened).toMatchObject({ truncated: ['glossary_expansion'], expansion_cut: true });
+    // pool19 is past the 16 synonyms taken in name order: left out, and the answer says so.
+    expect(widened.items.map((h) => h.title).sort()).toEqual(['Pool one', 'Pool two']);
+    expect(await ask('pool', 1)).toMatchObject({ truncated: ['limit', 'glossary_expansion'] });
+    expect(await ask('"pool"', 1)).toMatchObject({ truncated: ['limit'], expansion_cut: false });
+  });
+
+  it('says why capture and idea search answers are cut, and refuses their over-long queries likewise', async () => {
+    for (const text of ['retry storm one', 'retry storm two']) await call('svc_capture_add', { text, project_id: 'search' });
+    const captures = async (limit: number) => (await call('svc_capture_search', { query: 'retry', project_id: 'search', limit })) as { truncated: unknown };
+    expect(await captures(2)).toMatchObject({ truncated: false });
+    expect(await captures(1)).toMatchObject({ truncated: ['limit'] });
+    const unit = (await call('svc_work_open', { project_id: 'search', title: 'Retries' })) as { id: string };
+    for (const text of ['retry with jitter', 'retry with backoff']) await call('svc_idea_add', { work_unit_id: unit.id, text });
+    const ideas = async (limit: number) => (await call('svc_idea_search', { project_id: 'search', query: 'retry', limit })) as { truncated: unknown };
+    expect(await ideas(2)).toMatchObject({ truncated: false });
+    expect(await ideas(1)).toMatchObject({ truncated: ['limit'] });
+    const clauses = `${Array.from({ length: MAX_CLAUSES }, () => 'retry').join(' ')} -jitter`;
+    for (const [name, input] of [
+      ['svc_idea_search', { project_id: 'search', query: clauses }],
+      ['svc_capture_search', { query: clauses }],
+    ] as const) {
+      expect(await refusal(call(name, input))).toMatchObject({ code: 'invalid_input', details: { field: 'query', limit: MAX_CLAUSES } });
+    }
   });
 
   it('finds only current, undeleted heads; expired research only on request; captures never', async () => {

@@ -1,7 +1,7 @@
 import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery } from '@svc/domain';
 import { glossarySynonyms, listItemTypes, matchEach, resolveProject, resolveSystem, type SearchHit, searchItems } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, limit, projectRef, searchQuery } from '../inputs.js';
+import { boundedLimit, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 export const itemSearch = defineOperation({
@@ -14,7 +14,8 @@ export const itemSearch = defineOperation({
     `a leading - excludes. Words expand to glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} each and ${MAX_EXPANSIONS} ` +
     'in all (not phrases or exclusions). Captures never appear until promoted; expired research only with ' +
     'include_expired. Returns {items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated, ' +
-    'expansion_cut}; when fewer than limit items hold every bare word, `partial` lists near misses, each with the ' +
+    'expansion_cut}; truncated: false or why it is cut (limit: more match; glossary_expansion: synonyms left ' +
+    'out); when fewer than limit items hold every bare word, `partial` lists near misses, each with the ' +
     'words it lacks in `missing`.',
   input: z.object({
     project_id: projectRef,
@@ -45,7 +46,7 @@ export const itemSearch = defineOperation({
     const ast = parseQuery(input.query);
     const synonyms = await glossarySynonyms(ctx.tx, project.id, expandableTerms(ast));
     const { plan, expansion_cut } = expandQuery(ast, synonyms);
-    if (!plan) return { items: [], truncated: false, expansion_cut };
+    if (!plan) return { items: [], truncated: truncation({ glossary_expansion: expansion_cut }), expansion_cut };
     const max = boundedLimit(input.limit);
     const filters = {
       project_id: project.id,
@@ -55,8 +56,9 @@ export const itemSearch = defineOperation({
     };
     const hits = await searchItems(ctx.tx, plan, filters, max);
     const items = hits.slice(0, max);
+    const truncated = truncation({ limit: hits.length > max, glossary_expansion: expansion_cut });
     const near = items.length < max ? nearMissPlan(ast, plan) : undefined;
-    if (!near) return { items, truncated: hits.length > max, expansion_cut };
+    if (!near) return { items, truncated, expansion_cut };
     // Near misses: the best matches of the relaxed query (any of the bare words) that are not strict matches
     // and hold most of the words, most words first.
     const strict = new Set(items.map((h) => h.id));
@@ -76,6 +78,6 @@ export const itemSearch = defineOperation({
     }
     partial.sort((a, b) => b.count - a.count || b.rank - a.rank);
     const page = partial.slice(0, want).map(({ count: _count, ...hit }) => hit);
-    return page.length > 0 ? { items, truncated: hits.length > max, expansion_cut, partial: page } : { items, truncated: hits.length > max, expansion_cut };
+    return page.length > 0 ? { items, truncated, expansion_cut, partial: page } : { items, truncated, expansion_cut };
   },
 });

@@ -1,6 +1,6 @@
-import { type IdRef, notFound } from '@svc/domain';
+import type { IdRef } from '@svc/domain';
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
+import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
 
 export interface WorkUnit {
@@ -34,10 +34,7 @@ export async function resolveWorkUnit(
   let query = db.selectFrom('work_units').selectAll().where(idMatches('id', ref));
   if (projectId !== undefined) query = query.where('project_id', '=', projectId);
   const rows = await query.limit(10).execute();
-  const first = rows[0];
-  if (!first) throw notFound('work unit', ref.input, ref.field);
-  if (rows.length > 1) throw ambiguous('work unit', ref, rows.map((r) => ({ id: r.id, label: r.title.slice(0, 60) })));
-  return toWorkUnit(first);
+  return toWorkUnit(onlyMatch(rows, 'work unit', ref, (r) => ({ id: r.id, label: r.title.slice(0, 60) })));
 }
 
 /** Lock a work unit row until the end of the transaction (serialises task starts within one unit). */

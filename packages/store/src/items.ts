@@ -165,18 +165,11 @@ export async function lockHead(tx: Transaction<Database>, chainId: string): Prom
   return undefined;
 }
 
-export interface ItemValues {
-  project_id: string;
-  system_id: string | null;
-  item_type: string;
-  title: string;
-  body: string;
-  context: Record<string, unknown>;
-  source_url: string | null;
-  work_unit_id: string | null;
-  status: string | null;
-  created_by: string | null;
-}
+/** What a writer gives for a version; the chain, version and times are the store's. */
+export type ItemValues = Pick<
+  Item,
+  'project_id' | 'system_id' | 'item_type' | 'title' | 'body' | 'context' | 'source_url' | 'work_unit_id' | 'status' | 'created_by'
+>;
 
 /** Insert the first row of a new chain. */
 export async function insertItem(tx: Transaction<Database>, values: ItemValues): Promise<Item> {

@@ -1,4 +1,4 @@
-import { draftDecision, type Item, parseIdRef, SvcError, shortId, type TaskStatus, taskTransition, } from '@svc/domain';
+import { draftDecision, type Item, parseIdRef, SvcError, shortId, TASK_STATUSES, type TaskStatus, taskTransition, } from '@svc/domain';
 import { inProgressTasks, listTasks, lockHead, lockWorkUnit, resolveItem, resolveProject, touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
 import { ITEM_ANSWER, type WriteAnswer, writeAnswer } from '../answers.js';
@@ -49,7 +49,7 @@ export const taskList = defineOperation({
   description: 'List the current tasks of a work unit ordered by sort_order, optionally only one status. Returns {tasks, truncated}.',
   input: z.object({
     work_unit_id: idRef('Work unit'),
-    status: z.enum(['proposed', 'in_progress', 'blocked', 'done']).optional().describe('Only tasks in this state'),
+    status: z.enum(TASK_STATUSES).optional().describe('Only tasks in this state'),
     project_id: scopeField,
     limit,
   }),

@@ -386,7 +386,7 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
       // at once; PostgreSQL is an operator's database, set up with `svc init` (docs/decisions/0028).
       let first: FirstUse | undefined;
       try {
-        if (service.store.backend === 'pglite') first = await ensureFirstUse(service, cfg, { project: opts.project, actorEmail: opts.actorEmail }, env);
+        if (service.database.backend === 'pglite') first = await ensureFirstUse(service, cfg, { project: opts.project, actorEmail: opts.actorEmail }, env);
       } catch (error) {
         await service.close();
         throw error;
@@ -402,7 +402,7 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
         const guide = connection(first, cfg, localUrl(host, Number(new URL(server.url).port)));
         io.err(first.created.project || first.created.actor ? `${renderGuide(guide)}\n` : renderPointer(guide));
       }
-      io.err(`svc listening on ${server.url} (database: ${service.store.location})`);
+      io.err(`svc listening on ${server.url} (database: ${service.database.location})`);
       await new Promise<void>((resolve) => {
         const stop = () => {
           service.logger.info('shutting down');

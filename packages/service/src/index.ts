@@ -15,7 +15,7 @@ export {
   type Source,
   type Surface,
 } from './operation.js';
-export { type CallContext, execute, normaliseInput, type Runtime } from './runner.js';
+export { type CallContext, normaliseInput } from './runner.js';
 export { codeVersion, createService, migrateDatabase, openService, schemaStatus, type Service } from './service.js';
 export { CONFIG_MAX_BYTES } from './operations/project-config.js';
 export { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES } from './operations/transfer.js';

@@ -1,6 +1,6 @@
 import { type IdRef, isSlug, isUuid, notFound, type Project, parseIdRef, projectSettings } from '@svc/domain';
 import type { Kysely } from 'kysely';
-import { idMatches, iso, onlyMatch } from './refs.js';
+import { idMatches, iso, likeStartsWith, onlyMatch } from './refs.js';
 import type { Database, ProjectRow } from './schema.js';
 
 export function toProject(row: ProjectRow): Project {
@@ -77,7 +77,7 @@ export async function updateProjectSettings(
 
 /** Slugs that start with `prefix`, in order; `limit + 1` read to tell truncation (completion of project names). */
 export async function projectSlugsByPrefix(db: Kysely<Database>, prefix: string, limit: number): Promise<string[]> {
-  const like = `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const like = likeStartsWith(prefix.toLowerCase());
   const rows = await db.selectFrom('projects').select('slug').where('slug', 'like', like).orderBy('slug').limit(limit + 1).execute();
   return rows.map((r) => r.slug);
 }

@@ -30,6 +30,17 @@ function ambiguous(kind: string, ref: IdRef, candidates: { id: string; label: st
   );
 }
 
+/** `text` as a LIKE pattern matching itself literally: its backslashes, % and _ escaped. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A LIKE pattern for values starting with `prefix`. */
+export const likeStartsWith = (prefix: string): string => `${likeLiteral(prefix)}%`;
+
+/** A LIKE pattern for values containing `part`. */
+export const likeContains = (part: string): string => `%${likeLiteral(part)}%`;
+
 export function iso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
 }

@@ -1,6 +1,6 @@
 import type { IdRef } from '@svc/domain';
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
+import { idMatches, iso, isoOrNull, likeContains, likeStartsWith, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
 
 export interface WorkUnit {
@@ -75,8 +75,7 @@ export async function findWorkUnitsByKeyword(
 ): Promise<WorkUnit[]> {
   let query = db.selectFrom('work_units').selectAll().where('project_id', '=', projectId);
   if (keyword !== '') {
-    const pattern = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query = query.where('title', 'ilike', pattern);
+    query = query.where('title', 'ilike', likeContains(keyword));
   }
   const rows = await query
     .orderBy((eb) => eb.case().when('status', '=', 'open').then(0).else(1).end())
@@ -97,7 +96,7 @@ export async function workUnitsByIdPrefix(
   limit: number,
 ): Promise<{ id: string; title: string; status: 'open' | 'closed' }[]> {
   let query = db.selectFrom('work_units').select(['id', 'title', 'status']);
-  if (f.prefix !== '') query = query.where(sql<boolean>`id::text like ${`${f.prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
+  if (f.prefix !== '') query = query.where(sql<boolean>`id::text like ${likeStartsWith(f.prefix.toLowerCase())}`);
   if (f.project_id !== undefined) query = query.where('project_id', '=', f.project_id);
   return query
     .orderBy(sql`status = 'open'`, 'desc')

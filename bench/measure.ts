@@ -16,7 +16,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[i] as number;
 }
 
-function stats(samples: number[]): Stats {
+export function stats(samples: number[]): Stats {
   const sorted = [...samples].sort((a, b) => a - b);
   return { n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
 }

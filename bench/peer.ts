@@ -21,12 +21,12 @@ import { type Stats, stats } from './measure.js';
 import { createProjects, DAY, insertRows, type Row, SPAN } from './seed.js';
 
 /** Pinned: better-sqlite3 12 runs on Node 20 (13 does not). */
-export const PEER = { name: 'mcp-memory-keeper', version: '0.14.1', sqlite: 'better-sqlite3@12.4.1' } as const;
+const PEER = { name: 'mcp-memory-keeper', version: '0.14.1', sqlite: 'better-sqlite3@12.4.1' } as const;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SVC_MAIN = join(ROOT, 'apps/cli/src/main.ts');
 const LIMIT = 20;
 
-export interface PeerRow {
+interface PeerRow {
   records: number;
   query: string;
   svc: Stats;

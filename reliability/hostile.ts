@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Route } from '@svc/http';
+import { type Answer, send } from '@svc/http/testing';
 import type { listTools } from '@svc/mcp';
 import { createLogger, loadConfig, openService } from '@svc/service';
 import fc from 'fast-check';
@@ -12,37 +12,6 @@ import { count, type Probe, run, SVC, type Summary } from './harness.js';
  * Generators and a raw HTTP client for part 3b (issue 16's doors). Kept apart from suite.test.ts so the part
  * reads as what it tries; every value here is generated with fast-check or is a named worst case.
  */
-
-interface Answer {
-  status: number;
-  body: unknown;
-}
-
-/** node:http, not fetch: fetch will not send a Host header of our choosing, nor a body without one. */
-function send(base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(path, base), { method, headers, timeout: 60_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => {
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // keep the text
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 60 s`)));
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
 
 /** The error of an answer, when it carries one: `{ code, details: { field } }`. */
 function errorOf(body: unknown): { code: string; message: string; details: { field?: string; line?: number } } | undefined {

@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createEmptyPostgresDatabase } from '@svc/service/testing';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Env, spawnSvc, svc, svcArgs, svcEnv, svcJson } from './testing/svc-process.js';
+import { type Env, type MigratedPostgres, migratedPostgres, seedDecision, spawnSvc, svc, svcArgs, svcJson } from './testing/svc-process.js';
 
 /**
  * One attribution rule for every write (docs/decisions/0020), seen through the real binary: a CLI write records
@@ -14,7 +13,7 @@ import { type Env, spawnSvc, svc, svcArgs, svcEnv, svcJson } from './testing/svc
  * A server checks the actor it was given before it serves, and every hint names the surface's own way to fix it.
  */
 describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('attribution of CLI writes and server actors on PostgreSQL', () => {
-  let db: { url: string; drop(): Promise<void> };
+  let pgdb: MigratedPostgres;
   let env: Env;
   let client: pg.Client;
   let actorId: string;
@@ -22,11 +21,8 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('attribution of CLI writes a
   const dir = mkdtempSync(join(tmpdir(), 'svc-attribution-'));
 
   beforeAll(async () => {
-    db = (await createEmptyPostgresDatabase())!;
-    env = svcEnv({ SVC_DATABASE_URL: db.url });
-    expect((await svc(['migrate'], env)).code).toBe(0);
-    client = new pg.Client({ connectionString: db.url });
-    await client.connect();
+    pgdb = await migratedPostgres();
+    ({ env, client } = pgdb);
     const [actor, project] = await Promise.all([
       svcJson<{ id: string }>(['actor', 'add', '--email', 'ops@example.test'], env),
       svcJson<{ id: string }>(['project', 'create', 'attr'], env),
@@ -37,17 +33,12 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('attribution of CLI writes a
       ['aaaa0000-0000-4000-8000-00000000000a', 'A'],
       ['bbbb0000-0000-4000-8000-00000000000b', 'B'],
       ['cccc0000-0000-4000-8000-00000000000c', 'C'],
-    ]) {
-      await client.query("insert into items (id, chain_id, project_id, item_type, title, context) values ($1, $1, $2, 'decision', $3, '{}')", [
-        id,
-        project.id,
-        title,
-      ]);
+    ] as const) {
+      await seedDecision(client, project.id, id, title);
     }
   }, 180_000);
   afterAll(async () => {
-    await client?.end();
-    await db?.drop();
+    await pgdb?.close();
   });
 
   it('link add, system add, glossary term add, glossary propose and project config import: --actor names the actor, none records source cli, an unknown one is refused', async () => {

@@ -4,10 +4,13 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmptyPostgresDatabase } from '@svc/service/testing';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Env,
+  type MigratedPostgres,
+  migratedPostgres,
+  seedDecision,
   freshDataDir,
   lockHolders,
   REPO_ROOT,
@@ -197,31 +200,23 @@ describe('svc serve http on a port that is already taken', () => {
  * SVC_TEST_DATABASE_URL.
  */
 describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on PostgreSQL', () => {
-  let db: { url: string; drop(): Promise<void> };
+  let pgdb: MigratedPostgres;
   let env: Env;
   let client: pg.Client;
   const dir = mkdtempSync(join(tmpdir(), 'svc-cli-files-'));
 
   beforeAll(async () => {
-    db = (await createEmptyPostgresDatabase())!;
-    env = svcEnv({ SVC_DATABASE_URL: db.url });
-    expect((await svc(['migrate'], env)).code).toBe(0);
-    client = new pg.Client({ connectionString: db.url });
-    await client.connect();
+    pgdb = await migratedPostgres();
+    ({ env, client } = pgdb);
   }, 120_000);
   afterAll(async () => {
-    await client?.end();
-    await db?.drop();
+    await pgdb?.close();
   });
 
   const projectId = async (slug: string) => (await client.query<{ id: string }>('select id from projects where slug = $1', [slug])).rows[0]!.id;
   /** Items can only be written by the service's tools, so the item and link tests seed rows directly. */
   async function seedItem(slug: string, id: string, title: string): Promise<void> {
-    await client.query("insert into items (id, chain_id, project_id, item_type, title, context) values ($1, $1, $2, 'decision', $3, '{}')", [
-      id,
-      await projectId(slug),
-      title,
-    ]);
+    await seedDecision(client, await projectId(slug), id, title);
   }
   const auditOf = async (operation: string, where: string, value: string) =>
     (await client.query(`select actor_id, source from audit_log where operation = $1 and ${where} = $2 order by id`, [operation, value])).rows;

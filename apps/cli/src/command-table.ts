@@ -9,7 +9,7 @@ import type { ProgressBar } from './progress.js';
  */
 
 /** Options as commander hands them to an action: `--dry-run` as `dryRun`. */
-export type Opts = Record<string, unknown>;
+type Opts = Record<string, unknown>;
 
 export interface OptionDecl {
   /** As commander spells it: '--limit <n>', '--soft-delete'. */
@@ -26,7 +26,7 @@ export interface OptionDecl {
 }
 
 /** A positional argument: '<slug>', '[project]', '<query...>', or one with a description and choices. */
-export type ArgumentDecl = string | { name: string; description: string; choices?: readonly string[] };
+type ArgumentDecl = string | { name: string; description: string; choices?: readonly string[] };
 
 interface Declared {
   /** The words after `svc` that name the command: 'glossary term add'. Its parent words are groups of the table. */
@@ -39,13 +39,13 @@ interface Declared {
 }
 
 /** A group of commands (`svc project …`): a name and a description, nothing to run. */
-export type GroupCommand = Pick<Declared, 'name' | 'description'>;
+type GroupCommand = Pick<Declared, 'name' | 'description'>;
 
 /**
  * A command that runs one catalog operation and prints its result. It takes --json, and --actor when the
  * operation writes (decided by the catalog, docs/decisions/0020), before its own options.
  */
-export interface OperationCommand extends Declared {
+interface OperationCommand extends Declared {
   operation: string;
   /** The operation's input from the command's arguments and options. */
   input(args: string[], opts: Opts): Record<string, unknown>;
@@ -56,7 +56,7 @@ export interface OperationCommand extends Declared {
 }
 
 /** A command the CLI runs itself (servers, migrations, set-up, files): declares every option, --json too. */
-export interface LocalCommand extends Declared {
+interface LocalCommand extends Declared {
   run(cli: Cli, args: string[], opts: Opts, command: Command): Promise<void> | void;
 }
 

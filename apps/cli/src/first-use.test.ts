@@ -25,6 +25,23 @@ async function doctor(env: Env, args: string[] = []) {
   return { code: run.code, stderr: run.stderr, ok: parsed.ok, check: Object.fromEntries(parsed.checks.map((c) => [c.name, c])) as Record<string, Check> };
 }
 
+/**
+ * Doctor exits 1 with check `name` failed: its message is `message` exactly or holds each of `holds`, and its
+ * fix holds `fix`. `others` are the statuses further checks must have.
+ */
+function expectFailed(
+  answer: Awaited<ReturnType<typeof doctor>>,
+  name: string,
+  want: { message?: string; holds?: string[]; fix: string; others?: Record<string, string> },
+): void {
+  const others = want.others ?? {};
+  const statuses = Object.fromEntries(Object.keys(others).map((k) => [k, answer.check[k]?.status]));
+  expect({ code: answer.code, [name]: answer.check[name]?.status, ...statuses }).toEqual({ code: 1, [name]: 'fail', ...others });
+  if (want.message !== undefined) expect(answer.check[name]?.message).toBe(want.message);
+  for (const part of want.holds ?? []) expect(answer.check[name]?.message).toContain(part);
+  expect(answer.check[name]?.fix).toContain(want.fix);
+}
+
 /** A port taken by something that is not svc: it hangs up on whoever connects. */
 function listen(): Promise<Server> {
   return new Promise((resolve) => {
@@ -176,32 +193,16 @@ describe('svc doctor', () => {
       ]);
       expect({ code: healthy.code, ok: healthy.ok }).toEqual({ code: 0, ok: true });
 
-      expect({ code: unknownActor.code, actor: unknownActor.check.actor?.status }).toEqual({ code: 1, actor: 'fail' });
-      expect(unknownActor.check.actor?.message).toBe(`SVC_DEFAULT_ACTOR_ID ${stranger} is not a registered actor`);
-      expect(unknownActor.check.actor?.fix).toContain('svc actor add --email');
+      expectFailed(unknownActor, 'actor', { message: `SVC_DEFAULT_ACTOR_ID ${stranger} is not a registered actor`, fix: 'svc actor add --email' });
 
       // A malformed setting is named, and the other checks still run on the rest.
-      expect({ code: malformed.code, settings: malformed.check.settings?.status, database: malformed.check.database?.status }).toEqual({
-        code: 1,
-        settings: 'fail',
-        database: 'ok',
-      });
-      expect(malformed.check.settings?.message).toContain('SVC_DEFAULT_ACTOR_ID');
-      expect(malformed.check.settings?.fix).toContain('unset SVC_DEFAULT_ACTOR_ID');
+      expectFailed(malformed, 'settings', { holds: ['SVC_DEFAULT_ACTOR_ID'], fix: 'unset SVC_DEFAULT_ACTOR_ID', others: { database: 'ok' } });
       expect(givenActor.check.actor).toMatchObject({ status: 'fail', message: "--actor 'not-a-uuid' is not an actor UUID" });
 
-      expect({ code: portTaken.code, port: portTaken.check.port?.status }).toEqual({ code: 1, port: 'fail' });
-      expect(portTaken.check.port?.message).toBe(`127.0.0.1:${takenPort} is taken by another program`);
-      expect(portTaken.check.port?.fix).toContain('SVC_HTTP_PORT=');
+      expectFailed(portTaken, 'port', { message: `127.0.0.1:${takenPort} is taken by another program`, fix: 'SVC_HTTP_PORT=' });
 
-      expect({ code: unreachable.code, database: unreachable.check.database?.status, schema: unreachable.check.schema?.status }).toEqual({
-        code: 1,
-        database: 'fail',
-        schema: 'skipped',
-      });
-      expect(unreachable.check.database?.message).toContain('postgres://svc:***@127.0.0.1:1/x');
+      expectFailed(unreachable, 'database', { holds: ['postgres://svc:***@127.0.0.1:1/x'], fix: 'SVC_DATABASE_URL', others: { schema: 'skipped' } });
       expect(unreachable.check.database?.message).not.toContain('secret');
-      expect(unreachable.check.database?.fix).toContain('SVC_DATABASE_URL');
 
       // Without --json: one line per check, the fix under each failure, the summary on stderr.
       expect(text.code).toBe(1);
@@ -218,8 +219,7 @@ describe('svc doctor', () => {
     try {
       const env = svcEnv({ SVC_DATABASE_URL: db.url, SVC_HTTP_PORT: '0' });
       const before = await doctor(env);
-      expect({ code: before.code, schema: before.check.schema?.status }).toEqual({ code: 1, schema: 'fail' });
-      expect(before.check.schema?.fix).toContain('svc migrate');
+      expectFailed(before, 'schema', { fix: 'svc migrate' });
       expect(await svcJson(['init', '--actor-email', 'pg@example.test'], env)).toMatchObject({ project: { slug: 'default' }, created: { project: true, actor: true } });
       const after = await doctor(env);
       expect({ code: after.code, ok: after.ok }).toEqual({ code: 0, ok: true });

@@ -83,7 +83,7 @@ export async function serveHttp(
   // at once; PostgreSQL is an operator's database, set up with `svc init` (docs/decisions/0028).
   let first: FirstUse | undefined;
   try {
-    if (service.store.backend === 'pglite') first = await ensureFirstUse(service, cfg, { project: opts.project, actorEmail: opts.actorEmail }, cli.env);
+    if (service.database.backend === 'pglite') first = await ensureFirstUse(service, cfg, { project: opts.project, actorEmail: opts.actorEmail }, cli.env);
   } catch (error) {
     await service.close();
     throw error;
@@ -99,7 +99,7 @@ export async function serveHttp(
     const guide = connection(first, cfg, localUrl(host, Number(new URL(server.url).port)));
     cli.io.err(first.created.project || first.created.actor ? `${renderGuide(guide)}\n` : renderPointer(guide));
   }
-  cli.io.err(`svc listening on ${server.url} (database: ${service.store.location})`);
+  cli.io.err(`svc listening on ${server.url} (database: ${service.database.location})`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       service.logger.info('shutting down');

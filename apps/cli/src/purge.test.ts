@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, openService, type Service } from '@svc/service';
-import { createEmptyPostgresDatabase } from '@svc/service/testing';
+import { loadConfig } from '@svc/service';
+import { createEmptyPostgresDatabase, openServiceForTest } from '@svc/service/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Env, freshDataDir, svc, svcEnv } from './testing/svc-process.js';
 
@@ -23,7 +23,7 @@ function filesHolding(dir: string, marker: string): string[] {
 const TABLES = ['captures', 'ideas', 'items'];
 
 /** The file number of each table: VACUUM FULL writes a table to new files. */
-async function filenodes(service: Service): Promise<Record<string, string>> {
+async function filenodes(service: Awaited<ReturnType<typeof openServiceForTest>>): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const table of TABLES) {
     const row = await service.store.db
@@ -64,7 +64,7 @@ describe.each(backends)('svc purge on $name', (backend) => {
     const marker = `zqxpurge${Date.now().toString(36)}`;
 
     // Seed through the service in this process (the CLI has no capture commands), then let go of the database.
-    const service = await openService(loadConfig(env));
+    const service = await openServiceForTest(loadConfig(env));
     let before: Record<string, string>;
     try {
       await service.call('project_create', { slug: 'purge' }, { source: 'cli' });
@@ -89,7 +89,7 @@ describe.each(backends)('svc purge on $name', (backend) => {
     for (const t of result.tables) expect(t.bytes_after).toBeGreaterThan(0);
 
     if (dataDir) expect(filesHolding(join(dataDir, 'base'), marker)).toEqual([]);
-    const reopened = await openService(loadConfig(env));
+    const reopened = await openServiceForTest(loadConfig(env));
     try {
       // VACUUM FULL gives each table new files.
       const after = await filenodes(reopened);

@@ -1,4 +1,3 @@
-import { createService } from '@svc/service';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, startHttpServer } from './server.js';
@@ -19,7 +18,7 @@ describe.each(testBackends())('hostile input against a listening server on $name
     svc = await openTestService(backend);
     await svc.store.reset();
     ({ actorId } = await svc.seed('probe'));
-    server = await startHttpServer({ ...createService(svc.store), close: async () => {} }, { host: '127.0.0.1', port: 0 });
+    server = await startHttpServer(svc.sibling(), { host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
     await server?.close();

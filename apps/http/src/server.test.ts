@@ -1,5 +1,4 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { createService, type Service } from '@svc/service';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from './routes.js';
@@ -16,9 +15,8 @@ describe.each(testBackends())('HTTP service against a listening server on $name'
     await svc.store.reset();
     seeded = await svc.seed('rest');
     // close() of a server closes its service: give each server a service of its own over the shared store.
-    const own = (defaultActorId?: string): Service => ({ ...createService(svc.store, { defaultActorId }), close: async () => {} });
-    server = await startHttpServer(own(), { host: '127.0.0.1', port: 0 });
-    withDefault = await startHttpServer(own(seeded.actorId), { host: '127.0.0.1', port: 0, maxBodyBytes: 64 * 1024 });
+    server = await startHttpServer(svc.sibling(), { host: '127.0.0.1', port: 0 });
+    withDefault = await startHttpServer(svc.sibling({ defaultActorId: seeded.actorId }), { host: '127.0.0.1', port: 0, maxBodyBytes: 64 * 1024 });
   });
   afterAll(async () => {
     await server?.close();

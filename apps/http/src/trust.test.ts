@@ -1,14 +1,9 @@
-import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { createLogger, createService, type Service } from '@svc/service';
+import { createLogger, type Service } from '@svc/service';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, startHttpServer } from './server.js';
-
-interface Answer {
-  status: number;
-  body: unknown;
-}
+import { type Answer, send } from './testing/index.js';
 
 interface LogLine {
   level: number;
@@ -17,30 +12,6 @@ interface LogLine {
 }
 
 const ERROR = 50;
-
-/** node:http, not fetch: fetch will not send a Host header of our choosing. */
-function send(base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  const url = new URL(path, base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => {
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {}
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-    });
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
 
 const errorOf = (answer: Answer) => (answer.body as { error: { code: string; message: string; details: { field?: string } } }).error;
 
@@ -72,7 +43,7 @@ describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
     logs = [];
     const logger = createLogger('info', { write: (line) => logs.push(JSON.parse(line) as LogLine) });
     // close() of a server closes its service: give each server a service of its own over the shared store.
-    const own = (defaultActorId?: string): Service => ({ ...createService(svc.store, { defaultActorId, logger }), close: async () => {} });
+    const own = (defaultActorId?: string): Service => svc.sibling({ defaultActorId, logger });
     plain = await startHttpServer(own(), { host: '127.0.0.1', port: 0 });
     withDefault = await startHttpServer(own(seeded.actorId), { host: '127.0.0.1', port: 0 });
     proxied = await startHttpServer(own(), { host: '127.0.0.1', port: 0, allowedHosts: ['svc.example:8443', 'ops.example'] });
@@ -218,7 +189,7 @@ describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
     const started = new Promise<void>((resolve) => {
       firstStarted = resolve;
     });
-    const base = createService(svc.store);
+    const base = svc.sibling();
     const counting: Service = {
       ...base,
       async call(name, input, call) {

@@ -2,7 +2,7 @@ import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { type CallContext, findOperation, inline, isSvcError, ref, type Service, SvcError, type ErrorCode as SvcErrorCode } from '@svc/service';
+import { type CallContext, type CompletionKind, findOperation, inline, isSvcError, ref, type Service, SvcError, type ErrorCode as SvcErrorCode } from '@svc/service';
 import { z } from 'zod';
 
 /** Projects whose brief and decisions resources/list names: resources/list is not paginated here, so bounded. */
@@ -11,8 +11,6 @@ const LISTED_PROJECTS = 25;
 const INBOX = 20;
 /** The MCP spec's code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
-
-type Kind = 'project' | 'item_type' | 'work_unit';
 
 /**
  * Resources, prompts and completions: what an assistant can read or start from without a tool call. Each reads
@@ -33,7 +31,7 @@ export function registerContext(mcp: McpServer, service: Service, call: CallCont
     return presentation?.kind === 'markdown' ? presentation.render(result) : JSON.stringify(result);
   };
   /** Completion never fails the client: what cannot be matched completes to nothing. */
-  const complete = async (kind: Kind, prefix: string, projectId?: string): Promise<string[]> => {
+  const complete = async (kind: CompletionKind, prefix: string, projectId?: string): Promise<string[]> => {
     try {
       const input = { kind, prefix, ...(kind === 'work_unit' && projectId ? { project_id: projectId } : {}) };
       return ((await service.call('completion', input, call)) as { values: string[] }).values;

@@ -1,4 +1,4 @@
-import { MAX_QUERY_LENGTH } from '@svc/domain';
+import { LINK_TYPES, MAX_QUERY_LENGTH, SEMANTIC_IMPACTS } from '@svc/domain';
 import { z } from 'zod';
 
 /** Shared input fields, so every tool describes them the same way. */
@@ -25,24 +25,12 @@ export const searchQuery = (what: string) =>
   z.string().max(MAX_QUERY_LENGTH, { error: `at most ${MAX_QUERY_LENGTH} characters` }).describe(`${what} (≤${MAX_QUERY_LENGTH} characters, 32 clauses; longer is refused)`);
 export const jsonObject = z.record(z.string(), z.unknown());
 export const context = jsonObject.describe("Structured fields, validated against the item type's JSON Schema");
-export const linkType = z.enum(['depends', 'blocks', 'supersedes', 'conflicts']);
+export const linkType = z.enum(LINK_TYPES);
 export const linkInput = z.object({
   type: linkType.describe('depends: this waits on the target; blocks: the target waits on this'),
   target_id: itemRef.describe('Target item (id or prefix), same project'),
 });
-export const semanticImpacts = z
-  .array(
-    z.enum([
-      'numeric_change',
-      'rule_addition',
-      'rule_removal',
-      'status_change',
-      'scope_change',
-      'context_change',
-      'wording_change',
-    ]),
-  )
-  .max(7);
+export const semanticImpacts = z.array(z.enum(SEMANTIC_IMPACTS)).max(SEMANTIC_IMPACTS.length);
 
 export function boundedLimit(value: number | undefined): number {
   return Math.min(value ?? DEFAULT_LIMIT, MAX_LIMIT);

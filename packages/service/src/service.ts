@@ -7,6 +7,7 @@ import {
   migrationStatus,
   openStore,
   requireActor,
+  type Backend,
   type Store,
 } from '@svc/store';
 import { findOperation } from './catalog.js';
@@ -15,7 +16,16 @@ import { fromDatabase } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { type CallContext, execute, type Runtime } from './runner.js';
 
-export interface Service extends Runtime {
+/**
+ * What the apps hold: operations by name and the few start-up steps around them. The store beneath stays the
+ * service's own (test helpers in ./testing reach it for assertions); `database` says only what to print.
+ */
+export interface Service {
+  readonly logger: Logger;
+  /** SVC_DEFAULT_ACTOR_ID: the actor for writes whose call names none. */
+  readonly defaultActorId?: string | undefined;
+  /** Which database serves, and where (a path or a redacted URL), for start-up messages. */
+  readonly database: { readonly backend: Backend; readonly location: string };
   /** Run an operation of the catalog by name. */
   call(name: string, input: unknown, call: CallContext): Promise<unknown>;
   /**
@@ -35,7 +45,16 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
     defaultActorId: options.defaultActorId,
   };
   return {
-    ...runtime,
+    logger: runtime.logger,
+    defaultActorId: runtime.defaultActorId,
+    database: {
+      get backend() {
+        return store.backend;
+      },
+      get location() {
+        return store.location;
+      },
+    },
     call(name, input, call) {
       const op = findOperation(name);
       if (!op) return Promise.reject(new SvcError('not_found', `no operation '${name}'`));
@@ -76,6 +95,14 @@ export function storeConfig(config: Config, logger?: Logger, prepare?: (db: Stor
  * refuses to start while migrations are pending unless `migrate` is set (operators run `svc migrate`).
  */
 export async function openService(config: Config, options: { migrate?: boolean; logger?: Logger } = {}): Promise<Service> {
+  return (await openServiceAndStore(config, options)).service;
+}
+
+/** openService, and the store it runs on (for ./testing, which reads rows beneath a service for assertions). */
+export async function openServiceAndStore(
+  config: Config,
+  options: { migrate?: boolean; logger?: Logger } = {},
+): Promise<{ service: Service; store: Store }> {
   const logger = options.logger ?? createLogger(config.logLevel);
   // The embedded database migrates itself, in the process that owns its data directory (and only there);
   // the others it serves check the schema like a server on PostgreSQL does (docs/decisions/0024).
@@ -97,7 +124,7 @@ export async function openService(config: Config, options: { migrate?: boolean; 
     throw startUpError(store, error);
   }
   logger.info({ database: store.location }, 'database ready');
-  return createService(store, { logger, defaultActorId: config.defaultActorId });
+  return { service: createService(store, { logger, defaultActorId: config.defaultActorId }), store };
 }
 
 /** `svc migrate`: apply pending migrations (on the embedded database: by its owner, see openService). */

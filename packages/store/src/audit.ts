@@ -1,14 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { AuditLogTable, Database } from './schema.js';
 
-export interface AuditEntry {
-  actor_id: string | null;
-  source: string;
-  operation: string;
-  project_id: string | null;
-  target_kind: string | null;
-  target_id: string | null;
-  request_id: string | null;
+/** An audit row as written: the table's columns but its own id and time. */
+export interface AuditEntry extends Omit<AuditLogTable, 'id' | 'at' | 'details'> {
   /** Ids and counts only: never user text that may later be redacted. */
   details: Record<string, unknown>;
 }

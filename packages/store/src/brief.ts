@@ -1,6 +1,6 @@
 import type { TsPlan } from '@svc/domain';
 import { type Kysely, sql } from 'kysely';
-import { iso } from './refs.js';
+import { iso, likeContains } from './refs.js';
 import { researchExpired } from './research.js';
 import type { Database } from './schema.js';
 import { tsquery } from './search.js';
@@ -43,7 +43,7 @@ export async function activeWorkUnits(
       select w.id, w.title, w.updated_at from work_units w
       where w.project_id = ${f.project_id}::uuid and w.status = 'open'
         ${f.system_id ? sql`and w.system_id = ${f.system_id}::uuid` : sql``}
-        ${f.keyword ? sql`and w.title ilike ${`%${f.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : sql``}
+        ${f.keyword ? sql`and w.title ilike ${likeContains(f.keyword)}` : sql``}
       order by w.updated_at desc, w.id
       limit ${limit + 1}
     )

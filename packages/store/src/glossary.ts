@@ -1,6 +1,6 @@
 import { type GlossaryTermStatus, type IdRef, normalizeTerm, notFound, SvcError } from '@svc/domain';
 import type { Kysely } from 'kysely';
-import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
+import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
 
 export interface GlossaryGroup {
@@ -109,10 +109,7 @@ export async function findTerm(db: Kysely<Database>, projectId: string, id: stri
 
 export async function resolveTerm(db: Kysely<Database>, projectId: string, ref: IdRef): Promise<GlossaryTerm> {
   const rows = await termQuery(db).where('t.project_id', '=', projectId).where(idMatches('t.id', ref)).limit(10).execute();
-  const first = rows[0];
-  if (!first) throw notFound('glossary term', ref.input, ref.field);
-  if (rows.length > 1) throw ambiguous('glossary term', ref, rows.map((r) => ({ id: r.id, label: r.term })));
-  return toTerm(first);
+  return toTerm(onlyMatch(rows, 'glossary term', ref, (r) => ({ id: r.id, label: r.term })));
 }
 
 export async function acceptTerm(db: Kysely<Database>, term: GlossaryTerm): Promise<GlossaryTerm> {

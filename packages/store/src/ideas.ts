@@ -1,7 +1,7 @@
-import { type IdRef, notFound, type TsPlan } from '@svc/domain';
+import type { IdRef, TsPlan } from '@svc/domain';
 import { type Kysely, sql } from 'kysely';
 import { REDACTED } from './captures.js';
-import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
+import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
 import { tsquery } from './search.js';
 
@@ -35,9 +35,7 @@ export async function lockIdea(db: Kysely<Database>, ref: IdRef, projectId?: str
   let query = db.selectFrom('ideas').select(COLUMNS).where(idMatches('id', ref));
   if (projectId !== undefined) query = query.where('project_id', '=', projectId);
   const rows = await query.limit(10).execute();
-  const first = rows[0];
-  if (!first) throw notFound('idea', ref.input, ref.field);
-  if (rows.length > 1) throw ambiguous('idea', ref, rows.map((r) => ({ id: r.id, label: 'idea' })));
+  const first = onlyMatch(rows, 'idea', ref, (r) => ({ id: r.id, label: 'idea' }));
   const locked = await db.selectFrom('ideas').select(COLUMNS).where('id', '=', first.id).forUpdate().executeTakeFirstOrThrow();
   return toIdea(locked);
 }

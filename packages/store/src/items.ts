@@ -3,7 +3,7 @@ import { type IdRef, type Item, type ItemStatus, notFound, REDACTED, redactConte
 import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { type Link, type LinkRow, listLinksOf, toLink } from './links.js';
 import { prepared } from './prepared.js';
-import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
+import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
 import type { Database, ItemRow } from './schema.js';
 
 export function toItem(row: ItemRow): Item {
@@ -85,13 +85,10 @@ export async function resolveItem(db: Kysely<Database>, ref: IdRef, options: Res
   if (options.itemType !== undefined) query = query.where('h.item_type', '=', options.itemType);
   if (!options.includeDeleted) query = query.where('h.deleted_at', 'is', null);
   const rows = await query.limit(20).execute();
-  const first = rows[0];
-  if (!first) throw notFound(kind, ref.input, ref.field);
-  const chains = new Map(rows.map((r) => [r.chain_id, r]));
-  if (chains.size > 1) {
-    throw ambiguous(kind, ref, [...chains.values()].map((r) => ({ id: r.chain_id, label: `${r.item_type}: ${r.title.slice(0, 60)}` })));
-  }
-  const { matched_id, ...head } = first;
+  // Several rows of one chain are one item: the candidates are the chains, each by its first row.
+  const chains = new Map<string, (typeof rows)[number]>();
+  for (const row of rows) if (!chains.has(row.chain_id)) chains.set(row.chain_id, row);
+  const { matched_id, ...head } = onlyMatch([...chains.values()], kind, ref, (r) => ({ id: r.chain_id, label: `${r.item_type}: ${r.title.slice(0, 60)}` }));
   return { matched_id, head: toItem(head as ItemRow) };
 }
 
@@ -168,18 +165,11 @@ export async function lockHead(tx: Transaction<Database>, chainId: string): Prom
   return undefined;
 }
 
-export interface ItemValues {
-  project_id: string;
-  system_id: string | null;
-  item_type: string;
-  title: string;
-  body: string;
-  context: Record<string, unknown>;
-  source_url: string | null;
-  work_unit_id: string | null;
-  status: ItemStatus | null;
-  created_by: string | null;
-}
+/** What a writer gives for a version; the chain, version and times are the store's. */
+export type ItemValues = Pick<
+  Item,
+  'project_id' | 'system_id' | 'item_type' | 'title' | 'body' | 'context' | 'source_url' | 'work_unit_id' | 'status' | 'created_by'
+>;
 
 /** Insert the first row of a new chain. */
 export async function insertItem(tx: Transaction<Database>, values: ItemValues): Promise<Item> {

@@ -1,6 +1,6 @@
 import { type IdRef, isSlug, isUuid, notFound, type Project, parseIdRef, projectSettings } from '@svc/domain';
 import type { Kysely } from 'kysely';
-import { ambiguous, idMatches, iso } from './refs.js';
+import { idMatches, iso, likeStartsWith, onlyMatch } from './refs.js';
 import type { Database, ProjectRow } from './schema.js';
 
 export function toProject(row: ProjectRow): Project {
@@ -30,9 +30,7 @@ export async function resolveProject(db: Kysely<Database>, raw: string, field = 
     throw error;
   }
   const rows = await db.selectFrom('projects').selectAll().where(idMatches('id', ref)).limit(10).execute();
-  if (rows.length === 0) throw notFound('project', raw, field);
-  if (rows.length > 1) throw ambiguous('project', ref, rows.map((r) => ({ id: r.id, label: r.slug })));
-  return toProject(rows[0] as ProjectRow);
+  return toProject(onlyMatch(rows, 'project', ref, (r) => ({ id: r.id, label: r.slug }), raw));
 }
 
 export async function insertProject(
@@ -88,7 +86,7 @@ export async function updateProjectSettings(
 
 /** Slugs that start with `prefix`, in order; `limit + 1` read to tell truncation (completion of project names). */
 export async function projectSlugsByPrefix(db: Kysely<Database>, prefix: string, limit: number): Promise<string[]> {
-  const like = `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const like = likeStartsWith(prefix.toLowerCase());
   const rows = await db.selectFrom('projects').select('slug').where('slug', 'like', like).orderBy('slug').limit(limit + 1).execute();
   return rows.map((r) => r.slug);
 }

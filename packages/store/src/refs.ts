@@ -1,4 +1,4 @@
-import { type IdRef, SvcError, shortId } from '@svc/domain';
+import { type IdRef, notFound, SvcError, shortId } from '@svc/domain';
 import { type RawBuilder, sql } from 'kysely';
 
 /** A where-clause for an id column matching a reference: equality for a UUID, a range scan for a prefix. */
@@ -8,7 +8,19 @@ export function idMatches(column: string, ref: IdRef): RawBuilder<boolean> {
     : sql<boolean>`${sql.ref(column)} between ${ref.low}::uuid and ${ref.high}::uuid`;
 }
 
-export function ambiguous(kind: string, ref: IdRef, candidates: { id: string; label: string }[]): SvcError {
+/**
+ * The one row a reference names, from the rows read with idMatches (a few, so that more than one tells):
+ * not_found when none, ambiguous_id listing the candidates when several. `shown` is the reference as the
+ * not_found message quotes it (default: as parsed). Every resolver of an id or prefix ends here.
+ */
+export function onlyMatch<T>(rows: readonly T[], kind: string, ref: IdRef, candidate: (row: T) => { id: string; label: string }, shown = ref.input): T {
+  const [first] = rows;
+  if (first === undefined) throw notFound(kind, shown, ref.field);
+  if (rows.length > 1) throw ambiguous(kind, ref, rows.map(candidate));
+  return first;
+}
+
+function ambiguous(kind: string, ref: IdRef, candidates: { id: string; label: string }[]): SvcError {
   return new SvcError(
     'ambiguous_id',
     `${ref.field}: ${kind} prefix '${ref.input}' matches more than one ${kind}: ${candidates
@@ -17,6 +29,17 @@ export function ambiguous(kind: string, ref: IdRef, candidates: { id: string; la
     { field: ref.field, kind, ref: ref.input, candidates: candidates.map((c) => ({ id: c.id, label: c.label })) },
   );
 }
+
+/** `text` as a LIKE pattern matching itself literally: its backslashes, % and _ escaped. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A LIKE pattern for values starting with `prefix`. */
+export const likeStartsWith = (prefix: string): string => `${likeLiteral(prefix)}%`;
+
+/** A LIKE pattern for values containing `part`. */
+export const likeContains = (part: string): string => `%${likeLiteral(part)}%`;
 
 export function iso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : new Date(value).toISOString();

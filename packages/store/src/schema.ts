@@ -101,7 +101,7 @@ interface ItemsHistoryTable {
   changed_at: Timestamp;
 }
 
-interface AuditLogTable {
+export interface AuditLogTable {
   id: Generated<string>;
   at: Timestamp;
   actor_id: string | null;

@@ -1,6 +1,6 @@
 import { type IdRef, notFound, parseIdRef } from '@svc/domain';
 import type { Kysely } from 'kysely';
-import { ambiguous, idMatches, iso } from './refs.js';
+import { idMatches, iso, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
 
 export interface System {
@@ -37,9 +37,7 @@ export async function resolveSystem(
     .where(idMatches('id', ref))
     .limit(10)
     .execute();
-  const first = rows[0];
-  if (!first) throw notFound('system', raw, field);
-  if (rows.length > 1) throw ambiguous('system', ref, rows.map((r) => ({ id: r.id, label: r.name })));
+  const first = onlyMatch(rows, 'system', ref, (r) => ({ id: r.id, label: r.name }), raw);
   return { ...first, created_at: iso(first.created_at) };
 }
 

@@ -120,7 +120,7 @@ export async function exportRows(
 }
 
 /** Insert rows into a table (columns as given); identity ids are kept when `keepIdentity`. */
-export async function importRows(
+async function importRows(
   db: Kysely<Database>,
   spec: TableSpec,
   columns: string[],

@@ -1,6 +1,6 @@
-import { type IdRef, notFound, type WorkUnitStatus } from '@svc/domain';
+import { type IdRef, type WorkUnitStatus } from '@svc/domain';
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { ambiguous, idMatches, iso, isoOrNull } from './refs.js';
+import { idMatches, iso, isoOrNull, likeContains, likeStartsWith, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
 
 export interface WorkUnit {
@@ -34,10 +34,7 @@ export async function resolveWorkUnit(
   let query = db.selectFrom('work_units').selectAll().where(idMatches('id', ref));
   if (projectId !== undefined) query = query.where('project_id', '=', projectId);
   const rows = await query.limit(10).execute();
-  const first = rows[0];
-  if (!first) throw notFound('work unit', ref.input, ref.field);
-  if (rows.length > 1) throw ambiguous('work unit', ref, rows.map((r) => ({ id: r.id, label: r.title.slice(0, 60) })));
-  return toWorkUnit(first);
+  return toWorkUnit(onlyMatch(rows, 'work unit', ref, (r) => ({ id: r.id, label: r.title.slice(0, 60) })));
 }
 
 /** Lock a work unit row until the end of the transaction (serialises task starts within one unit). */
@@ -78,8 +75,7 @@ export async function findWorkUnitsByKeyword(
 ): Promise<WorkUnit[]> {
   let query = db.selectFrom('work_units').selectAll().where('project_id', '=', projectId);
   if (keyword !== '') {
-    const pattern = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query = query.where('title', 'ilike', pattern);
+    query = query.where('title', 'ilike', likeContains(keyword));
   }
   const rows = await query
     .orderBy((eb) => eb.case().when('status', '=', 'open').then(0).else(1).end())
@@ -100,7 +96,7 @@ export async function workUnitsByIdPrefix(
   limit: number,
 ): Promise<{ id: string; title: string; status: WorkUnitStatus }[]> {
   let query = db.selectFrom('work_units').select(['id', 'title', 'status']);
-  if (f.prefix !== '') query = query.where(sql<boolean>`id::text like ${`${f.prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
+  if (f.prefix !== '') query = query.where(sql<boolean>`id::text like ${likeStartsWith(f.prefix.toLowerCase())}`);
   if (f.project_id !== undefined) query = query.where('project_id', '=', f.project_id);
   return query
     .orderBy(sql`status = 'open'`, 'desc')

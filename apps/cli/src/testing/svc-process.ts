@@ -3,6 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createEmptyPostgresDatabase } from '@svc/service/testing';
+import pg from 'pg';
 
 /**
  * The `svc` binary as `pnpm svc` runs it, for tests that spawn real processes. Test-only (excluded from the
@@ -132,4 +134,37 @@ export function shippedMigrations(): { id: string; release: string }[] {
     .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
     .map((f) => ({ id: f.slice(0, 4), release: /^--\s*release:\s*(\S+)/m.exec(readFileSync(join(dir, f), 'utf8'))?.[1] ?? '?' }));
+}
+
+/** A fresh PostgreSQL database that `svc migrate` set up, the env that points svc at it, and a client on it. */
+export interface MigratedPostgres {
+  env: Env;
+  /** For rows a test seeds or reads directly (items can only be written through the service's tools). */
+  client: pg.Client;
+  /** End the client and drop the database. */
+  close(): Promise<void>;
+}
+
+/** Needs SVC_TEST_DATABASE_URL (createEmptyPostgresDatabase); the caller skips without it. */
+export async function migratedPostgres(): Promise<MigratedPostgres> {
+  const db = await createEmptyPostgresDatabase();
+  if (!db) throw new Error('migratedPostgres needs SVC_TEST_DATABASE_URL');
+  const env = svcEnv({ SVC_DATABASE_URL: db.url });
+  const migrated = await svc(['migrate'], env);
+  if (migrated.code !== 0) throw new Error(`svc migrate failed: ${migrated.stderr}`);
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  return {
+    env,
+    client,
+    async close() {
+      await client.end();
+      await db.drop();
+    },
+  };
+}
+
+/** Seed a decision row directly, with the id given (tests that need known ids or prefixes). */
+export async function seedDecision(client: pg.Client, projectId: string, id: string, title: string): Promise<void> {
+  await client.query("insert into items (id, chain_id, project_id, item_type, title, context) values ($1, $1, $2, 'decision', $3, '{}')", [id, projectId, title]);
 }

@@ -30,6 +30,7 @@ import {
   resolveItem,
   resolveSystem,
   resolveWorkUnit,
+  setChainDeleted,
   supersedeItem,
   touchWorkUnit,
   type Transaction,
@@ -362,6 +363,30 @@ export async function supersede(
     source: ctx.source,
   });
   return { item: next, changed: true };
+}
+
+/**
+ * Soft-delete a chain (or, with deleted false, restore it) and record that in its history under `head`, its
+ * current version: item_delete, item_restore and research_sweep alike.
+ */
+export async function markChainDeleted(
+  ctx: OperationContext,
+  head: Pick<Item, 'project_id' | 'chain_id' | 'id' | 'version'>,
+  deleted: boolean,
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  await setChainDeleted(txOf(ctx), head.chain_id, deleted ? new Date() : null);
+  await recordHistory(ctx.tx, {
+    project_id: head.project_id,
+    chain_id: head.chain_id,
+    item_id: head.id,
+    version: head.version,
+    change_kind: deleted ? 'deleted' : 'restored',
+    semantic_impacts: [],
+    details,
+    actor_id: ctx.actor?.id ?? null,
+    source: ctx.source,
+  });
 }
 
 export { writeLinks };

@@ -3,7 +3,6 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../catalog.js';
-import { createService } from '../service.js';
 import { refusal, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
@@ -382,7 +381,7 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     expect(await svc.store.db.selectFrom('captures').select('id').where('text', '=', 'anonymous').execute()).toEqual([]);
     expect(await svc.store.db.selectFrom('ideas').select('id').where('text', '=', 'anonymous').execute()).toEqual([]);
 
-    const withDefault = createService(svc.store, { defaultActorId: actorId });
+    const withDefault = svc.sibling({ defaultActorId: actorId });
     const { id } = (await withDefault.call('svc_capture_add', { text: 'x', actor_id: other.id }, { source: 'mcp' })) as { id: string };
     const row = await svc.store.db.selectFrom('captures').select('created_by').where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.created_by).toBe(other.id);

@@ -3,6 +3,10 @@ import { z } from 'zod';
 import { projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
+/** What completion completes: the one list MCP's completions ask it for. */
+const COMPLETION_KINDS = ['project', 'item_type', 'work_unit'] as const;
+export type CompletionKind = (typeof COMPLETION_KINDS)[number];
+
 /** MCP caps a completion at 100 values. */
 const MAX_VALUES = 100;
 
@@ -18,7 +22,7 @@ export const completion = defineOperation({
     'Values starting with prefix for one kind of argument: project slugs, item type keys, or work-unit ids (open ' +
     'ones first; only of project_id when given). Returns {values, truncated}.',
   input: z.object({
-    kind: z.enum(['project', 'item_type', 'work_unit']).describe('What the argument names'),
+    kind: z.enum(COMPLETION_KINDS).describe('What the argument names'),
     prefix: z.string().max(200).optional().describe('What has been typed so far (default: nothing)'),
     project_id: projectRef.optional().describe('Only work units of this project'),
     limit: z.number().int().min(1).max(MAX_VALUES).optional().describe(`Maximum values (default and at most ${MAX_VALUES})`),

@@ -1,8 +1,9 @@
 import { itemLifecycleTransition, parseIdRef, SvcError } from '@svc/domain';
-import { recordHistory, resolveItem, resolveProject, setChainDeleted, type Transaction, type Database, lockHead } from '@svc/store';
+import { resolveItem, resolveProject, type Transaction, type Database, lockHead } from '@svc/store';
 import { z } from 'zod';
 import { writeAnswer } from '../answers.js';
 import { itemRef, projectRef } from '../inputs.js';
+import { markChainDeleted } from '../items/write.js';
 import { defineOperation, type OperationContext } from '../operation.js';
 
 const input = z.object({
@@ -17,18 +18,7 @@ async function setDeleted(ctx: OperationContext, raw: z.output<typeof input>, de
   const head = await lockHead(ctx.tx as Transaction<Database>, seen.chain_id);
   if (!head) throw new SvcError('not_found', `item ${raw.item_id} not found`);
   itemLifecycleTransition(head, deleted ? 'delete' : 'restore');
-  await setChainDeleted(ctx.tx as Transaction<Database>, head.chain_id, deleted ? new Date() : null);
-  await recordHistory(ctx.tx, {
-    project_id: head.project_id,
-    chain_id: head.chain_id,
-    item_id: head.id,
-    version: head.version,
-    change_kind: deleted ? 'deleted' : 'restored',
-    semantic_impacts: [],
-    details: {},
-    actor_id: ctx.actor?.id ?? null,
-    source: ctx.source,
-  });
+  await markChainDeleted(ctx, head, deleted);
   ctx.audit({ project_id: head.project_id, target_kind: 'item', target_id: head.chain_id });
   const { head: after } = await resolveItem(ctx.tx, parseIdRef(head.id), { includeDeleted: true });
   return writeAnswer(after);

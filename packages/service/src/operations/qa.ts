@@ -1,4 +1,4 @@
-import { parseIdRef, qaStatusOf, qaTransition } from '@svc/domain';
+import { parseIdRef, QA_COVERAGES, qaStatusOf, qaTransition } from '@svc/domain';
 import { listQaChecks, resolveItem, resolveProject, } from '@svc/store';
 import { z } from 'zod';
 import { ITEM_ANSWER, writeAnswer } from '../answers.js';
@@ -21,7 +21,7 @@ export const qaAdd = defineOperation({
     project_id: projectRef,
     title,
     body: body.optional(),
-    coverage: z.enum(['human_only', 'automated', 'mixed']).optional().describe('Who verifies (default human_only)'),
+    coverage: z.enum(QA_COVERAGES).optional().describe('Who verifies (default human_only)'),
     target_task_ids: z.array(z.string().max(100)).max(100).optional().describe('Tasks this check verifies (ids or prefixes)'),
     target_item_ids: z.array(z.string().max(100)).max(100).optional().describe('Items this check verifies (ids or prefixes)'),
     work_unit_id: z.string().max(100).optional().describe('Work unit the check belongs to (id or prefix)'),

@@ -1,6 +1,7 @@
-import { listExpiredResearch, recordHistory, resolveProject, setChainDeleted, type Database, type Transaction } from '@svc/store';
+import { listExpiredResearch, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import { projectRef } from '../inputs.js';
+import { markChainDeleted } from '../items/write.js';
 import { defineOperation } from '../operation.js';
 
 /** Items one sweep reads and, with soft_delete, deletes; more are left for the next sweep (`remaining`). */
@@ -31,18 +32,7 @@ export const researchSweep = defineOperation({
     const swept = rows.slice(0, MAX_SWEEP);
     if (input.soft_delete) {
       for (const [i, row] of swept.entries()) {
-        await setChainDeleted(ctx.tx as Transaction<Database>, row.chain_id, new Date());
-        await recordHistory(ctx.tx, {
-          project_id: project.id,
-          chain_id: row.chain_id,
-          item_id: row.id,
-          version: row.version,
-          change_kind: 'deleted',
-          semantic_impacts: [],
-          details: { reason: 'research expired' },
-          actor_id: ctx.actor?.id ?? null,
-          source: ctx.source,
-        });
+        await markChainDeleted(ctx, { ...row, project_id: project.id }, true, { reason: 'research expired' });
         ctx.progress(i + 1, swept.length, 'research');
       }
     }

@@ -1,5 +1,8 @@
+import type { Store } from '@svc/store';
 import { type TestBackend, type TestStore, testBackends } from '@svc/store/testing';
-import { createService, type Service } from '../service.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { createService, openServiceAndStore, type Service } from '../service.js';
 
 export { type TestBackend, type TestStore, testBackends };
 export {
@@ -12,7 +15,13 @@ export {
 } from '@svc/store/testing';
 
 export interface TestService extends Service {
+  /** The store beneath, for a test's own assertions on rows (a Service keeps its store to itself). */
   readonly store: TestStore;
+  /**
+   * Another service over the same store, with its own default actor or logger, whose close() leaves the store
+   * open (a server closes its service when it stops; the test's store outlives it).
+   */
+  sibling(options?: { defaultActorId?: string | undefined; logger?: Logger }): Service;
   /** Register an actor and a project for a test; returns their ids. */
   seed(slug?: string): Promise<{ actorId: string; projectId: string; slug: string }>;
   /** Call as a tool over a surface that carries the actor (the seeded one by default). */
@@ -34,6 +43,7 @@ export async function openTestService(backend: TestBackend): Promise<TestService
   return {
     ...service,
     store,
+    sibling: (options = {}) => ({ ...createService(store, options), close: async () => {} }),
     async seed(slug = `p${++counter}`) {
       const actor = (await service.call('actor_add', { email: `${slug}-${counter}@example.test`, name: 'Tester' }, { source: 'cli' })) as {
         id: string;
@@ -50,6 +60,12 @@ export async function openTestService(backend: TestBackend): Promise<TestService
       else await store.db.updateTable(table).set({ updated_at: then }).where('id', '=', id).execute();
     },
   };
+}
+
+/** openService for a test that also reads the rows beneath it: the service, with its store. */
+export async function openServiceForTest(config: Config): Promise<Service & { readonly store: Store }> {
+  const { service, store } = await openServiceAndStore(config);
+  return { ...service, store };
 }
 
 /** A service whose PostgreSQL does not answer (nothing listens on the port): for readiness and fault tests. */

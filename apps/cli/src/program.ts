@@ -293,7 +293,7 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
   ): Command {
     const cmd = parent.command(spec).description(description).option('--json', 'print the result as JSON');
     // Every write takes --actor, decided by the catalog rather than per command (docs/decisions/0020).
-    if (findOperation(operation)?.annotations.readOnlyHint === false) {
+    if (findOperation(operation)?.kind === 'write') {
       cmd.option('--actor <uuid>', 'attribute the write to this actor (default SVC_DEFAULT_ACTOR_ID; else recorded as source cli)');
     }
     configure?.(cmd);

@@ -8,7 +8,7 @@ describe('REST paths and the records operations address', () => {
   it('puts in the path only fields an operation addresses, so an unknown path id is 404 and a body id 400', () => {
     for (const route of ROUTES) {
       const op = findOperation(route.operation);
-      if (!op || op.annotations.readOnlyHint) continue;
+      if (!op || op.kind === 'read') continue;
       const addressed = addressedFields(op);
       for (const param of pathParams(route.path)) expect([route.path, param, addressed.has(param)]).toEqual([route.path, param, true]);
     }

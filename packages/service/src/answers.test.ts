@@ -82,7 +82,7 @@ describe.each(testBackends())('write answers on $name', (backend) => {
 
   it('covers every tool write but the batch save (ids) and page sync (a page)', () => {
     const writes = toolOperations()
-      .filter((op) => !op.annotations.readOnlyHint)
+      .filter((op) => op.kind === 'write')
       .map((op) => op.name)
       .filter((name) => name !== 'svc_save_decisions' && name !== 'svc_page_sync');
     expect(writes.sort()).toEqual(Object.keys(WRITE_TOOLS).sort());

@@ -6,11 +6,17 @@ export { inline, ref } from './markdown.js';
 export { createLogger, type Logger, type LogLevel } from './logger.js';
 export {
   addressedFields,
-  type Annotations,
   type AnyOperation,
   defineOperation,
+  type Hints,
+  type InputOf,
+  type MaintenanceContext,
   type Operation,
   type OperationContext,
+  type OperationKind,
+  type OutputOf,
+  type ReadContext,
+  type WriteContext,
   type Presentation,
   type Source,
   type Surface,

@@ -31,10 +31,8 @@ import {
   resolveWorkUnit,
   supersedeItem,
   touchWorkUnit,
-  type Transaction,
-  type Database,
 } from '@svc/store';
-import type { OperationContext } from '../operation.js';
+import type { WriteContext } from '../operation.js';
 
 /** Item fields as a caller gives them: references not yet resolved. Status is never among them. */
 export interface ItemFields {
@@ -50,10 +48,6 @@ export interface ItemFields {
 export interface LinkRequest {
   type: LinkType;
   target_id: string;
-}
-
-function txOf(ctx: OperationContext): Transaction<Database> {
-  return ctx.tx as Transaction<Database>;
 }
 
 /** What the type rules of tasks and QA checks decide about a version: its unit, context, status, system. */
@@ -72,7 +66,7 @@ interface TypeRuled {
  * names the fields in errors (e.g. `decisions[3].`).
  */
 export async function prepareItemValues(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   fields: ItemFields,
   prefix = '',
@@ -118,7 +112,7 @@ export async function prepareItemValues(
  * serialised), after its last task, in `proposed`. An edit keeps the unit and the status (the `edit`
  * transition) and merges the given context over the head's, so an omitted sort_order is kept.
  */
-async function taskRules(ctx: OperationContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
+async function taskRules(ctx: WriteContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
   const field = `${prefix}work_unit_id`;
   if (head) {
     const status = taskTransition(head.status as TaskStatus, 'edit');
@@ -133,7 +127,7 @@ async function taskRules(ctx: OperationContext, project: Project, fields: ItemFi
   }
   if (!fields.work_unit_id) throw invalidInput(field, 'a task belongs to a work unit: give work_unit_id');
   const found = await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, field), project.id);
-  const unit = await lockWorkUnit(txOf(ctx), found.id);
+  const unit = await lockWorkUnit(ctx.tx, found.id);
   try {
     workUnitTransition(unit.status, 'add_task');
   } catch (error) {
@@ -162,7 +156,7 @@ async function taskRules(ctx: OperationContext, project: Project, fields: ItemFi
  * resolved from any row id or prefix in the project. An edit keeps the status (the `edit` transition: a
  * verdict is final) and merges the given context over the head's.
  */
-async function qaRules(ctx: OperationContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
+async function qaRules(ctx: WriteContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
   const unit = fields.work_unit_id
     ? await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, `${prefix}work_unit_id`), project.id)
     : null;
@@ -216,7 +210,7 @@ function keepVerdict(head: Item, context: Record<string, unknown>, status: strin
  * duplicates; an unknown one is refused naming `${field}[i]`.
  */
 export async function resolveTargetChains(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   refs: string[],
   field: string,
@@ -243,7 +237,7 @@ export async function resolveTargetChains(
 
 /** Resolve link targets in the project to their chain ids; errors name `${prefix}links[i].target_id`. */
 export async function resolveLinkTargets(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   links: LinkRequest[],
   prefix = '',
@@ -265,7 +259,7 @@ export async function resolveLinkTargets(
 }
 
 async function writeLinks(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   fromChainId: string,
   links: { type: LinkType; to_chain_id: string }[],
@@ -285,13 +279,13 @@ async function writeLinks(
 
 /** Create a new item (a new chain): the one creation path for upsert, batches, tasks, checks and promotions. */
 export async function createItem(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   values: ItemValues,
   links: { type: LinkType; to_chain_id: string }[] = [],
   prefix = '',
 ): Promise<Item> {
-  const item = await insertItem(txOf(ctx), values);
+  const item = await insertItem(ctx.tx, values);
   // A new task, check or note in a work unit makes it recently active (the brief orders units by it).
   if (item.work_unit_id) await touchWorkUnit(ctx.tx, item.work_unit_id);
   await recordHistory(ctx.tx, {
@@ -326,8 +320,8 @@ function sameContent(a: Item, b: ItemValues): boolean {
  * Lock the chain's head and check that `namedRowId` is it (optimistic concurrency): an edit names the row it
  * was made against, and if someone superseded that row meanwhile the edit is refused, never merged blindly.
  */
-export async function lockHeadForEdit(ctx: OperationContext, chainId: string, namedRowId: string): Promise<Item> {
-  const head = await lockHead(txOf(ctx), chainId);
+export async function lockHeadForEdit(ctx: WriteContext, chainId: string, namedRowId: string): Promise<Item> {
+  const head = await lockHead(ctx.tx, chainId);
   if (!head) throw new SvcError('not_found', `item ${shortId(namedRowId)} not found`);
   if (head.id !== namedRowId) {
     throw new SvcError(
@@ -344,14 +338,14 @@ export async function lockHeadForEdit(ctx: OperationContext, chainId: string, na
  * semantic impact of the change. Values equal to the head's change nothing and return the head.
  */
 export async function supersede(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   head: Item,
   values: ItemValues,
   extraImpacts: string[] = [],
 ): Promise<{ item: Item; changed: boolean }> {
   if (sameContent(head, values)) return { item: head, changed: false };
-  const next = await supersedeItem(txOf(ctx), head, { ...values, created_by: ctx.actor?.id ?? null }, rewritesContent(head, values));
+  const next = await supersedeItem(ctx.tx, head, { ...values, created_by: ctx.actor?.id ?? null }, rewritesContent(head, values));
   const computed = classifySemanticImpact(head, next);
   const impacts = [...new Set([...computed, ...extraImpacts])];
   await recordHistory(ctx.tx, {

@@ -1,9 +1,9 @@
 import { parseIdRef, SvcError, shortId } from '@svc/domain';
-import { recordHistory, resolveItem, resolveProject, setChainDeleted, type Transaction, type Database, lockHead } from '@svc/store';
+import { recordHistory, resolveItem, resolveProject, setChainDeleted, lockHead } from '@svc/store';
 import { z } from 'zod';
 import { writeAnswer } from '../answers.js';
 import { itemRef, projectRef } from '../inputs.js';
-import { defineOperation, type OperationContext } from '../operation.js';
+import { defineOperation, type WriteContext } from '../operation.js';
 
 const input = z.object({
   item_id: itemRef,
@@ -11,10 +11,10 @@ const input = z.object({
 });
 
 /** Soft delete and restore: mark every row of the chain, and record it in history. */
-async function setDeleted(ctx: OperationContext, raw: z.output<typeof input>, deleted: boolean) {
+async function setDeleted(ctx: WriteContext, raw: z.output<typeof input>, deleted: boolean) {
   const projectId = raw.project_id ? (await resolveProject(ctx.tx, raw.project_id)).id : undefined;
   const { head: seen } = await resolveItem(ctx.tx, parseIdRef(raw.item_id, 'item_id'), { projectId, includeDeleted: true });
-  const head = await lockHead(ctx.tx as Transaction<Database>, seen.chain_id);
+  const head = await lockHead(ctx.tx, seen.chain_id);
   if (!head) throw new SvcError('not_found', `item ${raw.item_id} not found`);
   if ((head.deleted_at !== null) === deleted) {
     throw new SvcError('refused_transition', `item ${shortId(head.id)} is already ${deleted ? 'deleted' : 'not deleted'}`, {
@@ -22,7 +22,7 @@ async function setDeleted(ctx: OperationContext, raw: z.output<typeof input>, de
       state: deleted ? 'deleted' : 'active',
     });
   }
-  await setChainDeleted(ctx.tx as Transaction<Database>, head.chain_id, deleted ? new Date() : null);
+  await setChainDeleted(ctx.tx, head.chain_id, deleted ? new Date() : null);
   await recordHistory(ctx.tx, {
     project_id: head.project_id,
     chain_id: head.chain_id,
@@ -45,7 +45,8 @@ export const itemDelete = defineOperation({
   title: 'Soft-delete an item',
   description: 'Soft-delete an item (its whole chain): hidden from search, brief, resume and impact; restorable.',
   input,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: true, idempotentHint: false },
   run: (ctx, raw) => setDeleted(ctx, raw, true),
 });
 
@@ -55,6 +56,7 @@ export const itemRestore = defineOperation({
   title: 'Restore a deleted item',
   description: 'Undo a soft delete of an item (its whole chain).',
   input,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   run: (ctx, raw) => setDeleted(ctx, raw, false),
 });

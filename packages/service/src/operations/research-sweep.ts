@@ -1,4 +1,4 @@
-import { listExpiredResearch, recordHistory, resolveProject, setChainDeleted, type Database, type Transaction } from '@svc/store';
+import { listExpiredResearch, recordHistory, resolveProject, setChainDeleted } from '@svc/store';
 import { z } from 'zod';
 import { projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -22,7 +22,8 @@ export const researchSweep = defineOperation({
     project_id: projectRef,
     soft_delete: z.boolean().optional().describe('Soft-delete the expired items (default: only list them)'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: true, idempotentHint: true },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const ttl = project.settings.research.ttl_days;
@@ -31,7 +32,7 @@ export const researchSweep = defineOperation({
     const swept = rows.slice(0, MAX_SWEEP);
     if (input.soft_delete) {
       for (const [i, row] of swept.entries()) {
-        await setChainDeleted(ctx.tx as Transaction<Database>, row.chain_id, new Date());
+        await setChainDeleted(ctx.tx, row.chain_id, new Date());
         await recordHistory(ctx.tx, {
           project_id: project.id,
           chain_id: row.chain_id,

@@ -22,7 +22,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { fromDatabase } from '../errors.js';
 import { isIsoTime, projectRef } from '../inputs.js';
-import { defineOperation, type OperationContext } from '../operation.js';
+import { defineOperation, type ReadContext, type WriteContext } from '../operation.js';
 import { validateProjectSettings } from './project-config.js';
 
 /** The export format: JSON Lines, a header, one record per row, an end record. Bump on any change. */
@@ -40,8 +40,8 @@ interface Header {
 }
 
 /** The lines of an export: the header, one record per row of `tables` (the project's, or the inbox's), the end. */
-async function exportLines(ctx: OperationContext, tables: readonly TableSpec[], projectId: string | null, scope: Pick<Header, 'project' | 'inbox'>) {
-  const status = await migrationStatus(ctx.tx);
+async function exportLines(ctx: ReadContext, tables: readonly TableSpec[], projectId: string | null, scope: Pick<Header, 'project' | 'inbox'>) {
+  const status = await migrationStatus(ctx.db);
   const header: Header = {
     format: FORMAT,
     format_version: FORMAT_VERSION,
@@ -52,8 +52,8 @@ async function exportLines(ctx: OperationContext, tables: readonly TableSpec[], 
   const lines = [JSON.stringify(header)];
   const counts: Record<string, number> = {};
   for (const [i, spec] of tables.entries()) {
-    const columns = await tableColumns(ctx.tx, spec);
-    const rows = await exportRows(ctx.tx, spec, columns, projectId);
+    const columns = await tableColumns(ctx.db, spec);
+    const rows = await exportRows(ctx.db, spec, columns, projectId);
     for (const row of rows) lines.push(JSON.stringify({ type: spec.kind, ...row }));
     counts[spec.kind] = rows.length;
     ctx.progress(i + 1, tables.length, spec.kind);
@@ -72,10 +72,11 @@ export const projectExport = defineOperation({
     'into it (redacted ones masked) and their bridge rows, ideas, glossary, sync jobs, audit, settings and the ' +
     'actors they name — and an end record.',
   input: z.object({ project_id: projectRef }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   snapshot: true,
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
+    const project = await resolveProject(ctx.db, input.project_id);
     return exportLines(ctx, TABLES, project.id, { project: project.slug });
   },
 });
@@ -89,7 +90,8 @@ export const inboxExport = defineOperation({
     'under no project and promoted into none (redacted ones masked), the actors they name, and an end record. ' +
     "A promoted capture travels with its project's export instead.",
   input: z.object({}),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   snapshot: true,
   async run(ctx) {
     return exportLines(ctx, INBOX_TABLES, null, { inbox: true });
@@ -254,7 +256,8 @@ export const projectImport = defineOperation({
     lines: z.array(z.string()).describe('The export file, one string per line, without the line breaks'),
     as_slug: z.string().max(63).optional().describe('Import as a new project with this slug, with fresh ids'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const lines = input.lines.at(-1) === '' ? input.lines.slice(0, -1) : input.lines;
     let total = 0;
@@ -325,7 +328,7 @@ export const projectImport = defineOperation({
       ids = new Map();
     }
 
-    const tx = ctx.tx as Kysely<Database>;
+    const { tx } = ctx;
     // The search index is built once at the end, not row by row.
     await deferSearchIndex(tx);
     let done = 0;
@@ -578,7 +581,7 @@ function checkCapture(r: Record_, promoted: boolean): void {
  * trust rules as a project file (docs/decisions/0014): only those kinds, references inside the file, redacted
  * captures masked, and no capture id that exists here already (it would be someone else's capture).
  */
-async function importInbox(ctx: OperationContext, records: Record_[], columns: Map<string, ColumnType[]>, asSlug: string | undefined) {
+async function importInbox(ctx: WriteContext, records: Record_[], columns: Map<string, ColumnType[]>, asSlug: string | undefined) {
   if (asSlug !== undefined) throw new SvcError('invalid_input', 'as_slug: the file is the shared inbox, which belongs to no project; import it without --as', { field: 'as_slug' });
   for (const r of records) {
     if (r.spec.kind !== 'actor' && r.spec.kind !== 'capture') {
@@ -606,7 +609,7 @@ async function importInbox(ctx: OperationContext, records: Record_[], columns: M
       });
     }
   }
-  const tx = ctx.tx as Kysely<Database>;
+  const { tx } = ctx;
   for (const spec of INBOX_TABLES) {
     const group = records.filter((r) => r.spec.kind === spec.kind);
     const cols = (columns.get(spec.kind) ?? []).map((c) => c.name);

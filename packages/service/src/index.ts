@@ -1,5 +1,5 @@
 export { type Actor, type ErrorCode, type Item, isSvcError, type Project, SvcError, shortId } from '@svc/domain';
-export { catalog, findOperation, toolOperations } from './catalog.js';
+export { catalog, findOperation, ops, toolOperations } from './catalog.js';
 export { type Config, loadConfig } from './config.js';
 export { fromDatabase } from './errors.js';
 export { inline, ref } from './markdown.js';

@@ -129,9 +129,9 @@ export type Operation<I extends z.ZodObject = z.ZodObject, O = unknown, N extend
 
 export type AnyOperation = Operation<z.ZodObject, unknown>;
 
-/** The input a caller may give an operation (before defaults and normalisation) and the answer it gets. */
-export type InputOf<Op> = Op extends Operation<infer I, unknown, string> ? z.input<I> : never;
-export type OutputOf<Op> = Op extends Operation<z.ZodObject, infer O, string> ? O : never;
+/** The input a caller may give an operation (before defaults), and the answer it gets. */
+export type InputOf<Op> = Op extends { readonly input: infer I extends z.ZodObject } ? z.input<I> : never;
+export type OutputOf<Op> = Op extends { run(ctx: never, input: never): Promise<infer O> } ? O : never;
 
 const ID_FIELDS = new Set(['project_id', 'item_id', 'work_unit_id', 'task_id', 'qa_id', 'capture_id', 'idea_id', 'term_id']);
 

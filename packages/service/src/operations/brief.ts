@@ -17,7 +17,7 @@ import { defineOperation } from '../operation.js';
 export const BRIEF_DEFAULT_CHARS = 2_000;
 export const BRIEF_MAX_CHARS = 50_000;
 
-interface Brief {
+export interface Brief {
   project: Pick<Project, 'id' | 'slug' | 'name'>;
   work_units: WorkUnitSummary[];
   recent_items: RecentItem[];

@@ -15,7 +15,7 @@ interface RuleResult {
   truncated: boolean;
 }
 
-interface CheckResult {
+export interface CheckResult {
   project: { id: string; slug: string };
   threshold: Severity;
   ran: string[];

@@ -9,7 +9,7 @@ import { decisionLines } from './page-sync.js';
 /** Superseded items named per decision. */
 const MAX_SUPERSEDED = 10;
 
-interface DecisionList {
+export interface DecisionList {
   project: Pick<Project, 'id' | 'slug' | 'name'>;
   decisions: DecisionEntry[];
   truncated: boolean;

@@ -34,7 +34,7 @@ export const glossaryGroupAdd = defineOperation({
   },
 });
 
-function termOperation(name: string, status: 'accepted' | 'proposed', description: string) {
+function termOperation<const N extends string>(name: N, status: 'accepted' | 'proposed', description: string) {
   return defineOperation({
     name,
     surface: 'operator',
@@ -42,7 +42,7 @@ function termOperation(name: string, status: 'accepted' | 'proposed', descriptio
     description,
     input: z.object({ project_id: projectRef, group: groupName, term: termText }),
     kind: 'write',
-  annotations: { destructiveHint: false, idempotentHint: false },
+    annotations: { destructiveHint: false, idempotentHint: false },
     async run(ctx, input) {
       const project = await resolveProject(ctx.tx, input.project_id);
       const group = await findGroupByName(ctx.tx, project.id, input.group);

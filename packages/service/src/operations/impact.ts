@@ -7,7 +7,7 @@ import { defineOperation } from '../operation.js';
 
 const MAX_ENTRIES = 200;
 
-interface Impact {
+export interface Impact {
   item: { id: string; chain_id: string; title: string; item_type: string };
   depth: number;
   direction: ImpactDirection;

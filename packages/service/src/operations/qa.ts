@@ -83,7 +83,7 @@ export const qaListPending = defineOperation({
   },
 });
 
-function decide(name: 'svc_qa_pass' | 'svc_qa_fail', trigger: 'pass' | 'fail') {
+function decide<const N extends 'svc_qa_pass' | 'svc_qa_fail'>(name: N, trigger: 'pass' | 'fail') {
   return defineOperation({
     name,
     surface: 'tool',
@@ -95,7 +95,7 @@ function decide(name: 'svc_qa_pass' | 'svc_qa_fail', trigger: 'pass' | 'fail') {
       project_id: scopeField,
     }),
     kind: 'write',
-  annotations: { destructiveHint: false, idempotentHint: false },
+    annotations: { destructiveHint: false, idempotentHint: false },
     async run(ctx, input) {
       const check = await lockItemOfType(ctx, input.qa_id, 'qa_check', await scope(ctx.tx, input.project_id), 'qa_id');
       const next = qaTransition(check.status as QaStatus, trigger);

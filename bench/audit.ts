@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { int, type Rng, type Vocabulary } from './corpus.js';
 import { type Stats, timeRounds } from './measure.js';
 import { count, DAY, insertRows, itemRows, type ProjectRef, type Row } from './seed.js';
+import { ops } from '@svc/service';
 
 /**
  * The audit half of the benchmark: a link graph and QA checks over the measured project, then svc_impact at
@@ -177,7 +178,7 @@ export async function measureAudit(
   log: (message: string) => void,
 ): Promise<AuditResult> {
   const cli = { source: 'cli' as const };
-  const impactCall = (id: string) => service.call('svc_impact', { project_id: project.id, item_id: id, depth: DEPTH }, cli);
+  const impactCall = (id: string) => service.call(ops.svc_impact, { project_id: project.id, item_id: id, depth: DEPTH }, cli);
   const { sample, busiest } = await starts(db, project);
   const reached = async (ids: string[]) => {
     const totals: number[] = [];
@@ -199,7 +200,7 @@ export async function measureAudit(
     impact.push({ name: s.name, stress: s.stress, starts: s.ids.length, reached: await reached(s.ids), stats: impactStats[i] as Stats });
   }
 
-  const checkCall = (rule?: string) => () => service.call('svc_check', { project_id: project.id, ...(rule ? { rule } : {}) }, cli);
+  const checkCall = (rule?: string) => () => service.call(ops.svc_check, { project_id: project.id, ...(rule ? { rule } : {}) }, cli);
   const full = (await checkCall()()) as { counts: Record<'error' | 'warn' | 'info', number>; ran: string[]; results: { rule: string; total: number }[] };
   log(`  timing svc_check with every rule (${full.ran.length} rules)`);
   const [check] = await timeRounds([checkCall()], { iterations: budget.checkIterations, warmup: 2, rounds: 1 });

@@ -2,6 +2,7 @@ import { expandableTerms, parseQuery, planQuery, type TsPlan } from '@svc/domain
 import type { Service } from '@svc/service';
 import { type Database, glossarySynonyms, type Kysely, tsquery } from '@svc/store';
 import { sql } from 'kysely';
+import { ops } from '@svc/service';
 
 export interface Stats {
   n: number;
@@ -108,11 +109,11 @@ export async function prepare(db: Kysely<Database>, projectId: string, shape: Sh
 }
 
 export function searchCall(service: Service, projectId: string, shape: Shape): () => Promise<unknown> {
-  return () => service.call('svc_item_search', { project_id: projectId, query: shape.query, limit: ONE }, { source: 'cli' });
+  return () => service.call(ops.svc_item_search, { project_id: projectId, query: shape.query, limit: ONE }, { source: 'cli' });
 }
 
 export function briefCall(service: Service, projectId: string): () => Promise<unknown> {
-  return () => service.call('svc_brief', { project_id: projectId }, { source: 'cli' });
+  return () => service.call(ops.svc_brief, { project_id: projectId }, { source: 'cli' });
 }
 
 /** The baselines of one shape (bare GIN match, plain ranked query) and how much of the exact top 20 svc keeps. */

@@ -43,7 +43,7 @@ export interface PeerResult {
 }
 
 /** Install the peer into `dir` unless it is there; the reason it cannot run, or undefined when it can. */
-export function installPeer(dir: string, log: (m: string) => void): string | undefined {
+function installPeer(dir: string, log: (m: string) => void): string | undefined {
   const entry = join(dir, 'node_modules', PEER.name, 'dist', 'index.js');
   if (!existsSync(entry)) {
     log(`peer: installing ${PEER.name}@${PEER.version} and ${PEER.sqlite} into ${dir} (outside the repository)`);

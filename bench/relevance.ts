@@ -1,4 +1,4 @@
-import { createService } from '@svc/service';
+import { createService, ops } from '@svc/service';
 import { migrate, openStore } from '@svc/store';
 import { sql } from 'kysely';
 import { int, itemText, rng, SEED, uuid, type Vocabulary, words } from './corpus.js';
@@ -90,7 +90,7 @@ export async function measureRelevance(
     const refScores = { ndcg10: 0, recall20: 0 };
     let agree = 0;
     for (const { query, grades } of judged) {
-      const out = (await service.call('svc_item_search', { project_id: project.id, query, limit: 20 }, { source: 'cli' })) as {
+      const out = (await service.call(ops.svc_item_search, { project_id: project.id, query, limit: 20 }, { source: 'cli' })) as {
         items: { id: string }[];
       };
       const got = out.items.map((x) => x.id);

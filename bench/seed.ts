@@ -2,6 +2,7 @@ import type { Service } from '@svc/service';
 import type { Database, Kysely } from '@svc/store';
 import { type RawBuilder, sql } from 'kysely';
 import { int, itemText, type Rng, uuid, type Vocabulary } from './corpus.js';
+import { ops } from '@svc/service';
 
 /**
  * Seeding goes straight to SQL in batches (unnest over column arrays): the service would take hours for a
@@ -29,7 +30,7 @@ export interface ProjectRef {
 export async function createProjects(service: Service, slugs: string[]): Promise<ProjectRef[]> {
   const out: ProjectRef[] = [];
   for (const slug of slugs) {
-    const p = (await service.call('project_create', { slug, name: `Bench ${slug}` }, { source: 'cli' })) as { id: string };
+    const p = (await service.call(ops.project_create, { slug, name: `Bench ${slug}` }, { source: 'cli' })) as { id: string };
     out.push({ id: p.id, slug });
   }
   return out;
@@ -38,8 +39,8 @@ export async function createProjects(service: Service, slugs: string[]): Promise
 /** Glossary groups through the service (there are few, and the operations are the real path). */
 export async function seedGlossary(service: Service, project: string, groups: Record<string, string[]>): Promise<void> {
   for (const [name, terms] of Object.entries(groups)) {
-    await service.call('glossary_group_add', { project_id: project, name }, { source: 'cli' });
-    for (const term of terms) await service.call('glossary_term_add', { project_id: project, group: name, term }, { source: 'cli' });
+    await service.call(ops.glossary_group_add, { project_id: project, name }, { source: 'cli' });
+    for (const term of terms) await service.call(ops.glossary_term_add, { project_id: project, group: name, term }, { source: 'cli' });
   }
 }
 

@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createService, type Service } from '@svc/service';
+import { createService, ops, type Service } from '@svc/service';
 import { type Database, type Kysely, MIGRATIONS_DIR, migrate, openStore, type Store } from '@svc/store';
 import { sql } from 'kysely';
 import { itemText, rng, SEED, type Vocabulary } from './corpus.js';
@@ -128,7 +128,7 @@ export async function measureWrites(
         for (let i = 0; i < n; i++) {
           const { title, body } = itemText(v, r);
           await timed(async () => {
-            const out = (await side.service.call('svc_item_upsert', { project_id: side.project.id, title, body }, { source: 'cli' })) as { id: string };
+            const out = (await side.service.call(ops.svc_item_upsert, { project_id: side.project.id, title, body }, { source: 'cli' })) as { id: string };
             mine.push(out.id);
           }, round === 0 ? undefined : side.createMs);
         }
@@ -136,7 +136,7 @@ export async function measureWrites(
         for (const id of mine) {
           const { body } = itemText(v, r);
           await timed(
-            () => side.service.call('svc_item_upsert', { project_id: side.project.id, item_id: id, body }, { source: 'cli' }),
+            () => side.service.call(ops.svc_item_upsert, { project_id: side.project.id, item_id: id, body }, { source: 'cli' }),
             round === 0 ? undefined : side.editMs,
           );
         }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Route } from '@svc/http';
-import { type Answer, send } from '@svc/http/testing';
+import { send } from '@svc/http/testing';
 import type { listTools } from '@svc/mcp';
 import { createLogger, loadConfig, openService } from '@svc/service';
 import fc from 'fast-check';

@@ -130,7 +130,7 @@ export function addCommands(root: Command, table: readonly CommandEntry[], cli: 
     cmd.description(entry.description);
     if (isOperation(entry)) {
       cmd.option('--json', 'print the result as JSON');
-      if (findOperation(entry.operation)?.annotations.readOnlyHint === false) {
+      if (findOperation(entry.operation)?.kind === 'write') {
         cmd.option('--actor <uuid>', 'attribute the write to this actor (default SVC_DEFAULT_ACTOR_ID; else recorded as source cli)');
       }
     }

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, openService } from '@svc/service';
+import { type AnyOperation, type InputOf, loadConfig, ops, openService } from '@svc/service';
 import { createEmptyPostgresDatabase } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, svc, svcEnv } from './testing/svc-process.js';
@@ -94,14 +94,14 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     // one promoted into it from the inbox and redacted, and the inbox's own, one of them redacted.
     const service = await openService(loadConfig(env));
     try {
-      const call = (name: string, input: Record<string, unknown>) => service.call(name, input, { source: 'cli' }) as Promise<{ id: string }>;
-      await call('svc_capture_add', { text: 'filed under carry', project_id: 'carry' });
-      const promoted = await call('svc_capture_add', { text: 'carry swordfish' });
-      await call('svc_capture_promote', { capture_id: promoted.id, project_id: 'carry', title: 'Promoted' });
-      await call('svc_capture_redact', { capture_id: promoted.id });
-      await call('svc_capture_add', { text: 'left in the inbox' });
-      const secret = await call('svc_capture_add', { text: 'inbox swordfish' });
-      await call('svc_capture_redact', { capture_id: secret.id });
+      const call = <Op extends AnyOperation>(op: Op, input: InputOf<Op>) => service.call(op, input, { source: 'cli' });
+      await call(ops.svc_capture_add, { text: 'filed under carry', project_id: 'carry' });
+      const promoted = await call(ops.svc_capture_add, { text: 'carry swordfish' });
+      await call(ops.svc_capture_promote, { capture_id: promoted.id, project_id: 'carry', title: 'Promoted' });
+      await call(ops.svc_capture_redact, { capture_id: promoted.id });
+      await call(ops.svc_capture_add, { text: 'left in the inbox' });
+      const secret = await call(ops.svc_capture_add, { text: 'inbox swordfish' });
+      await call(ops.svc_capture_redact, { capture_id: secret.id });
     } finally {
       await service.close();
     }

@@ -45,7 +45,7 @@ describe('the svc command tree', () => {
     ];
     const seen = commands.map(([path, operation]) => ({
       path,
-      writes: findOperation(operation)?.annotations.readOnlyHint === false,
+      writes: findOperation(operation)?.kind === 'write',
       actor: find(path.split(' ')).options.some((o) => o.long === '--actor'),
     }));
     expect(seen.filter((c) => c.writes).length).toBeGreaterThan(10);

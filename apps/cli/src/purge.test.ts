@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '@svc/service';
+import { loadConfig, ops, } from '@svc/service';
 import { createEmptyPostgresDatabase, openServiceForTest } from '@svc/service/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Env, freshDataDir, svc, svcEnv } from './testing/svc-process.js';
@@ -67,10 +67,10 @@ describe.each(backends)('svc purge on $name', (backend) => {
     const service = await openServiceForTest(loadConfig(env));
     let before: Record<string, string>;
     try {
-      await service.call('project_create', { slug: 'purge' }, { source: 'cli' });
-      const capture = (await service.call('svc_capture_add', { text: `the key is ${marker}` }, { source: 'cli' })) as { id: string };
-      await service.call('svc_capture_promote', { capture_id: capture.id, project_id: 'purge', title: `Key ${marker}` }, { source: 'cli' });
-      await service.call('svc_capture_redact', { capture_id: capture.id }, { source: 'cli' });
+      await service.call(ops.project_create, { slug: 'purge' }, { source: 'cli' });
+      const capture = (await service.call(ops.svc_capture_add, { text: `the key is ${marker}` }, { source: 'cli' })) as { id: string };
+      await service.call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'purge', title: `Key ${marker}` }, { source: 'cli' });
+      await service.call(ops.svc_capture_redact, { capture_id: capture.id }, { source: 'cli' });
       before = await filenodes(service);
     } finally {
       await service.close();

@@ -1,4 +1,4 @@
-import { addressedFields, findOperation } from '@svc/service';
+import { addressedFields, findOperation, ops } from '@svc/service';
 import { openTestService, openUnreachableService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from './app.js';
@@ -8,7 +8,7 @@ describe('REST paths and the records operations address', () => {
   it('puts in the path only fields an operation addresses, so an unknown path id is 404 and a body id 400', () => {
     for (const route of ROUTES) {
       const op = findOperation(route.operation);
-      if (!op || op.annotations.readOnlyHint) continue;
+      if (!op || op.kind === 'read') continue;
       const addressed = addressedFields(op);
       for (const param of pathParams(route.path)) expect([route.path, param, addressed.has(param)]).toEqual([route.path, param, true]);
     }
@@ -86,14 +86,14 @@ describe.each(testBackends())('HTTP impact and checks on $name', (backend) => {
     await svc.store.reset();
     const { actorId } = await svc.seed('web');
     const call = svc.as(actorId);
-    const a = (await call('svc_item_upsert', { project_id: 'web', title: 'A' })) as { id: string };
-    const b = (await call('svc_item_upsert', { project_id: 'web', title: 'B' })) as { id: string };
-    await call('link_add', { project_id: 'web', from_id: a.id, type: 'blocks', to_id: b.id });
+    const a = (await call(ops.svc_item_upsert, { project_id: 'web', title: 'A' })) as { id: string };
+    const b = (await call(ops.svc_item_upsert, { project_id: 'web', title: 'B' })) as { id: string };
+    await call(ops.link_add, { project_id: 'web', from_id: a.id, type: 'blocks', to_id: b.id });
     const app = createHttpApp(svc);
     const response = await app.request(`/items/${a.id.slice(0, 8)}/impact?project_id=web&depth=9`);
     expect(response.status).toBe(200);
     const body = (await response.json()) as { depth: number; reachable: { id: string; link_type: string }[] };
-    expect(body).toEqual(await call('svc_impact', { project_id: 'web', item_id: a.id, depth: 9 }));
+    expect(body).toEqual(await call(ops.svc_impact, { project_id: 'web', item_id: a.id, depth: 9 }));
     expect(body.depth).toBe(5);
     expect(body.reachable.map((r) => [r.id, r.link_type])).toEqual([[b.id, 'blocks']]);
     const missing = await app.request('/items/ffffffff/impact?project_id=web');
@@ -106,15 +106,15 @@ describe.each(testBackends())('HTTP impact and checks on $name', (backend) => {
     const { actorId } = await svc.seed('web');
     const other = await svc.seed('web-other');
     const call = svc.as(actorId);
-    const db = (await call('svc_item_upsert', { project_id: 'web', title: 'Use PostgreSQL' })) as { id: string };
-    const cache = (await call('svc_item_upsert', { project_id: 'web', title: 'Cache', links: [{ type: 'depends', target_id: db.id }] })) as { id: string };
-    const elsewhere = (await svc.as(other.actorId)('svc_item_upsert', { project_id: 'web-other', title: 'Elsewhere' })) as { id: string };
+    const db = (await call(ops.svc_item_upsert, { project_id: 'web', title: 'Use PostgreSQL' })) as { id: string };
+    const cache = (await call(ops.svc_item_upsert, { project_id: 'web', title: 'Cache', links: [{ type: 'depends', target_id: db.id }] })) as { id: string };
+    const elsewhere = (await svc.as(other.actorId)(ops.svc_item_upsert, { project_id: 'web-other', title: 'Elsewhere' })) as { id: string };
     const app = createHttpApp(svc);
 
     const byUuid = await app.request(`/items/${cache.id}/impact`);
     expect(byUuid.status).toBe(200);
     const body = (await byUuid.json()) as { direction: string; reachable: { id: string }[] };
-    expect(body).toEqual(await call('svc_impact', { project_id: 'web', item_id: cache.id }));
+    expect(body).toEqual(await call(ops.svc_impact, { project_id: 'web', item_id: cache.id }));
     expect(body.direction).toBe('outgoing');
     expect(body.reachable.map((r) => r.id)).toEqual([db.id]);
     const byPrefix = await app.request(`/items/${elsewhere.id.slice(0, 8)}/impact`);
@@ -161,7 +161,7 @@ describe.each(testBackends())('HTTP impact and checks on $name', (backend) => {
   it('answers GET /checks with findings as JSON and 400 for an unknown rule', async () => {
     await svc.store.reset();
     const { actorId } = await svc.seed('web');
-    await svc.as(actorId)('svc_item_upsert', { project_id: 'web', title: 'Empty', body: '' });
+    await svc.as(actorId)(ops.svc_item_upsert, { project_id: 'web', title: 'Empty', body: '' });
     const app = createHttpApp(svc);
     const response = await app.request('/checks?project_id=web&rule=empty-decision');
     expect(response.status).toBe(200);

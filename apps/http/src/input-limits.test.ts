@@ -1,3 +1,4 @@
+import { ops } from '@svc/service';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, startHttpServer } from './server.js';
@@ -89,7 +90,7 @@ describe.each(testBackends())('hostile input against a listening server on $name
   });
 
   it('runs a type schema pattern ^(a+)+$ on a linear engine: a catastrophic input is an ordinary 400, /health stays up', async () => {
-    await svc.call('type_add', { key: 'ticket', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } } }, { source: 'cli' });
+    await svc.call(ops.type_add, { key: 'ticket', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } } }, { source: 'cli' });
     // About 2^40 backtracking steps on JavaScript's RegExp: this answers at all only on a linear-time engine.
     const writes = Array.from({ length: 3 }, () =>
       post('/projects/probe/items', JSON.stringify({ item_type: 'ticket', title: 'T', context: { code: `${'a'.repeat(40)}!` } })),
@@ -104,7 +105,7 @@ describe.each(testBackends())('hostile input against a listening server on $name
   });
 
   it('answers a long OR query over a 500-term glossary group with results and expansion_cut, not 503', async () => {
-    const group = (await svc.call('glossary_group_add', { project_id: 'probe', name: 'big' }, { source: 'cli' })) as { id: string; project_id: string };
+    const group = (await svc.call(ops.glossary_group_add, { project_id: 'probe', name: 'big' }, { source: 'cli' })) as { id: string; project_id: string };
     const terms = Array.from({ length: 500 }, (_, i) => `term${i}`);
     await svc.store.db
       .insertInto('glossary_terms')

@@ -70,7 +70,7 @@ export function buildOpenApi(): Record<string, unknown> {
         required: required.length > 0,
         content: { 'application/json': { schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) } } },
       };
-      if (!op.annotations.readOnlyHint) {
+      if (op.kind === 'write') {
         parameters.push({ name: 'X-Actor', in: 'header', required: false, schema: { type: 'string', format: 'uuid' }, description: 'Acting actor (else SVC_DEFAULT_ACTOR_ID, else 400)' });
       }
     }

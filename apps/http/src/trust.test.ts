@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { createLogger, type Service } from '@svc/service';
+import { type CallContext, createLogger, ops, type Service } from '@svc/service';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningHttpServer, startHttpServer } from './server.js';
@@ -39,7 +39,7 @@ describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
     svc = await openTestService(backend);
     await svc.store.reset();
     seeded = await svc.seed('pa');
-    other = ((await svc.call('actor_add', { email: 'other@example.test' }, { source: 'cli' })) as { id: string }).id;
+    other = ((await svc.call(ops.actor_add, { email: 'other@example.test' }, { source: 'cli' })) as { id: string }).id;
     logs = [];
     const logger = createLogger('info', { write: (line) => logs.push(JSON.parse(line) as LogLine) });
     // close() of a server closes its service: give each server a service of its own over the shared store.
@@ -180,8 +180,8 @@ describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
   it('runs a JSON-RPC batch of 100 calls a few at a time, so a concurrent request is answered before it ends', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
-      const links = ids.slice(-3).map((target_id) => ({ type: 'depends', target_id }));
-      ids.push(((await svc.as(seeded.actorId)('svc_item_upsert', { project_id: 'pa', title: `Node ${i}`, links })) as { id: string }).id);
+      const links = ids.slice(-3).map((target_id) => ({ type: 'depends' as const, target_id }));
+      ids.push(((await svc.as(seeded.actorId)(ops.svc_item_upsert, { project_id: 'pa', title: `Node ${i}`, links })) as { id: string }).id);
     }
     let inFlight = 0;
     let most = 0;
@@ -192,7 +192,7 @@ describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
     const base = svc.sibling();
     const counting: Service = {
       ...base,
-      async call(name, input, call) {
+      call: (async (name: string, input: unknown, call: CallContext) => {
         if (call.source !== 'mcp') return base.call(name, input, call);
         inFlight++;
         most = Math.max(most, inFlight);
@@ -202,7 +202,7 @@ describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
         } finally {
           inFlight--;
         }
-      },
+      }) as Service['call'],
       close: async () => {},
     };
     const server = await startHttpServer(counting, { host: '127.0.0.1', port: 0 });

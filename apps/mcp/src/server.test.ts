@@ -3,6 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpServer, TOOLS_LIST_BUDGET } from './server.js';
+import { ops } from '@svc/service';
 
 /** An MCP client linked in memory to a server over `svc`, acting as `actorId`. */
 async function connectClient(svc: TestService, actorId: string): Promise<Client> {
@@ -93,7 +94,7 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as { id: string };
     expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(structured);
-    const shown = (await svc.call('item_show', { item_id: structured.id }, { source: 'test' })) as { item: { created_by: string } };
+    const shown = (await svc.call(ops.item_show, { item_id: structured.id }, { source: 'test' })) as { item: { created_by: string } };
     expect(shown.item.created_by).toBe(seeded.actorId);
   });
 
@@ -143,7 +144,7 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     const task = (await json('svc_task_add', { work_unit_id: unit.id, title: 'Task', body: 'Steps' })).data;
     const cleared = await json('svc_task_edit', { task_id: task.id, body: null });
     expect(cleared.isError).toBeFalsy();
-    const shown = (await svc.call('item_show', { item_id: cleared.data.id }, { source: 'test' })) as { item: Record<string, unknown> };
+    const shown = await svc.call(ops.item_show, { item_id: cleared.data.id }, { source: 'test' });
     expect(shown.item).toMatchObject({ body: '', title: 'Task' });
     expect(cleared.data.id).not.toBe(task.id);
     const refused = await json('svc_task_edit', { task_id: cleared.data.id, title: null });
@@ -305,8 +306,8 @@ describe.each(testBackends())('MCP resources, prompts and completions on $name',
   });
 
   it('completes project slugs for the template variable and the prompt argument, and work units and item types', async () => {
-    await svc.call('project_create', { slug: 'mcp-two' }, { source: 'cli' });
-    await svc.call('project_create', { slug: 'other' }, { source: 'cli' });
+    await svc.call(ops.project_create, { slug: 'mcp-two' }, { source: 'cli' });
+    await svc.call(ops.project_create, { slug: 'other' }, { source: 'cli' });
     const values = async (ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, name: string, value: string, context?: Record<string, string>) =>
       (await client.complete({ ref, argument: { name, value }, ...(context ? { context: { arguments: context } } : {}) })).completion.values;
     expect(await values({ type: 'ref/resource', uri: 'svc://projects/{project}/brief' }, 'project', 'mc')).toEqual(['mcp', 'mcp-two']);

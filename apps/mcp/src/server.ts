@@ -112,13 +112,14 @@ export function listTools(): Tool[] {
     inputSchema: inputSchema(op),
     // Only hints that say something: destructive and idempotent mean nothing for a read, and readOnly and
     // idempotent are false unless said (MCP's defaults).
-    annotations: op.annotations.readOnlyHint
-      ? { readOnlyHint: true, openWorldHint: false }
-      : {
-          destructiveHint: op.annotations.destructiveHint ?? false,
-          ...(op.annotations.idempotentHint ? { idempotentHint: true } : {}),
-          openWorldHint: false,
-        },
+    annotations:
+      op.kind === 'read'
+        ? { readOnlyHint: true, openWorldHint: false }
+        : {
+            destructiveHint: op.annotations.destructiveHint ?? false,
+            ...(op.annotations.idempotentHint ? { idempotentHint: true } : {}),
+            openWorldHint: false,
+          },
   }));
 }
 

@@ -1,8 +1,9 @@
 import type { Item } from '@svc/domain';
 import { describe, expect, it } from 'vitest';
 import { writeAnswer } from './answers.js';
-import { toolOperations } from './catalog.js';
-import { testBackends } from './testing/index.js';
+import { ops, toolOperations } from './catalog.js';
+import type { AnyOperation } from './operation.js';
+import { type Call, testBackends, unchecked } from './testing/index.js';
 import { useTestService } from './testing/suite.js';
 
 const row: Item = {
@@ -75,14 +76,14 @@ const WRITE_TOOLS: Record<string, string[]> = {
 const FIELDS = ['id', 'chain_id', 'item_type', 'status', 'state', 'version', 'supersedes_id', 'work_unit_id', 'item_id', 'deleted_at'];
 
 describe.each(testBackends())('write answers on $name', (backend) => {
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
   useTestService(backend, 'answers', (t) => {
     call = t.call;
   });
 
   it('covers every tool write but the batch save (ids) and page sync (a page)', () => {
     const writes = toolOperations()
-      .filter((op) => !op.annotations.readOnlyHint)
+      .filter((op) => op.kind === 'write')
       .map((op) => op.name)
       .filter((name) => name !== 'svc_save_decisions' && name !== 'svc_page_sync');
     expect(writes.sort()).toEqual(Object.keys(WRITE_TOOLS).sort());
@@ -90,34 +91,34 @@ describe.each(testBackends())('write answers on $name', (backend) => {
 
   it('answers every tool write with ids, state and what changed: no text, no null fields, the same shape for siblings', async () => {
     const answers: Record<string, Record<string, unknown>> = {};
-    const write = async (name: string, input: Record<string, unknown>) => {
-      const answer = (await call(name, input)) as Record<string, unknown>;
-      answers[name] = answer;
+    const write = async (op: AnyOperation, input: Record<string, unknown>) => {
+      const answer = (await call(op, unchecked(input))) as Record<string, unknown>;
+      answers[op.name] = answer;
       return answer;
     };
-    const unit = await write('svc_work_open', { project_id: 'answers', title: 'Unit', description: 'long description' });
-    const task = await write('svc_task_add', { work_unit_id: unit.id, title: 'Task', body: 'Steps' });
-    await write('svc_task_start', { task_id: task.id });
-    const blocked = await write('svc_task_block', { task_id: task.id, reason: 'waiting' });
-    await call('svc_task_start', { task_id: task.id });
-    const done = await write('svc_task_done', { task_id: task.id, summary: 'Shipped', propose_decision: true });
-    const edited = await write('svc_task_edit', { task_id: task.id, title: 'Task, renamed' });
-    const item = await write('svc_item_upsert', { project_id: 'answers', title: 'Decision', body: 'Because' });
-    const revised = await write('svc_item_upsert', { project_id: 'answers', item_id: item.id, body: 'Because, revised' });
-    const check = await write('svc_qa_add', { project_id: 'answers', title: 'Check', target_task_ids: [task.id] });
-    await write('svc_qa_pass', { qa_id: check.id });
-    const other = await call('svc_qa_add', { project_id: 'answers', title: 'Other check' });
-    await write('svc_qa_fail', { qa_id: (other as { id: string }).id, note: 'broke' });
-    const idea = await write('svc_idea_add', { work_unit_id: unit.id, text: 'an idea' });
-    await write('svc_idea_redact', { idea_id: idea.id });
-    await write('svc_work_close', { work_unit_id: unit.id });
-    const capture = await write('svc_capture_add', { text: 'raw text' });
-    await write('svc_capture_annotate', { capture_id: capture.id, summary: 'a summary', signals: { a: 1 } });
-    await write('svc_capture_set_state', { capture_id: capture.id, review_state: 'review' });
-    const promoted = await write('svc_capture_promote', { capture_id: capture.id, project_id: 'answers', title: 'From a capture' });
-    await write('svc_capture_redact', { capture_id: capture.id });
-    const dropped = await call('svc_capture_add', { text: 'noise' });
-    await write('svc_capture_discard', { capture_id: (dropped as { id: string }).id });
+    const unit = await write(ops.svc_work_open, { project_id: 'answers', title: 'Unit', description: 'long description' });
+    const task = await write(ops.svc_task_add, { work_unit_id: unit.id, title: 'Task', body: 'Steps' });
+    await write(ops.svc_task_start, { task_id: task.id });
+    const blocked = await write(ops.svc_task_block, { task_id: task.id, reason: 'waiting' });
+    await call(ops.svc_task_start, unchecked({ task_id: task.id }));
+    const done = await write(ops.svc_task_done, { task_id: task.id, summary: 'Shipped', propose_decision: true });
+    const edited = await write(ops.svc_task_edit, { task_id: task.id, title: 'Task, renamed' });
+    const item = await write(ops.svc_item_upsert, { project_id: 'answers', title: 'Decision', body: 'Because' });
+    const revised = await write(ops.svc_item_upsert, { project_id: 'answers', item_id: item.id, body: 'Because, revised' });
+    const check = await write(ops.svc_qa_add, { project_id: 'answers', title: 'Check', target_task_ids: [task.id] });
+    await write(ops.svc_qa_pass, { qa_id: check.id });
+    const other = await call(ops.svc_qa_add, { project_id: 'answers', title: 'Other check' });
+    await write(ops.svc_qa_fail, { qa_id: (other as { id: string }).id, note: 'broke' });
+    const idea = await write(ops.svc_idea_add, { work_unit_id: unit.id, text: 'an idea' });
+    await write(ops.svc_idea_redact, { idea_id: idea.id });
+    await write(ops.svc_work_close, { work_unit_id: unit.id });
+    const capture = await write(ops.svc_capture_add, { text: 'raw text' });
+    await write(ops.svc_capture_annotate, { capture_id: capture.id, summary: 'a summary', signals: { a: 1 } });
+    await write(ops.svc_capture_set_state, { capture_id: capture.id, review_state: 'review' });
+    const promoted = await write(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'answers', title: 'From a capture' });
+    await write(ops.svc_capture_redact, { capture_id: capture.id });
+    const dropped = await call(ops.svc_capture_add, { text: 'noise' });
+    await write(ops.svc_capture_discard, { capture_id: (dropped as { id: string }).id });
 
     expect(Object.keys(answers).sort()).toEqual(Object.keys(WRITE_TOOLS).sort());
     for (const [name, answer] of Object.entries(answers)) {
@@ -133,7 +134,7 @@ describe.each(testBackends())('write answers on $name', (backend) => {
     expect(Object.keys(done)).toEqual([...taskKeys, 'draft_decision']);
     expect(done).toMatchObject({ id: task.id, status: 'done', draft_decision: { item_type: 'decision' } });
     expect(blocked).toMatchObject({ id: task.id, status: 'blocked' });
-    const decision = (await call('item_show', { item_id: blocked.decision_id })) as { item: { item_type: string; title: string } };
+    const decision = (await call(ops.item_show, unchecked({ item_id: blocked.decision_id }))) as { item: { item_type: string; title: string } };
     expect(decision.item).toMatchObject({ item_type: 'decision', title: `Blocked: task ${String(task.chain_id).slice(0, 8)}` });
     expect(edited).toMatchObject({ chain_id: task.chain_id, status: 'done', version: 2, supersedes_id: task.id });
     expect(revised).toMatchObject({ chain_id: item.chain_id, version: 2, supersedes_id: item.id });
@@ -143,9 +144,9 @@ describe.each(testBackends())('write answers on $name', (backend) => {
     expect(answers.svc_capture_annotate).toEqual({ id: capture.id, state: 'inbox' });
     expect(answers.svc_capture_redact).toEqual({ id: capture.id, state: 'redacted', item_id: promoted.item_id });
     // Without propose_decision, done says nothing of a draft.
-    const unit2 = (await call('svc_work_open', { project_id: 'answers', title: 'U2' })) as { id: string };
-    const second = (await call('svc_task_add', { work_unit_id: unit2.id, title: 'T2' })) as { id: string };
-    await call('svc_task_start', { task_id: second.id });
-    expect(await call('svc_task_done', { task_id: second.id })).not.toHaveProperty('draft_decision');
+    const unit2 = (await call(ops.svc_work_open, { project_id: 'answers', title: 'U2' })) as { id: string };
+    const second = (await call(ops.svc_task_add, { work_unit_id: unit2.id, title: 'T2' })) as { id: string };
+    await call(ops.svc_task_start, { task_id: second.id });
+    expect(await call(ops.svc_task_done, { task_id: second.id })).not.toHaveProperty('draft_decision');
   });
 });

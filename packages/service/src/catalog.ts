@@ -46,8 +46,7 @@ import { inboxExport, projectExport, projectImport } from './operations/transfer
 import { taskAdd, taskBlock, taskDone, taskEdit, taskList, taskStart } from './operations/task.js';
 import { workClose, workOpen, workReopen, workResume } from './operations/work.js';
 
-/** Every operation of the service. Surfaces register from this list; nothing else names operations. */
-export const catalog: readonly AnyOperation[] = [
+const operations = [
   brief,
   itemSearch,
   itemUpsert,
@@ -113,7 +112,19 @@ export const catalog: readonly AnyOperation[] = [
   glossaryQueue,
   glossaryList,
   setup,
-] as unknown as readonly AnyOperation[];
+] as const;
+
+/** Every operation of the service, in order. Surfaces register from this list; nothing else names operations. */
+export const catalog: readonly AnyOperation[] = operations;
+
+type Catalog = (typeof operations)[number];
+
+/**
+ * The operations by name, typed: `service.call(ops.svc_task_start, input, …)` names an operation that exists
+ * (a renamed one fails to compile) and takes and answers that operation's types. For tests and the bench; the
+ * surfaces dispatch by the name they were called with.
+ */
+export const ops = Object.fromEntries(operations.map((op) => [op.name, op])) as { readonly [Op in Catalog as Op['name']]: Op };
 
 const byName = new Map(catalog.map((op) => [op.name, op]));
 

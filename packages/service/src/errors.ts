@@ -30,7 +30,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
  * only the record the write acts on (its `addresses`, REST's path) stays not_found (decision 0017).
  */
 export function refineRefusal(op: AnyOperation, error: SvcError): SvcError {
-  if (error.code !== 'not_found' || op.annotations.readOnlyHint) return error;
+  if (error.code !== 'not_found' || op.kind === 'read') return error;
   const field = error.details.field;
   if (typeof field !== 'string') return error;
   const root = field.split(/[.[]/)[0] ?? field;

@@ -1,16 +1,22 @@
 export { type Actor, type ErrorCode, type Item, isSvcError, type Project, SvcError, shortId } from '@svc/domain';
-export { catalog, findOperation, toolOperations } from './catalog.js';
+export { catalog, findOperation, ops, toolOperations } from './catalog.js';
 export { type Config, loadConfig } from './config.js';
 export { fromDatabase } from './errors.js';
 export { inline, ref } from './markdown.js';
 export { createLogger, type Logger, type LogLevel } from './logger.js';
 export {
   addressedFields,
-  type Annotations,
   type AnyOperation,
   defineOperation,
+  type Hints,
+  type InputOf,
+  type MaintenanceContext,
   type Operation,
   type OperationContext,
+  type OperationKind,
+  type OutputOf,
+  type ReadContext,
+  type WriteContext,
   type Presentation,
   type Source,
   type Surface,

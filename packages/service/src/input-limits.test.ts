@@ -2,8 +2,9 @@ import { MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM } from '@svc/domain';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { fromDatabase } from './errors.js';
-import { refusal, type TestService, testBackends } from './testing/index.js';
+import { type Call, refusal, type TestService, testBackends, unchecked } from './testing/index.js';
 import { useTestService } from './testing/suite.js';
+import { ops } from './catalog.js';
 
 /** `levels` levels of objects, the value itself the first: { a: { a: … { leaf: 1 } } }. */
 export function nested(levels: number): Record<string, unknown> {
@@ -14,7 +15,7 @@ export function nested(levels: number): Record<string, unknown> {
 
 describe.each(testBackends())('input limits on $name', (backend) => {
   let svc: TestService;
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
 
   useTestService(backend, 'lim', (t) => {
     ({ svc, call } = t);
@@ -22,42 +23,42 @@ describe.each(testBackends())('input limits on $name', (backend) => {
 
   describe('nesting depth', () => {
     it('refuses a context nested 5,000 deep with invalid_input naming context, and writes nothing', async () => {
-      const error = await refusal(call('svc_item_upsert', { project_id: 'lim', title: 'Deep', context: nested(5_000) }));
+      const error = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', title: 'Deep', context: nested(5_000) }));
       expect(error).toMatchObject({ code: 'invalid_input', message: 'context: nested deeper than 64 levels', details: { field: 'context' } });
-      expect(await refusal(call('svc_item_upsert', { project_id: 'lim', title: 'Deep', context: nested(65) }))).toMatchObject({ code: 'invalid_input' });
+      expect(await refusal(call(ops.svc_item_upsert, { project_id: 'lim', title: 'Deep', context: nested(65) }))).toMatchObject({ code: 'invalid_input' });
       const items = await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Deep').execute();
       expect(items).toEqual([]);
     });
 
     it('keeps a 64-deep context working everywhere: edit, show, export and import under a new slug', async () => {
-      const item = (await call('svc_item_upsert', { project_id: 'lim', title: 'Deep', context: nested(64) })) as { id: string };
-      const edited = (await call('svc_item_upsert', { project_id: 'lim', item_id: item.id, title: 'Deeper still', context: nested(63) })) as { id: string };
-      const shown = (await call('item_show', { item_id: edited.id })) as { item: { context: unknown } };
+      const item = (await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Deep', context: nested(64) })) as { id: string };
+      const edited = (await call(ops.svc_item_upsert, { project_id: 'lim', item_id: item.id, title: 'Deeper still', context: nested(63) })) as { id: string };
+      const shown = (await call(ops.item_show, { item_id: edited.id })) as { item: { context: unknown } };
       expect(shown.item.context).toEqual(nested(63));
-      const file = ((await call('project_export', { project_id: 'lim' })) as { lines: string[] }).lines;
-      expect(await call('project_import', { lines: file, as_slug: 'lim-copy' })).toMatchObject({ slug: 'lim-copy' });
+      const file = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
+      expect(await call(ops.project_import, { lines: file, as_slug: 'lim-copy' })).toMatchObject({ slug: 'lim-copy' });
     });
 
     it('refuses deep signals, decisions and type schemas the same way, naming the parameter', async () => {
-      const capture = (await call('svc_capture_add', { text: 'note' })) as { id: string };
-      expect(await refusal(call('svc_capture_annotate', { capture_id: capture.id, signals: nested(4_000) }))).toMatchObject({
+      const capture = (await call(ops.svc_capture_add, { text: 'note' })) as { id: string };
+      expect(await refusal(call(ops.svc_capture_annotate, { capture_id: capture.id, signals: nested(4_000) }))).toMatchObject({
         message: 'signals: nested deeper than 64 levels',
       });
-      expect(await refusal(call('svc_save_decisions', { project_id: 'lim', decisions: [{ title: 'D', context: nested(4_000) }] }))).toMatchObject({
+      expect(await refusal(call(ops.svc_save_decisions, { project_id: 'lim', decisions: [{ title: 'D', context: nested(4_000) }] }))).toMatchObject({
         message: 'decisions: nested deeper than 64 levels',
       });
-      expect(await refusal(call('type_add', { key: 'deep', schema: nested(4_000) }))).toMatchObject({
+      expect(await refusal(call(ops.type_add, { key: 'deep', schema: nested(4_000) }))).toMatchObject({
         message: 'schema: nested deeper than 64 levels',
       });
     });
 
     it('refuses an import file holding a value nested 4,000 deep, naming its line, and writes nothing', async () => {
-      await call('svc_item_upsert', { project_id: 'lim', title: 'Shallow' });
-      const lines = ((await call('project_export', { project_id: 'lim' })) as { lines: string[] }).lines;
+      await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Shallow' });
+      const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
       const at = lines.findIndex((l) => l.startsWith('{"type":"item"'));
       const row = JSON.parse(lines[at] as string) as Record<string, unknown>;
       lines[at] = JSON.stringify({ ...row, context: nested(4_000) });
-      const error = await refusal(call('project_import', { lines, as_slug: 'lim-deep' }));
+      const error = await refusal(call(ops.project_import, { lines, as_slug: 'lim-deep' }));
       expect(error.code).toBe('invalid_input');
       expect(error.message).toMatch(new RegExp(`^line ${at + 1}: field 'context' .*deeper than 64 levels`));
       expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-deep').execute()).toEqual([]);
@@ -67,13 +68,13 @@ describe.each(testBackends())('input limits on $name', (backend) => {
   describe('prototype keys, NUL characters and calendar dates', () => {
     it('refuses an own __proto__ key inside context or signals, naming the field, and writes nothing', async () => {
       const context = JSON.parse('{"__proto__":{"x":1},"k":1}') as unknown;
-      expect(await refusal(call('svc_item_upsert', { project_id: 'lim', title: 'Proto', context }))).toMatchObject({
+      expect(await refusal(call(ops.svc_item_upsert, unchecked({ project_id: 'lim', title: 'Proto', context })))).toMatchObject({
         code: 'invalid_input',
         details: { field: 'context' },
       });
-      const capture = (await call('svc_capture_add', { text: 'note' })) as { id: string };
+      const capture = (await call(ops.svc_capture_add, { text: 'note' })) as { id: string };
       const signals = JSON.parse('{"a":{"__proto__":1}}') as unknown;
-      expect(await refusal(call('svc_capture_annotate', { capture_id: capture.id, signals }))).toMatchObject({ details: { field: 'signals' } });
+      expect(await refusal(call(ops.svc_capture_annotate, unchecked({ capture_id: capture.id, signals })))).toMatchObject({ details: { field: 'signals' } });
       expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Proto').execute()).toEqual([]);
     });
 
@@ -83,17 +84,17 @@ describe.each(testBackends())('input limits on $name', (backend) => {
         ['body', { title: 't', body: '\u0000' }],
         ['context', { title: 't', context: { k: ['\u0000'] } }],
       ] as const) {
-        expect(await refusal(call('svc_item_upsert', { project_id: 'lim', ...input }))).toMatchObject({ code: 'invalid_input', details: { field } });
+        expect(await refusal(call(ops.svc_item_upsert, { project_id: 'lim', ...input }))).toMatchObject({ code: 'invalid_input', details: { field } });
       }
     });
 
     it('refuses a since or until that is not a real calendar date, and accepts one that is', async () => {
       for (const since of ['2026-02-30T00:00:00Z', '2026-02-29', '2026-04-31T12:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T12:60:00Z']) {
-        expect(await refusal(call('svc_history_query', { project_id: 'lim', since }))).toMatchObject({ code: 'invalid_input', details: { field: 'since' } });
+        expect(await refusal(call(ops.svc_history_query, { project_id: 'lim', since }))).toMatchObject({ code: 'invalid_input', details: { field: 'since' } });
       }
-      expect(await refusal(call('svc_idea_search', { project_id: 'lim', until: '2025-02-29T00:00:00Z' }))).toMatchObject({ details: { field: 'until' } });
+      expect(await refusal(call(ops.svc_idea_search, { project_id: 'lim', until: '2025-02-29T00:00:00Z' }))).toMatchObject({ details: { field: 'until' } });
       for (const since of ['2024-02-29T23:59:59.123Z', '2026-01-31', '2026-01-31T12:00+02:00']) {
-        await call('svc_history_query', { project_id: 'lim', since });
+        await call(ops.svc_history_query, { project_id: 'lim', since });
       }
     });
   });
@@ -101,18 +102,18 @@ describe.each(testBackends())('input limits on $name', (backend) => {
   describe('schema patterns', () => {
     it('validates a write against ^(a+)+$ in linear time: 40 a and ! is an ordinary refusal, not a stall', async () => {
       const schema = { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } };
-      await call('type_add', { key: 'ticket', schema });
+      await call(ops.type_add, { key: 'ticket', schema });
       // A backtracking engine needs about 2^40 steps for this input: the call returns only on a linear engine.
-      const error = await refusal(call('svc_item_upsert', { project_id: 'lim', item_type: 'ticket', title: 'T', context: { code: `${'a'.repeat(40)}!` } }));
+      const error = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'ticket', title: 'T', context: { code: `${'a'.repeat(40)}!` } }));
       expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'context.code' } });
-      expect(await call('svc_item_upsert', { project_id: 'lim', item_type: 'ticket', title: 'T', context: { code: 'aaaa' } })).toMatchObject({ item_type: 'ticket', version: 1 });
+      expect(await call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'ticket', title: 'T', context: { code: 'aaaa' } })).toMatchObject({ item_type: 'ticket', version: 1 });
     });
 
     it('refuses at type_add a schema whose pattern needs a backreference or lookaround, naming its path', async () => {
-      const backreference = await refusal(call('type_add', { key: 'pairs', schema: { type: 'object', properties: { pair: { type: 'string', pattern: '^(a)\\1$' } } } }));
+      const backreference = await refusal(call(ops.type_add, { key: 'pairs', schema: { type: 'object', properties: { pair: { type: 'string', pattern: '^(a)\\1$' } } } }));
       expect(backreference).toMatchObject({ code: 'invalid_input', details: { field: 'schema.properties.pair.pattern' } });
       expect(backreference.message).toContain('cannot run on the linear-time engine (RE2)');
-      const lookaround = await refusal(call('type_add', { key: 'looks', schema: { type: 'object', patternProperties: { '^(?!x)': {} } } }));
+      const lookaround = await refusal(call(ops.type_add, { key: 'looks', schema: { type: 'object', patternProperties: { '^(?!x)': {} } } }));
       expect(lookaround).toMatchObject({ code: 'invalid_input', details: { field: 'schema.patternProperties' } });
       expect(await svc.store.db.selectFrom('item_types').select('key').where('key', 'in', ['pairs', 'looks']).execute()).toEqual([]);
     });
@@ -124,36 +125,36 @@ describe.each(testBackends())('input limits on $name', (backend) => {
         [{ type: 'object', properties: { a: { type: 'array', items: { type: 'array', uniqueItems: true, items: {} } } } }, 'schema.properties.a.items.uniqueItems'],
         [{ type: 'object', $defs: { d: { uniqueItems: true, items: { type: ['string', 'array'] } } } }, 'schema.$defs.d.uniqueItems'],
       ] as const) {
-        const error = await refusal(call('type_add', { key: 'sets', schema }));
+        const error = await refusal(call(ops.type_add, { key: 'sets', schema }));
         expect(error).toMatchObject({ code: 'invalid_input', details: { field: path } });
         expect(error.message).toContain('uniqueItems');
       }
       expect(await svc.store.db.selectFrom('item_types').select('key').where('key', '=', 'sets').execute()).toEqual([]);
 
       const schema = { type: 'object', properties: { a: { type: 'array', uniqueItems: true, items: { type: 'integer' } }, uniqueItems: { type: 'string' } } };
-      await call('type_add', { key: 'sets', schema });
+      await call(ops.type_add, { key: 'sets', schema });
       const many = Array.from({ length: 100_000 }, (_, i) => i);
-      expect(await call('svc_item_upsert', { project_id: 'lim', item_type: 'sets', title: 'Many', context: { a: many } })).toMatchObject({ item_type: 'sets', version: 1 });
-      const twice = await refusal(call('svc_item_upsert', { project_id: 'lim', item_type: 'sets', title: 'Twice', context: { a: [...many, 7] } }));
+      expect(await call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'sets', title: 'Many', context: { a: many } })).toMatchObject({ item_type: 'sets', version: 1 });
+      const twice = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'sets', title: 'Twice', context: { a: [...many, 7] } }));
       expect(twice).toMatchObject({ code: 'invalid_input', details: { field: 'context.a' } });
     });
   });
 
   describe('glossary expansion', () => {
     it(`answers a long OR query over a 500-term group, expanding at most ${MAX_SYNONYMS_PER_TERM} per word and ${MAX_EXPANSIONS} in all`, async () => {
-      await call('glossary_group_add', { project_id: 'lim', name: 'big' });
-      const { projectId } = { projectId: ((await call('project_show', { project_id: 'lim' })) as { id: string }).id };
+      await call(ops.glossary_group_add, { project_id: 'lim', name: 'big' });
+      const { projectId } = { projectId: ((await call(ops.project_show, { project_id: 'lim' })) as { id: string }).id };
       const group = (await svc.store.db.selectFrom('glossary_groups').select('id').where('name', '=', 'big').executeTakeFirstOrThrow()).id;
       await sql`
         insert into glossary_terms (project_id, group_id, term, normalized, status, decided_at)
         select ${projectId}::uuid, ${group}::uuid, 'term' || n, 'term' || n, 'accepted', now() from generate_series(0, 499) n`.execute(svc.store.db);
-      await call('svc_item_upsert', { project_id: 'lim', title: 'About term7', body: 'term7 is here' });
-      await call('svc_item_upsert', { project_id: 'lim', title: 'About term499', body: 'term499 is here' });
+      await call(ops.svc_item_upsert, { project_id: 'lim', title: 'About term7', body: 'term7 is here' });
+      await call(ops.svc_item_upsert, { project_id: 'lim', title: 'About term499', body: 'term499 is here' });
       const query = Array.from({ length: 30 }, (_, i) => `term${i}`).join(' OR ');
-      const answer = (await call('svc_item_search', { project_id: 'lim', query })) as { items: { title: string }[]; truncated: boolean; expansion_cut: boolean };
+      const answer = (await call(ops.svc_item_search, { project_id: 'lim', query })) as { items: { title: string }[]; truncated: boolean; expansion_cut: boolean };
       expect(answer.expansion_cut).toBe(true);
       expect(answer.items.map((i) => i.title)).toContain('About term7');
-      const plain = (await call('svc_item_search', { project_id: 'lim', query: 'nothing' })) as { expansion_cut: boolean };
+      const plain = (await call(ops.svc_item_search, { project_id: 'lim', query: 'nothing' })) as { expansion_cut: boolean };
       expect(plain.expansion_cut).toBe(false);
     }, 60_000);
 

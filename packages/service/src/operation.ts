@@ -1,5 +1,5 @@
 import type { Actor } from '@svc/domain';
-import type { Database, Kysely, Store } from '@svc/store';
+import type { Database, Kysely, Store, Transaction } from '@svc/store';
 import type { z } from 'zod';
 import type { Logger } from './logger.js';
 
@@ -12,9 +12,16 @@ export type Surface = 'tool' | 'operator';
 /** Where a call came from; recorded in the audit log. */
 export type Source = 'mcp' | 'http' | 'cli' | 'test';
 
-export interface Annotations {
-  /** Reads only: runs without a transaction and needs no actor. */
-  readOnlyHint: boolean;
+/**
+ * What an operation does to the database, declared by each operation: a `read` runs on the pool (a snapshot
+ * read in a read-only transaction) and needs no actor; a `write` runs in one transaction, attributed, with one
+ * audit row (docs/decisions/0033). The context a kind gets is typed accordingly: only a write holds a
+ * `Transaction`, so a store function that must run in one cannot be called from a read.
+ */
+export type OperationKind = 'read' | 'write';
+
+/** The behaviour hints an operation declares for MCP; readOnlyHint is not among them: it follows from the kind. */
+export interface Hints {
   destructiveHint?: boolean;
   idempotentHint?: boolean;
 }
@@ -27,20 +34,36 @@ export interface AuditTarget {
   details?: Record<string, unknown>;
 }
 
-export interface OperationContext {
-  /** A transaction for writes; the pool for reads. */
-  readonly tx: Kysely<Database>;
+interface BaseContext {
   readonly store: Store;
-  /** The attributed actor (null only for reads and for operator writes from the CLI without one). */
-  readonly actor: Actor | null;
   readonly source: Source;
   readonly requestId: string;
   readonly logger: Logger;
-  /** Say what the write touched; the runner writes one audit row per write. */
-  audit(target: AuditTarget): void;
   /** Report progress of a long operation (the CLI shows a bar when stderr is a terminal). */
   progress(done: number, total: number, label: string): void;
 }
+
+/** What a read gets: a handle to read through, no actor, nothing to audit. */
+export interface ReadContext extends BaseContext {
+  /** The pool; for a snapshot read, a read-only transaction. */
+  readonly db: Kysely<Database>;
+}
+
+/** What a write outside a transaction block (VACUUM) gets: no handle; it takes a session with store.maintenance. */
+export interface MaintenanceContext extends BaseContext {
+  /** The attributed actor (null only for operator writes from the CLI without one). */
+  readonly actor: Actor | null;
+  /** Say what the write touched; the runner writes one audit row per write. */
+  audit(target: AuditTarget): void;
+}
+
+/** What a write gets: its transaction, its actor, and its audit row to fill in. */
+export interface WriteContext extends MaintenanceContext {
+  /** The operation's one transaction. */
+  readonly tx: Transaction<Database>;
+}
+
+export type OperationContext<K extends OperationKind> = K extends 'write' ? WriteContext : ReadContext;
 
 /**
  * How a result is presented on surfaces that show text (MCP): JSON; markdown rendered from the data; or a
@@ -51,21 +74,14 @@ export type Presentation<O> =
   | { kind: 'markdown'; render(result: O): string }
   | { kind: 'ack'; render(result: O): string };
 
-export interface Operation<I extends z.ZodObject = z.ZodObject, O = unknown> {
-  readonly name: string;
+interface Declared<I extends z.ZodObject, O, N extends string> {
+  readonly name: N;
   readonly surface: Surface;
   readonly title: string;
   readonly description: string;
   readonly input: I;
-  readonly annotations: Annotations;
+  readonly annotations: Hints;
   readonly presentation: Presentation<O>;
-  /** A read of several statements that must see one snapshot (export): runs in a read-only transaction. */
-  readonly snapshot?: boolean;
-  /**
-   * A maintenance write that cannot run in a transaction block (VACUUM): the runner gives it no transaction and
-   * writes its audit row after it. Operator surface only.
-   */
-  readonly outsideTransaction?: boolean;
   /** Input field whose value, when given, names the acting actor (capture tools take actor_id). */
   readonly actorField?: keyof z.output<I> & string;
   /**
@@ -80,10 +96,42 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O = unknown> {
    * field (decision 0017). Default: the required top-level id fields (see addressedFields).
    */
   readonly addresses?: readonly (keyof z.output<I> & string)[];
-  run(ctx: OperationContext, input: z.output<I>): Promise<O>;
 }
 
+export interface ReadOperation<I extends z.ZodObject = z.ZodObject, O = unknown, N extends string = string> extends Declared<I, O, N> {
+  readonly kind: 'read';
+  /** A read of several statements that must see one snapshot (export): runs in a read-only transaction. */
+  readonly snapshot?: boolean;
+  run(ctx: ReadContext, input: z.output<I>): Promise<O>;
+}
+
+export interface WriteOperation<I extends z.ZodObject = z.ZodObject, O = unknown, N extends string = string> extends Declared<I, O, N> {
+  readonly kind: 'write';
+  readonly outsideTransaction?: false;
+  run(ctx: WriteContext, input: z.output<I>): Promise<O>;
+}
+
+/**
+ * A maintenance write that cannot run in a transaction block (VACUUM): the runner gives it no transaction and
+ * writes its audit row after it. Operator surface only.
+ */
+export interface MaintenanceOperation<I extends z.ZodObject = z.ZodObject, O = unknown, N extends string = string>
+  extends Declared<I, O, N> {
+  readonly kind: 'write';
+  readonly outsideTransaction: true;
+  run(ctx: MaintenanceContext, input: z.output<I>): Promise<O>;
+}
+
+export type Operation<I extends z.ZodObject = z.ZodObject, O = unknown, N extends string = string> =
+  | ReadOperation<I, O, N>
+  | WriteOperation<I, O, N>
+  | MaintenanceOperation<I, O, N>;
+
 export type AnyOperation = Operation<z.ZodObject, unknown>;
+
+/** The input a caller may give an operation (before defaults), and the answer it gets. */
+export type InputOf<Op> = Op extends { readonly input: infer I extends z.ZodObject } ? z.input<I> : never;
+export type OutputOf<Op> = Op extends { run(ctx: never, input: never): Promise<infer O> } ? O : never;
 
 const ID_FIELDS = new Set(['project_id', 'item_id', 'work_unit_id', 'task_id', 'qa_id', 'capture_id', 'idea_id', 'term_id']);
 
@@ -94,8 +142,13 @@ export function addressedFields(op: AnyOperation): ReadonlySet<string> {
   return new Set(Object.keys(shape).filter((key) => ID_FIELDS.has(key) && !(shape[key] as z.ZodType).safeParse(undefined).success));
 }
 
-export function defineOperation<I extends z.ZodObject, O>(
-  op: Omit<Operation<I, O>, 'presentation'> & { presentation?: Presentation<O> },
-): Operation<I, O> {
-  return { presentation: { kind: 'json' }, ...op };
+type Definition<Op> = Op extends unknown ? Omit<Op, 'presentation'> & { presentation?: Op extends Operation<z.ZodObject, infer O> ? Presentation<O> : never } : never;
+
+export function defineOperation<I extends z.ZodObject, O, const N extends string>(op: Definition<ReadOperation<I, O, N>>): ReadOperation<I, O, N>;
+export function defineOperation<I extends z.ZodObject, O, const N extends string>(op: Definition<WriteOperation<I, O, N>>): WriteOperation<I, O, N>;
+export function defineOperation<I extends z.ZodObject, O, const N extends string>(
+  op: Definition<MaintenanceOperation<I, O, N>>,
+): MaintenanceOperation<I, O, N>;
+export function defineOperation(op: Definition<AnyOperation>): AnyOperation {
+  return { presentation: { kind: 'json' }, ...op } as AnyOperation;
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type Actor, checkJsonDepth, invalidInput, isUuid, SvcError } from '@svc/domain';
+import { checkJsonDepth, invalidInput, isUuid, SvcError } from '@svc/domain';
 import { type Database, type Kysely, requireActor, type Store, writeAudit } from '@svc/store';
 import type { z } from 'zod';
 import { fromDatabase, fromZod, isRetryable, refineRefusal } from './errors.js';
 import type { Logger } from './logger.js';
-import type { AnyOperation, AuditTarget, OperationContext, Source } from './operation.js';
+import type { AnyOperation, AuditTarget, MaintenanceContext, ReadContext, Source } from './operation.js';
 
 export interface Runtime {
   readonly store: Store;
@@ -151,26 +151,29 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       const missing = op.mcpRequired?.find((field) => input[field] === undefined);
       if (missing !== undefined) throw invalidInput(missing, `required by ${op.name}`);
     }
-    if (op.annotations.readOnlyHint && op.snapshot) {
+    if (op.kind === 'read') {
+      const base = baseContext(runtime, call, requestId);
+      if (!op.snapshot) return await op.run({ ...base, db: runtime.store.db }, input);
       return await runtime.store.db
         .transaction()
         .setIsolationLevel('repeatable read')
         .setAccessMode('read only')
-        .execute((tx) => op.run(makeContext(runtime, tx, null, call, requestId, () => {}), input));
-    }
-    if (op.annotations.readOnlyHint) {
-      const ctx = makeContext(runtime, runtime.store.db, null, call, requestId, () => {});
-      return await op.run(ctx, input);
+        .execute((tx) => op.run({ ...base, db: tx }, input));
     }
     const actorId = actorIdFor(op, input, call, runtime);
     checkAttribution(actorId, call);
-    const write = async (db: Kysely<Database>) => {
+    /** Run the write on `db` (its transaction, or the pool for a maintenance write) and write its audit row. */
+    const write = async (db: Kysely<Database>, run: (ctx: MaintenanceContext) => Promise<unknown>) => {
       const actor = actorId === undefined ? null : await requireActor(db, actorId.toLowerCase(), 'actor');
       let target: AuditTarget = {};
-      const ctx = makeContext(runtime, db, actor, call, requestId, (t) => {
-        target = { ...target, ...t, details: { ...target.details, ...t.details } };
-      });
-      const result = await op.run(ctx, input);
+      const ctx: MaintenanceContext = {
+        ...baseContext(runtime, call, requestId),
+        actor,
+        audit: (t) => {
+          target = { ...target, ...t, details: { ...target.details, ...t.details } };
+        },
+      };
+      const result = await run(ctx);
       await writeAudit(db, {
         actor_id: actor?.id ?? null,
         source: call.source,
@@ -183,10 +186,10 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       });
       return result;
     };
-    if (op.outsideTransaction) return await write(runtime.store.db);
+    if (op.outsideTransaction) return await write(runtime.store.db, (ctx) => op.run(ctx, input));
     for (let attempt = 1; ; attempt++) {
       try {
-        return await runtime.store.db.transaction().execute(write);
+        return await runtime.store.db.transaction().execute((tx) => write(tx, (ctx) => op.run({ ...ctx, tx }, input)));
       } catch (error) {
         if (attempt < 3 && isRetryable(error)) continue;
         throw error;
@@ -206,14 +209,7 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
   }
 }
 
-function makeContext(
-  runtime: Runtime,
-  tx: Kysely<Database>,
-  actor: Actor | null,
-  call: CallContext,
-  requestId: string,
-  audit: (t: AuditTarget) => void,
-): OperationContext {
+function baseContext(runtime: Runtime, call: CallContext, requestId: string): Omit<ReadContext, 'db'> {
   const progress = call.onProgress ?? (() => {});
-  return { tx, store: runtime.store, actor, source: call.source, requestId, logger: runtime.logger, audit, progress };
+  return { store: runtime.store, source: call.source, requestId, logger: runtime.logger, progress };
 }

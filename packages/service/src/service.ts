@@ -12,6 +12,7 @@ import {
 } from '@svc/store';
 import { findOperation } from './catalog.js';
 import type { Config } from './config.js';
+import type { AnyOperation, InputOf, OutputOf } from './operation.js';
 import { fromDatabase } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { type CallContext, execute, type Runtime } from './runner.js';
@@ -26,8 +27,13 @@ export interface Service {
   readonly defaultActorId?: string | undefined;
   /** Which database serves, and where (a path or a redacted URL), for start-up messages. */
   readonly database: { readonly backend: Backend; readonly location: string };
-  /** Run an operation of the catalog by name. */
+  /** Run an operation of the catalog by name: the surfaces dispatch by the name they were called with. */
   call(name: string, input: unknown, call: CallContext): Promise<unknown>;
+  /**
+   * Run an operation given as itself (`ops.svc_task_start`: tests, the bench): input and answer take its
+   * types, and a renamed or removed operation fails to compile instead of at run time.
+   */
+  call<Op extends AnyOperation>(op: Op, input: InputOf<Op>, call: CallContext): Promise<OutputOf<Op>>;
   /**
    * Check an actor named at start-up (`--actor`, SVC_DEFAULT_ACTOR_ID; `field` says which), so a server never
    * starts with an actor every write would refuse: malformed is invalid_input, unregistered unknown_actor.
@@ -55,11 +61,11 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
         return store.location;
       },
     },
-    call(name, input, call) {
-      const op = findOperation(name);
-      if (!op) return Promise.reject(new SvcError('not_found', `no operation '${name}'`));
+    call: ((target: string | AnyOperation, input: unknown, call: CallContext) => {
+      const op = typeof target === 'string' ? findOperation(target) : target;
+      if (!op) return Promise.reject(new SvcError('not_found', `no operation '${target}'`));
       return execute(runtime, op, input, call);
-    },
+    }) as Service['call'],
     async verifyActor(actorId, field) {
       if (!isUuid(actorId)) {
         throw new SvcError(

@@ -1,5 +1,5 @@
 import { type CaptureState, type IdRef, notFound, REDACTED, type TsPlan } from '@svc/domain';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
 import { tsquery } from './search.js';
@@ -72,7 +72,7 @@ export async function findCapture(db: Kysely<Database>, id: string): Promise<Cap
 }
 
 /** Resolve a capture reference and lock its row for the rest of the transaction. */
-export async function lockCapture(db: Kysely<Database>, ref: IdRef): Promise<Capture> {
+export async function lockCapture(db: Transaction<Database>, ref: IdRef): Promise<Capture> {
   const rows = await db.selectFrom('captures').select('id').where(idMatches('id', ref)).limit(10).execute();
   const first = onlyMatch(rows, 'capture', ref, (r) => ({ id: r.id, label: 'capture' }));
   await db.selectFrom('captures').select('id').where('id', '=', first.id).forUpdate().execute();

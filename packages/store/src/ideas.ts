@@ -1,5 +1,5 @@
-import type { IdRef, TsPlan } from '@svc/domain';
-import { type Kysely, sql } from 'kysely';
+import { type IdRef, type TsPlan } from '@svc/domain';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { REDACTED } from './captures.js';
 import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
@@ -31,7 +31,7 @@ export async function insertIdea(
   return toIdea(row);
 }
 
-export async function lockIdea(db: Kysely<Database>, ref: IdRef, projectId?: string): Promise<Idea> {
+export async function lockIdea(db: Transaction<Database>, ref: IdRef, projectId?: string): Promise<Idea> {
   let query = db.selectFrom('ideas').select(COLUMNS).where(idMatches('id', ref));
   if (projectId !== undefined) query = query.where('project_id', '=', projectId);
   const rows = await query.limit(10).execute();

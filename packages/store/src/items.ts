@@ -251,7 +251,7 @@ export async function setChainDeleted(tx: Transaction<Database>, chainId: string
  * versions changed. Redaction of a promoted capture (decision 0015): the item was made from the capture, and
  * svc cannot tell which of its words carry the secret, so none of them are kept.
  */
-export async function redactChainText(db: Kysely<Database>, itemId: string): Promise<number> {
+export async function redactChainText(db: Transaction<Database>, itemId: string): Promise<number> {
   const { rows } = await sql<{ id: string; project_id: string; item_type: string; context: Record<string, unknown>; source_url: string | null }>`
     select id, project_id, item_type, context, source_url from items
     where chain_id = (select chain_id from items where id = ${itemId}::uuid)

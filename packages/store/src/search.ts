@@ -1,5 +1,5 @@
 import { SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { iso } from './refs.js';
 import { researchExpired } from './research.js';
 import type { Database } from './schema.js';
@@ -343,12 +343,12 @@ export async function glossarySynonyms(
 }
 
 /** Leave the search index alone for the rest of this transaction (bulk import), until rebuildSearchIndex. */
-export async function deferSearchIndex(tx: Kysely<Database>): Promise<void> {
+export async function deferSearchIndex(tx: Transaction<Database>): Promise<void> {
   await sql`select set_config('svc.search_deferred', 'on', true)`.execute(tx);
 }
 
 /** Rebuild a project's search index and statistics once from its current items, then refresh planner statistics. */
-export async function rebuildSearchIndex(tx: Kysely<Database>, projectId: string): Promise<void> {
+export async function rebuildSearchIndex(tx: Transaction<Database>, projectId: string): Promise<void> {
   await sql`select set_config('svc.search_deferred', 'off', true)`.execute(tx);
   await sql`select svc_search_rebuild(${projectId}::uuid)`.execute(tx);
   await sql`analyze items, search_postings, search_terms, search_stats`.execute(tx);

@@ -33,10 +33,8 @@ import {
   setChainDeleted,
   supersedeItem,
   touchWorkUnit,
-  type Transaction,
-  type Database,
 } from '@svc/store';
-import type { OperationContext } from '../operation.js';
+import type { WriteContext } from '../operation.js';
 
 /** Item fields as a caller gives them: references not yet resolved. Status is never among them. */
 export interface ItemFields {
@@ -52,10 +50,6 @@ export interface ItemFields {
 export interface LinkRequest {
   type: LinkType;
   target_id: string;
-}
-
-function txOf(ctx: OperationContext): Transaction<Database> {
-  return ctx.tx as Transaction<Database>;
 }
 
 /** What the type rules of tasks and QA checks decide about a version: its unit, context, status, system. */
@@ -74,7 +68,7 @@ interface TypeRuled {
  * names the fields in errors (e.g. `decisions[3].`).
  */
 export async function prepareItemValues(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   fields: ItemFields,
   prefix = '',
@@ -120,7 +114,7 @@ export async function prepareItemValues(
  * serialised), after its last task, in `proposed`. An edit keeps the unit and the status (the `edit`
  * transition) and merges the given context over the head's, so an omitted sort_order is kept.
  */
-async function taskRules(ctx: OperationContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
+async function taskRules(ctx: WriteContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
   const field = `${prefix}work_unit_id`;
   if (head) {
     const status = taskTransition(taskStatusOf(head), 'edit');
@@ -135,7 +129,7 @@ async function taskRules(ctx: OperationContext, project: Project, fields: ItemFi
   }
   if (!fields.work_unit_id) throw invalidInput(field, 'a task belongs to a work unit: give work_unit_id');
   const found = await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, field), project.id);
-  const unit = await lockWorkUnit(txOf(ctx), found.id);
+  const unit = await lockWorkUnit(ctx.tx, found.id);
   workUnitTransition(unit.status, 'add_task', { id: unit.id, field });
   const context = { ...fields.context };
   // A new task is proposed: its outcome and block reason are attached by svc_task_done and svc_task_block.
@@ -159,7 +153,7 @@ async function taskRules(ctx: OperationContext, project: Project, fields: ItemFi
  * resolved from any row id or prefix in the project. An edit keeps the status (the `edit` transition: a
  * verdict is final) and merges the given context over the head's.
  */
-async function qaRules(ctx: OperationContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
+async function qaRules(ctx: WriteContext, project: Project, fields: ItemFields, prefix: string, head: Item | undefined): Promise<TypeRuled> {
   const unit = fields.work_unit_id
     ? await resolveWorkUnit(ctx.tx, parseIdRef(fields.work_unit_id, `${prefix}work_unit_id`), project.id)
     : null;
@@ -213,7 +207,7 @@ function keepVerdict(head: Item, context: Record<string, unknown>, status: strin
  * duplicates; an unknown one is refused naming `${field}[i]`.
  */
 export async function resolveTargetChains(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   refs: string[],
   field: string,
@@ -240,7 +234,7 @@ export async function resolveTargetChains(
 
 /** Resolve link targets in the project to their chain ids; errors name `${prefix}links[i].target_id`. */
 export async function resolveLinkTargets(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   links: LinkRequest[],
   prefix = '',
@@ -262,7 +256,7 @@ export async function resolveLinkTargets(
 }
 
 async function writeLinks(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   fromChainId: string,
   links: { type: LinkType; to_chain_id: string }[],
@@ -282,13 +276,13 @@ async function writeLinks(
 
 /** Create a new item (a new chain): the one creation path for upsert, batches, tasks, checks and promotions. */
 export async function createItem(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   values: ItemValues,
   links: { type: LinkType; to_chain_id: string }[] = [],
   prefix = '',
 ): Promise<Item> {
-  const item = await insertItem(txOf(ctx), values);
+  const item = await insertItem(ctx.tx, values);
   // A new task, check or note in a work unit makes it recently active (the brief orders units by it).
   if (item.work_unit_id) await touchWorkUnit(ctx.tx, item.work_unit_id);
   await recordHistory(ctx.tx, {
@@ -323,8 +317,8 @@ function sameContent(a: Item, b: ItemValues): boolean {
  * Lock the chain's head and check that `namedRowId` is it (optimistic concurrency): an edit names the row it
  * was made against, and if someone superseded that row meanwhile the edit is refused, never merged blindly.
  */
-export async function lockHeadForEdit(ctx: OperationContext, chainId: string, namedRowId: string): Promise<Item> {
-  const head = await lockHead(txOf(ctx), chainId);
+export async function lockHeadForEdit(ctx: WriteContext, chainId: string, namedRowId: string): Promise<Item> {
+  const head = await lockHead(ctx.tx, chainId);
   if (!head) throw new SvcError('not_found', `item ${shortId(namedRowId)} not found`);
   if (head.id !== namedRowId) {
     throw new SvcError(
@@ -341,14 +335,14 @@ export async function lockHeadForEdit(ctx: OperationContext, chainId: string, na
  * semantic impact of the change. Values equal to the head's change nothing and return the head.
  */
 export async function supersede(
-  ctx: OperationContext,
+  ctx: WriteContext,
   project: Project,
   head: Item,
   values: ItemValues,
   extraImpacts: string[] = [],
 ): Promise<{ item: Item; changed: boolean }> {
   if (sameContent(head, values)) return { item: head, changed: false };
-  const next = await supersedeItem(txOf(ctx), head, { ...values, created_by: ctx.actor?.id ?? null }, rewritesContent(head, values));
+  const next = await supersedeItem(ctx.tx, head, { ...values, created_by: ctx.actor?.id ?? null }, rewritesContent(head, values));
   const computed = classifySemanticImpact(head, next);
   const impacts = [...new Set([...computed, ...extraImpacts])];
   await recordHistory(ctx.tx, {
@@ -370,12 +364,12 @@ export async function supersede(
  * current version: item_delete, item_restore and research_sweep alike.
  */
 export async function markChainDeleted(
-  ctx: OperationContext,
+  ctx: WriteContext,
   head: Pick<Item, 'project_id' | 'chain_id' | 'id' | 'version'>,
   deleted: boolean,
   details: Record<string, unknown> = {},
 ): Promise<void> {
-  await setChainDeleted(txOf(ctx), head.chain_id, deleted ? new Date() : null);
+  await setChainDeleted(ctx.tx, head.chain_id, deleted ? new Date() : null);
   await recordHistory(ctx.tx, {
     project_id: head.project_id,
     chain_id: head.chain_id,

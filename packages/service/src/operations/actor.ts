@@ -19,7 +19,8 @@ export const actorAdd = defineOperation({
       .optional()
       .describe('Ids in other systems, e.g. {"github": "octocat"}'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const actor = await insertActor(ctx.tx, {
       email: input.email,
@@ -38,10 +39,11 @@ export const actorList = defineOperation({
   title: 'List actors',
   description: 'List registered actors.',
   input: z.object({ limit }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
     const max = boundedLimit(input.limit);
-    const actors = await listActors(ctx.tx, max + 1);
+    const actors = await listActors(ctx.db, max + 1);
     return { actors: actors.slice(0, max), truncated: actors.length > max };
   },
 });

@@ -1,13 +1,14 @@
 import type { TaskStatus } from '@svc/domain';
 import { sql } from 'kysely';
-import { findOperation } from '../catalog.js';
+import { ops } from '../catalog.js';
+import type { AnyOperation, InputOf } from '../operation.js';
 import { describe, expect, it } from 'vitest';
-import { type TestService, testBackends } from '../testing/index.js';
+import { type Call, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
 describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) => {
   let svc: TestService;
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
   let projectId: string;
 
   useTestService(backend, 'brief', (t) => {
@@ -15,22 +16,21 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
     projectId = t.seeded.projectId;
   });
 
-  const markdown = async (name: string, input: Record<string, unknown>) => {
-    const op = findOperation(name)!;
-    const result = await call(name, input);
+  const markdown = async <Op extends AnyOperation>(op: Op, input: InputOf<Op>) => {
+    const result = await call(op, input);
     if (op.presentation.kind !== 'markdown') throw new Error('expected a markdown tool');
     return op.presentation.render(result as never);
   };
   const unit = async (title: string, status: 'open' | 'closed' = 'open') =>
     (await svc.store.db.insertInto('work_units').values({ project_id: projectId, title, status }).returning('id').executeTakeFirstOrThrow()).id;
   const task = async (workUnitId: string, title: string, status: TaskStatus) => {
-    const t = (await call('svc_item_upsert', { project_id: 'brief', item_type: 'task', title, work_unit_id: workUnitId })) as { id: string };
+    const t = (await call(ops.svc_item_upsert, { project_id: 'brief', item_type: 'task', title, work_unit_id: workUnitId })) as { id: string };
     await svc.store.db.updateTable('items').set({ status }).where('id', '=', t.id).execute();
     return t.id;
   };
 
   it('says so when the project is empty, inventing nothing', async () => {
-    const text = await markdown('svc_brief', { project_id: 'brief' });
+    const text = await markdown(ops.svc_brief, { project_id: 'brief' });
     expect(text).toContain('## Active Work Units\n\n_No open work units._');
     expect(text).toContain('## Recent Items\n\n_No items._');
   });
@@ -41,11 +41,11 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
     await task(open, 'Draft API', 'done');
     const running = await task(open, 'Wire payments', 'in_progress');
     await task(open, 'Load test', 'proposed');
-    const first = (await call('svc_item_upsert', { project_id: 'brief', title: 'Use idempotency keys' })) as { id: string };
-    await call('svc_item_upsert', { project_id: 'brief', item_id: first.id, title: 'Use idempotency keys everywhere' });
-    await call('svc_item_upsert', { project_id: 'brief', item_type: 'knowledge', title: 'PSP limits' });
+    const first = (await call(ops.svc_item_upsert, { project_id: 'brief', title: 'Use idempotency keys' })) as { id: string };
+    await call(ops.svc_item_upsert, { project_id: 'brief', item_id: first.id, title: 'Use idempotency keys everywhere' });
+    await call(ops.svc_item_upsert, { project_id: 'brief', item_type: 'knowledge', title: 'PSP limits' });
 
-    const data = (await call('svc_brief', { project_id: 'brief' })) as {
+    const data = (await call(ops.svc_brief, { project_id: 'brief' })) as {
       work_units: { title: string; tasks: Record<string, number>; in_progress_task: { id: string } | null }[];
       recent_items: { title: string }[];
     };
@@ -57,7 +57,7 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
     });
     expect(data.recent_items.map((i) => i.title)).toEqual(['PSP limits', 'Use idempotency keys everywhere']);
 
-    const text = await markdown('svc_brief', { project_id: 'brief' });
+    const text = await markdown(ops.svc_brief, { project_id: 'brief' });
     expect(text).toMatch(/- \*\*Checkout rewrite\*\* \(`[0-9a-f]{8}`\) — tasks: 1 proposed, 1 in progress, 0 blocked, 1 done; in progress: Wire payments/);
     expect(text).not.toContain('Old migration');
     expect(text).toContain('[decision] **Use idempotency keys everywhere**');
@@ -66,9 +66,9 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
   it('narrows both sections by keyword', async () => {
     await unit('Checkout rewrite');
     await unit('Search tuning');
-    await call('svc_item_upsert', { project_id: 'brief', title: 'Checkout retries' });
-    await call('svc_item_upsert', { project_id: 'brief', title: 'Index layout' });
-    const data = (await call('svc_brief', { project_id: 'brief', keyword: 'checkout' })) as {
+    await call(ops.svc_item_upsert, { project_id: 'brief', title: 'Checkout retries' });
+    await call(ops.svc_item_upsert, { project_id: 'brief', title: 'Index layout' });
+    const data = (await call(ops.svc_brief, { project_id: 'brief', keyword: 'checkout' })) as {
       work_units: { title: string }[];
       recent_items: { title: string }[];
     };
@@ -90,42 +90,42 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
       select ${projectId}::uuid, 'Work unit ' || n || ' ' || repeat('with a descriptive title ', 3), 'open'
       from generate_series(1, 30) n`.execute(svc.store.db);
 
-    const text = await markdown('svc_brief', { project_id: 'brief' });
+    const text = await markdown(ops.svc_brief, { project_id: 'brief' });
     expect(text.length).toBeLessThanOrEqual(2_000);
     expect(text).toContain('## Active Work Units');
     expect(text).toContain('Decision 1:');
     expect(text).toMatch(/_Cut to 2000 characters; pass a larger max_chars \(up to 50000\) for more\._$/);
-    const data = (await call('svc_brief', { project_id: 'brief' })) as { cut: boolean; truncated: Record<string, boolean>; work_units: unknown[]; recent_items: unknown[] };
+    const data = (await call(ops.svc_brief, { project_id: 'brief' })) as { cut: boolean; truncated: Record<string, boolean>; work_units: unknown[]; recent_items: unknown[] };
     expect(data).toMatchObject({ cut: true, truncated: { work_units: true, recent_items: true } });
     expect(data.work_units.length).toBeGreaterThan(0);
     expect(data.recent_items.length).toBeGreaterThan(0);
 
-    const more = await markdown('svc_brief', { project_id: 'brief', max_chars: 20_000 });
+    const more = await markdown(ops.svc_brief, { project_id: 'brief', max_chars: 20_000 });
     expect(more.length).toBeGreaterThan(10_000);
     expect(more.length).toBeLessThanOrEqual(20_000);
     expect(more).toContain('Decision 40:');
 
-    const roomy = await markdown('svc_brief', { project_id: 'brief', keyword: 'Decision 7', max_chars: 50_000 });
+    const roomy = await markdown(ops.svc_brief, { project_id: 'brief', keyword: 'Decision 7', max_chars: 50_000 });
     expect(roomy).not.toContain('_Cut to');
-    await expect(call('svc_brief', { project_id: 'brief', max_chars: 10 })).rejects.toMatchObject({ code: 'invalid_input', details: { field: 'max_chars' } });
+    await expect(call(ops.svc_brief, { project_id: 'brief', max_chars: 10 })).rejects.toMatchObject({ code: 'invalid_input', details: { field: 'max_chars' } });
   });
 
   it('keeps user text from breaking the markdown structure', async () => {
-    await call('svc_item_upsert', { project_id: 'brief', title: 'Evil\n## Active Work Units\n- fake' });
-    const text = await markdown('svc_brief', { project_id: 'brief' });
+    await call(ops.svc_item_upsert, { project_id: 'brief', title: 'Evil\n## Active Work Units\n- fake' });
+    const text = await markdown(ops.svc_brief, { project_id: 'brief' });
     expect(text.match(/^## Active Work Units$/gm)).toHaveLength(1);
   });
 
   it('names at most 10 items a decision supersedes on the page, by title, and says when there are more', async () => {
-    const replaced = (await call('svc_save_decisions', {
+    const replaced = (await call(ops.svc_save_decisions, {
       project_id: 'brief',
       decisions: Array.from({ length: 11 }, (_, i) => ({ title: `Old rule ${String(i).padStart(2, '0')}`, body: 'b' })),
     })) as { created: string[] };
-    const links = replaced.created.map((id) => ({ type: 'supersedes', target_id: id }));
-    await call('svc_item_upsert', { project_id: 'brief', title: 'Ten at once', links: links.slice(0, 10) });
-    await call('svc_item_upsert', { project_id: 'brief', title: 'Eleven at once', links });
+    const links = replaced.created.map((id) => ({ type: 'supersedes' as const, target_id: id }));
+    await call(ops.svc_item_upsert, { project_id: 'brief', title: 'Ten at once', links: links.slice(0, 10) });
+    await call(ops.svc_item_upsert, { project_id: 'brief', title: 'Eleven at once', links });
 
-    const { page } = (await call('svc_page_sync', { project_id: 'brief' })) as { page: string };
+    const { page } = (await call(ops.svc_page_sync, { project_id: 'brief' })) as { page: string };
     const line = (title: string) => page.split('\n').find((l) => l.startsWith(`- **${title}**`)) ?? '';
     const named = (title: string) => [...line(title).matchAll(/supersedes (Old rule \d\d)/g)].map((m) => m[1]);
     const first10 = Array.from({ length: 10 }, (_, i) => `Old rule ${String(i).padStart(2, '0')}`);
@@ -136,20 +136,20 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
   });
 
   it('builds the decisions page grouped by system with what each superseded, plus the review queue, and records a sync job', async () => {
-    await call('system_add', { project_id: 'brief', name: 'payments' });
-    const old = (await call('svc_item_upsert', { project_id: 'brief', title: 'Retry twice', system_id: 'payments' })) as { id: string };
-    const v2 = (await call('svc_item_upsert', { project_id: 'brief', item_id: old.id, title: 'Retry three times' })) as { id: string };
-    const legacy = (await call('svc_item_upsert', { project_id: 'brief', item_type: 'policy', title: 'Legacy retry policy' })) as { id: string };
-    await call('svc_item_upsert', {
+    await call(ops.system_add, { project_id: 'brief', name: 'payments' });
+    const old = (await call(ops.svc_item_upsert, { project_id: 'brief', title: 'Retry twice', system_id: 'payments' })) as { id: string };
+    const v2 = (await call(ops.svc_item_upsert, { project_id: 'brief', item_id: old.id, title: 'Retry three times' })) as { id: string };
+    const legacy = (await call(ops.svc_item_upsert, { project_id: 'brief', item_type: 'policy', title: 'Legacy retry policy' })) as { id: string };
+    await call(ops.svc_item_upsert, {
       project_id: 'brief',
       title: 'Central retry budget',
       links: [{ type: 'supersedes', target_id: legacy.id }],
     });
-    await call('svc_item_upsert', { project_id: 'brief', item_type: 'knowledge', title: 'Not a decision' });
-    await call('glossary_group_add', { project_id: 'brief', name: 'psp' });
-    await call('glossary_term_propose', { project_id: 'brief', group: 'psp', term: 'acquirer' });
+    await call(ops.svc_item_upsert, { project_id: 'brief', item_type: 'knowledge', title: 'Not a decision' });
+    await call(ops.glossary_group_add, { project_id: 'brief', name: 'psp' });
+    await call(ops.glossary_term_propose, { project_id: 'brief', group: 'psp', term: 'acquirer' });
 
-    const result = (await call('svc_page_sync', { project_id: 'brief' })) as { page: string; job_id: string };
+    const result = (await call(ops.svc_page_sync, { project_id: 'brief' })) as { page: string; job_id: string };
     const page = result.page;
     expect(page).toContain('## Decisions');
     expect(page).toMatch(/### General\n\n- \*\*Central retry budget\*\* .*supersedes Legacy retry policy/);

@@ -17,7 +17,7 @@ import { defineOperation } from '../operation.js';
 const BRIEF_DEFAULT_CHARS = 2_000;
 const BRIEF_MAX_CHARS = 50_000;
 
-interface Brief {
+export interface Brief {
   project: Pick<Project, 'id' | 'slug' | 'name'>;
   work_units: WorkUnitSummary[];
   recent_items: RecentItem[];
@@ -86,11 +86,12 @@ export const brief = defineOperation({
       .optional()
       .describe(`Longest answer in characters (default ${BRIEF_DEFAULT_CHARS}); raise it for more entries`),
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   presentation: { kind: 'markdown', render },
   async run(ctx, input): Promise<Brief> {
-    const project = await resolveProject(ctx.tx, input.project_id);
-    const systemId = input.system_id ? (await resolveSystem(ctx.tx, project.id, input.system_id)).id : undefined;
+    const project = await resolveProject(ctx.db, input.project_id);
+    const systemId = input.system_id ? (await resolveSystem(ctx.db, project.id, input.system_id)).id : undefined;
     const keyword = input.keyword?.trim() || undefined;
     const maxChars = input.max_chars ?? BRIEF_DEFAULT_CHARS;
     // Read about as many entries as could fit (a line is ~100-250 characters), never fewer than before.
@@ -99,14 +100,14 @@ export const brief = defineOperation({
     let plan: ReturnType<typeof planQuery>;
     if (keyword) {
       const ast = parseQuery(keyword, 'keyword');
-      plan = planQuery(ast, await glossarySynonyms(ctx.tx, project.id, expandableTerms(ast)));
+      plan = planQuery(ast, await glossarySynonyms(ctx.db, project.id, expandableTerms(ast)));
     }
-    const units = await activeWorkUnits(ctx.tx, { project_id: project.id, system_id: systemId, keyword }, workUnits);
+    const units = await activeWorkUnits(ctx.db, { project_id: project.id, system_id: systemId, keyword }, workUnits);
     const items =
       keyword && !plan
         ? []
         : await recentItems(
-            ctx.tx,
+            ctx.db,
             { project_id: project.id, system_id: systemId, research_ttl_days: project.settings.research.ttl_days, plan },
             recent,
           );

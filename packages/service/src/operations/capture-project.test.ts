@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
+import { type Call, openTestService, refusal, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
+import { ops } from '../catalog.js';
 
 interface Capture {
   id: string;
@@ -11,7 +12,7 @@ interface Capture {
 }
 
 describe.each(testBackends())('captures filed under a project on $name', (backend) => {
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
   let alpha: string;
 
   useTestService(backend, 'alpha', (t) => {
@@ -19,18 +20,18 @@ describe.each(testBackends())('captures filed under a project on $name', (backen
     alpha = t.seeded.projectId;
   });
 
-  const add = async (text: string, project_id?: string) => (await call('svc_capture_add', { text, ...(project_id ? { project_id } : {}) })) as { id: string; state: string };
-  const list = async (input: Record<string, unknown> = {}) => ((await call('svc_capture_list', input)) as { captures: Capture[] }).captures.map((c) => c.id);
+  const add = async (text: string, project_id?: string) => (await call(ops.svc_capture_add, { text, ...(project_id ? { project_id } : {}) })) as { id: string; state: string };
+  const list = async (input: Record<string, unknown> = {}) => ((await call(ops.svc_capture_list, input)) as { captures: Capture[] }).captures.map((c) => c.id);
   const search = async (query: string, input: Record<string, unknown> = {}) =>
-    ((await call('svc_capture_search', { query, ...input })) as { captures: Capture[] }).captures.map((c) => c.id);
+    ((await call(ops.svc_capture_search, { query, ...input })) as { captures: Capture[] }).captures.map((c) => c.id);
 
   it('files a capture under a project; list and search filter by it; omitted (or "") means every capture', async () => {
-    const beta = (await call('project_create', { slug: 'beta' })) as { id: string };
+    const beta = (await call(ops.project_create, { slug: 'beta' })) as { id: string };
     const a = await add('kiwi in alpha', 'alpha');
     const b = await add('kiwi in beta', beta.id.slice(0, 8));
     const c = await add('kiwi in the inbox');
     expect(a.state).toBe('inbox');
-    const all = (await call('svc_capture_list', {})) as { captures: Capture[] };
+    const all = (await call(ops.svc_capture_list, {})) as { captures: Capture[] };
     expect(Object.fromEntries(all.captures.map((x) => [x.id, x.project_id]))).toEqual({ [a.id]: alpha, [b.id]: beta.id, [c.id]: null });
 
     expect(await list({ project_id: 'alpha' })).toEqual([a.id]);
@@ -41,11 +42,11 @@ describe.each(testBackends())('captures filed under a project on $name', (backen
     expect(await search('', { project_id: alpha })).toEqual([a.id]);
     expect((await search('kiwi')).sort()).toEqual([a.id, b.id, c.id].sort());
 
-    const unknown = await refusal(call('svc_capture_list', { project_id: 'nowhere' }));
+    const unknown = await refusal(call(ops.svc_capture_list, { project_id: 'nowhere' }));
     expect(unknown.code).toBe('not_found');
-    expect((await refusal(call('svc_capture_search', { query: 'kiwi', project_id: 'nowhere' }))).code).toBe('not_found');
+    expect((await refusal(call(ops.svc_capture_search, { query: 'kiwi', project_id: 'nowhere' }))).code).toBe('not_found');
     // A write naming an unknown record in its arguments is invalid input (400), not a missing target (decision 0017).
-    expect(await refusal(call('svc_capture_add', { text: 'x', project_id: 'nowhere' }))).toMatchObject({ code: 'invalid_input', details: { field: 'project_id' } });
+    expect(await refusal(call(ops.svc_capture_add, { text: 'x', project_id: 'nowhere' }))).toMatchObject({ code: 'invalid_input', details: { field: 'project_id' } });
   });
 
   it('keeps the other filters working inside a project: discarded and redacted stay hidden, redacted stays masked', async () => {
@@ -53,27 +54,27 @@ describe.each(testBackends())('captures filed under a project on $name', (backen
     const dropped = await add('plum dropped', 'alpha');
     const secret = await add('plum secret', 'alpha');
     await add('plum elsewhere');
-    await call('svc_capture_discard', { capture_id: dropped.id });
-    await call('svc_capture_redact', { capture_id: secret.id });
+    await call(ops.svc_capture_discard, { capture_id: dropped.id });
+    await call(ops.svc_capture_redact, { capture_id: secret.id });
     expect(await list({ project_id: 'alpha' })).toEqual([kept.id]);
     expect(await search('plum', { project_id: 'alpha' })).toEqual([kept.id]);
-    const masked = ((await call('svc_capture_list', { project_id: 'alpha', include_redacted: true })) as { captures: Capture[] }).captures;
+    const masked = ((await call(ops.svc_capture_list, { project_id: 'alpha', include_redacted: true })) as { captures: Capture[] }).captures;
     expect(masked.find((x) => x.id === secret.id)).toMatchObject({ text: '[redacted]', project_id: alpha });
   });
 
   it('refuses to promote a capture filed under one project into another, naming project_id; its own project or the inbox is fine', async () => {
-    await call('project_create', { slug: 'beta' });
+    await call(ops.project_create, { slug: 'beta' });
     const filed = await add('belongs to beta', 'beta');
-    const error = await refusal(call('svc_capture_promote', { capture_id: filed.id, project_id: 'alpha', title: 'Stolen' }));
+    const error = await refusal(call(ops.svc_capture_promote, { capture_id: filed.id, project_id: 'alpha', title: 'Stolen' }));
     expect(error.code).toBe('invalid_input');
     expect(error.details.field).toBe('project_id');
     expect(error.message).toMatch(/^project_id: capture .* is filed under another project/);
-    expect(((await call('svc_capture_list', { project_id: 'beta' })) as { captures: Capture[] }).captures[0]).toMatchObject({ review_state: 'inbox' });
-    expect((await call('svc_item_search', { project_id: 'alpha', query: 'Stolen' })) as { items: unknown[] }).toMatchObject({ items: [] });
+    expect(((await call(ops.svc_capture_list, { project_id: 'beta' })) as { captures: Capture[] }).captures[0]).toMatchObject({ review_state: 'inbox' });
+    expect((await call(ops.svc_item_search, { project_id: 'alpha', query: 'Stolen' })) as { items: unknown[] }).toMatchObject({ items: [] });
 
-    expect(await call('svc_capture_promote', { capture_id: filed.id, project_id: 'beta', title: 'Kept' })).toMatchObject({ state: 'promoted' });
+    expect(await call(ops.svc_capture_promote, { capture_id: filed.id, project_id: 'beta', title: 'Kept' })).toMatchObject({ state: 'promoted' });
     const loose = await add('from the inbox');
-    expect(await call('svc_capture_promote', { capture_id: loose.id, project_id: 'alpha', title: 'Picked' })).toMatchObject({ state: 'promoted' });
+    expect(await call(ops.svc_capture_promote, { capture_id: loose.id, project_id: 'alpha', title: 'Picked' })).toMatchObject({ state: 'promoted' });
   });
 });
 
@@ -84,9 +85,9 @@ describe.each(testBackends())('export and import carry captures on $name', (back
   const ids: Record<string, string> = {};
 
   const cli = { source: 'cli' as const };
-  const exportOf = async (project: string) => ((await svc.call('project_export', { project_id: project }, cli)) as { lines: string[] }).lines;
-  const exportInbox = async () => ((await svc.call('inbox_export', {}, cli)) as { lines: string[] }).lines;
-  const importing = (lines: string[], as_slug?: string) => svc.call('project_import', { lines, ...(as_slug ? { as_slug } : {}) }, cli);
+  const exportOf = async (project: string) => ((await svc.call(ops.project_export, { project_id: project }, cli)) as { lines: string[] }).lines;
+  const exportInbox = async () => ((await svc.call(ops.inbox_export, {}, cli)) as { lines: string[] }).lines;
+  const importing = (lines: string[], as_slug?: string) => svc.call(ops.project_import, { lines, ...(as_slug ? { as_slug } : {}) }, cli);
   const records = (lines: string[], type: string) => lines.slice(1, -1).map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.type === type);
   const lineOf = (lines: string[], id: string) => lines.findIndex((l) => l.startsWith('{"type":"capture",') && l.includes(`"id":"${id}"`)) + 1;
   const edited = (lines: string[], n: number, edit: (r: Record<string, unknown>) => void) => {
@@ -103,24 +104,24 @@ describe.each(testBackends())('export and import carry captures on $name', (back
     await svc.store.reset();
     const { actorId } = await svc.seed('proj');
     const call = svc.as(actorId);
-    await call('project_create', { slug: 'other' });
+    await call(ops.project_create, { slug: 'other' });
     const add = async (name: string, text: string, project_id?: string) => {
-      ids[name] = ((await call('svc_capture_add', { text, ...(project_id ? { project_id } : {}) })) as { id: string }).id;
+      ids[name] = ((await call(ops.svc_capture_add, { text, ...(project_id ? { project_id } : {}) })) as { id: string }).id;
     };
     await add('filed', 'filed under proj', 'proj');
-    await call('svc_capture_annotate', { capture_id: ids.filed, summary: 'a summary', signals: { n: 1 } });
+    await call(ops.svc_capture_annotate, unchecked({ capture_id: ids.filed, summary: 'a summary', signals: { n: 1 } }));
     await add('filedRedacted', 'filed swordfish', 'proj');
-    await call('svc_capture_redact', { capture_id: ids.filedRedacted });
+    await call(ops.svc_capture_redact, unchecked({ capture_id: ids.filedRedacted }));
     await add('filedPromoted', 'filed and promoted', 'proj');
-    await call('svc_capture_promote', { capture_id: ids.filedPromoted, project_id: 'proj', title: 'Filed and promoted' });
+    await call(ops.svc_capture_promote, unchecked({ capture_id: ids.filedPromoted, project_id: 'proj', title: 'Filed and promoted' }));
     await add('promoted', 'promoted from the inbox');
-    await call('svc_capture_promote', { capture_id: ids.promoted, project_id: 'proj', title: 'From the inbox' });
+    await call(ops.svc_capture_promote, unchecked({ capture_id: ids.promoted, project_id: 'proj', title: 'From the inbox' }));
     await add('promotedRedacted', 'promoted swordfish');
-    await call('svc_capture_promote', { capture_id: ids.promotedRedacted, project_id: 'proj', title: 'Swordfish item' });
-    await call('svc_capture_redact', { capture_id: ids.promotedRedacted });
+    await call(ops.svc_capture_promote, unchecked({ capture_id: ids.promotedRedacted, project_id: 'proj', title: 'Swordfish item' }));
+    await call(ops.svc_capture_redact, unchecked({ capture_id: ids.promotedRedacted }));
     await add('inbox', 'left in the inbox');
     await add('inboxRedacted', 'inbox swordfish');
-    await call('svc_capture_redact', { capture_id: ids.inboxRedacted });
+    await call(ops.svc_capture_redact, unchecked({ capture_id: ids.inboxRedacted }));
     await add('others', 'filed under other', 'other');
     projectFile = await exportOf('proj');
     inboxFile = await exportInbox();
@@ -154,15 +155,15 @@ describe.each(testBackends())('export and import carry captures on $name', (back
     expect(restored).toMatchObject({ inbox: true, counts: { capture: 2, actor: 1 } });
     expect(await exportOf('proj')).toEqual(projectFile);
     expect(await exportInbox()).toEqual(inboxFile);
-    const masked = ((await svc.call('svc_capture_list', { include_redacted: true, limit: 200 }, cli)) as { captures: Capture[] }).captures;
+    const masked = ((await svc.call(ops.svc_capture_list, { include_redacted: true, limit: 200 }, cli)) as { captures: Capture[] }).captures;
     expect(masked.filter((c) => c.review_state === 'redacted').map((c) => c.text)).toEqual(['[redacted]', '[redacted]', '[redacted]']);
-    const filed = ((await svc.call('svc_capture_list', { project_id: 'proj', include_redacted: true }, cli)) as { captures: Capture[] }).captures;
+    const filed = ((await svc.call(ops.svc_capture_list, { project_id: 'proj', include_redacted: true }, cli)) as { captures: Capture[] }).captures;
     expect(filed.map((c) => c.id).sort()).toEqual([ids.filed, ids.filedRedacted, ids.filedPromoted].sort());
   });
 
   it('imports a project with fresh ids: its captures are filed under the copy', async () => {
     const copy = (await importing(projectFile, 'proj-copy')) as { project_id: string };
-    const filed = ((await svc.call('svc_capture_list', { project_id: 'proj-copy', include_redacted: true }, cli)) as { captures: Capture[] }).captures;
+    const filed = ((await svc.call(ops.svc_capture_list, { project_id: 'proj-copy', include_redacted: true }, cli)) as { captures: Capture[] }).captures;
     expect(filed).toHaveLength(3);
     expect(filed.every((c) => c.project_id === copy.project_id && !Object.values(ids).includes(c.id))).toBe(true);
   });

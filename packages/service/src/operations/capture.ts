@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { type WriteAnswer, writeAnswer } from '../answers.js';
 import { body, boundedLimit, context, idRef, limit, MAX_TEXT, projectRef, searchQuery, title, truncation } from '../inputs.js';
 import { createItem, prepareItemValues } from '../items/write.js';
-import { defineOperation, type OperationContext } from '../operation.js';
+import { defineOperation, type ReadContext, type WriteContext } from '../operation.js';
 
 const captureRef = idRef('Capture');
 const actorId = z.string().max(100).optional().describe('Actor UUID (default: the caller)');
@@ -31,7 +31,7 @@ const answer = (capture: Capture): WriteAnswer =>
 const ack = (result: WriteAnswer) =>
   `capture ${shortId(result.id)} ${result.state}${result.item_id ? ` item ${shortId(result.item_id)}` : ''}`;
 
-async function lock(ctx: OperationContext, ref: string): Promise<Capture> {
+async function lock(ctx: WriteContext, ref: string): Promise<Capture> {
   return lockCapture(ctx.tx, parseIdRef(ref, 'capture_id'));
 }
 
@@ -44,7 +44,8 @@ export const captureAdd = defineOperation({
     'out of item search until promoted with svc_capture_promote. project_id files it under a project. Answers ' +
     '`capture <id> inbox`.',
   input: z.object({ text: z.string().min(1).max(MAX_TEXT).describe('The raw text to keep'), project_id: fileUnder, actor_id: actorId }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
@@ -64,8 +65,8 @@ const listFilters = {
 };
 
 /** The id of the project a list filters by; an unknown project is `not_found`, never an empty list. */
-async function filedUnder(ctx: OperationContext, ref: string | undefined): Promise<string | undefined> {
-  return ref === undefined ? undefined : (await resolveProject(ctx.tx, ref)).id;
+async function filedUnder(ctx: ReadContext, ref: string | undefined): Promise<string | undefined> {
+  return ref === undefined ? undefined : (await resolveProject(ctx.db, ref)).id;
 }
 
 export const captureList = defineOperation({
@@ -76,12 +77,13 @@ export const captureList = defineOperation({
     'List captures, newest first. Discarded and redacted ones are hidden unless asked for; redacted ones show ' +
     'only [redacted]. project_id: only those filed under it. Returns {captures, truncated}.',
   input: z.object(listFilters),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
     const max = boundedLimit(input.limit);
     const project_id = await filedUnder(ctx, input.project_id);
     const rows = await listCaptures(
-      ctx.tx,
+      ctx.db,
       { project_id, review_state: input.review_state, include_discarded: input.include_discarded ?? false, include_redacted: input.include_redacted ?? false },
       max,
     );
@@ -98,7 +100,8 @@ export const captureSearch = defineOperation({
     'ones are hidden unless asked for; redacted text cannot match. project_id: only those filed under it. ' +
     'Returns {captures, truncated}; truncated: false or ["limit"].',
   input: z.object({ query: searchQuery('Search text; empty lists by filters only').optional(), ...listFilters }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
     const max = boundedLimit(input.limit);
     const query = input.query?.trim() ?? '';
@@ -106,7 +109,7 @@ export const captureSearch = defineOperation({
     const project_id = await filedUnder(ctx, input.project_id);
     if (query !== '' && !plan) return { captures: [], truncated: false };
     const rows = await listCaptures(
-      ctx.tx,
+      ctx.db,
       {
         project_id,
         review_state: input.review_state,
@@ -134,7 +137,8 @@ export const captureAnnotate = defineOperation({
     signals: z.record(z.string(), z.unknown()).optional().describe('A JSON object of hints; anything else is rejected'),
     actor_id: actorId,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
@@ -161,7 +165,8 @@ export const captureSetState = defineOperation({
     review_state: z.string().max(40).describe('inbox, review or discarded'),
     actor_id: actorId,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
@@ -180,7 +185,8 @@ export const captureDiscard = defineOperation({
   title: 'Discard a capture',
   description: 'Mark a capture discarded: hidden from the default list and search (the text is kept; redact to remove it).',
   input: z.object({ capture_id: captureRef, actor_id: actorId }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
@@ -202,7 +208,8 @@ export const captureRedact = defineOperation({
     'versions; type, status, links, history stay). Irreversible. Answers `capture <id> redacted`, plus `item <id>` ' +
     'if its item was redacted.',
   input: z.object({ capture_id: captureRef, actor_id: actorId }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: true, idempotentHint: true },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
@@ -241,7 +248,8 @@ export const capturePromote = defineOperation({
     source_url: z.string().max(2048).optional().describe('Source of the information; required for research'),
     actor_id: actorId,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   // The capture is what it acts on (REST: /captures/{capture_id}/promote); project_id is an argument.

@@ -1,8 +1,8 @@
 import type { Item } from '@svc/domain';
 import { RULES } from '@svc/domain';
 import { describe, expect, it } from 'vitest';
-import { findOperation } from '../catalog.js';
-import { DAY, type TestService, testBackends } from '../testing/index.js';
+import { findOperation, ops } from '../catalog.js';
+import { type Call, DAY, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
 interface CheckResult {
@@ -15,18 +15,18 @@ interface CheckResult {
 
 describe.each(testBackends())('svc_check on $name', (backend) => {
   let svc: TestService;
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
 
   useTestService(backend, 'chk', (t) => {
     ({ svc, call } = t);
   });
 
   const run = async (rule: string) => {
-    const result = (await call('svc_check', { project_id: 'chk', rule })) as CheckResult;
+    const result = (await call(ops.svc_check, { project_id: 'chk', rule })) as CheckResult;
     return result.results.find((r) => r.rule === rule)?.findings ?? [];
   };
   const item = async (title: string, extra: Record<string, unknown> = {}) =>
-    (await call('svc_item_upsert', { project_id: 'chk', title, body: 'why', ...extra })) as Item;
+    (await call(ops.svc_item_upsert, { project_id: 'chk', title, body: 'why', ...extra })) as Item;
   const age = (table: 'items' | 'work_units', id: string, days: number) => svc.backdate(table, id, days * DAY);
   /** Move a task's svc_task_start (its status change to in_progress in history, and the row) `days` back. */
   const ageStart = async (t: Item, days: number) => {
@@ -39,8 +39,8 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
       .execute();
     await age('items', t.id, days);
   };
-  const unit = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'chk', title })) as { id: string }).id;
-  const task = async (workUnit: string, title = 'Task') => (await call('svc_task_add', { work_unit_id: workUnit, title })) as Item;
+  const unit = async (title = 'Unit') => ((await call(ops.svc_work_open, { project_id: 'chk', title })) as { id: string }).id;
+  const task = async (workUnit: string, title = 'Task') => (await call(ops.svc_task_add, { work_unit_id: workUnit, title })) as Item;
 
   const cases: Record<string, { fire: () => Promise<void>; quiet: () => Promise<void> }> = {
     'conflicting-decisions': {
@@ -51,7 +51,7 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
       quiet: async () => {
         const a = await item('Use REST');
         const b = await item('Use gRPC', { links: [{ type: 'conflicts', target_id: a.id }] });
-        await call('item_delete', { item_id: b.id });
+        await call(ops.item_delete, { item_id: b.id });
       },
     },
     'dependency-cycle': {
@@ -59,15 +59,15 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
       fire: async () => {
         const b = await item('B');
         const a = await item('A', { links: [{ type: 'depends', target_id: b.id }] });
-        await call('link_add', { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
+        await call(ops.link_add, { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
       },
       // "B depends on A" and "A blocks B" both say B waits on A: one fact twice, no cycle.
       quiet: async () => {
         const a = await item('A');
         const b = await item('B', { links: [{ type: 'depends', target_id: a.id }] });
-        await call('link_add', { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
-        await call('link_add', { project_id: 'chk', from_id: a.id, type: 'supersedes', to_id: b.id });
-        await call('link_add', { project_id: 'chk', from_id: b.id, type: 'conflicts', to_id: a.id });
+        await call(ops.link_add, { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
+        await call(ops.link_add, { project_id: 'chk', from_id: a.id, type: 'supersedes', to_id: b.id });
+        await call(ops.link_add, { project_id: 'chk', from_id: b.id, type: 'conflicts', to_id: a.id });
       },
     },
     'chain-integrity': {
@@ -83,23 +83,23 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     'qa-failed-on-done-task': {
       fire: async () => {
         const t = await task(await unit());
-        await call('svc_task_start', { task_id: t.id });
-        await call('svc_task_done', { task_id: t.id });
-        const q = (await call('svc_qa_add', { project_id: 'chk', title: 'Verify', target_task_ids: [t.id] })) as Item;
-        await call('svc_qa_fail', { qa_id: q.id });
+        await call(ops.svc_task_start, { task_id: t.id });
+        await call(ops.svc_task_done, { task_id: t.id });
+        const q = (await call(ops.svc_qa_add, { project_id: 'chk', title: 'Verify', target_task_ids: [t.id] })) as Item;
+        await call(ops.svc_qa_fail, { qa_id: q.id });
       },
       quiet: async () => {
         const t = await task(await unit());
-        await call('svc_task_start', { task_id: t.id });
-        const q = (await call('svc_qa_add', { project_id: 'chk', title: 'Verify', target_task_ids: [t.id] })) as Item;
-        await call('svc_qa_fail', { qa_id: q.id });
+        await call(ops.svc_task_start, { task_id: t.id });
+        const q = (await call(ops.svc_qa_add, { project_id: 'chk', title: 'Verify', target_task_ids: [t.id] })) as Item;
+        await call(ops.svc_qa_fail, { qa_id: q.id });
       },
     },
     'dangling-link': {
       fire: async () => {
         const a = await item('A');
         await item('B', { links: [{ type: 'depends', target_id: a.id }] });
-        await call('item_delete', { item_id: a.id });
+        await call(ops.item_delete, { item_id: a.id });
       },
       quiet: async () => {
         const a = await item('A');
@@ -120,33 +120,33 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
       fire: async () => {
         const u = await unit();
         await task(u);
-        await call('svc_work_close', { work_unit_id: u });
+        await call(ops.svc_work_close, { work_unit_id: u });
       },
       quiet: async () => {
         const u = await unit();
         const t = await task(u);
-        await call('svc_task_start', { task_id: t.id });
-        await call('svc_task_done', { task_id: t.id });
-        await call('svc_work_close', { work_unit_id: u });
+        await call(ops.svc_task_start, { task_id: t.id });
+        await call(ops.svc_task_done, { task_id: t.id });
+        await call(ops.svc_work_close, { work_unit_id: u });
       },
     },
     'stale-in-progress': {
       fire: async () => {
         const t = await task(await unit());
-        await call('svc_task_start', { task_id: t.id });
+        await call(ops.svc_task_start, { task_id: t.id });
         await ageStart(t, 15);
       },
       quiet: async () => {
         const t = await task(await unit());
-        await call('svc_task_start', { task_id: t.id });
+        await call(ops.svc_task_start, { task_id: t.id });
         await ageStart(t, 13);
       },
     },
     'qa-passed-on-superseded-target': {
       fire: async () => {
         const d = await item('Rate limit 100');
-        const q = (await call('svc_qa_add', { project_id: 'chk', title: 'Verified', target_item_ids: [d.id] })) as Item;
-        await call('svc_qa_pass', { qa_id: q.id });
+        const q = (await call(ops.svc_qa_add, { project_id: 'chk', title: 'Verified', target_item_ids: [d.id] })) as Item;
+        await call(ops.svc_qa_pass, { qa_id: q.id });
         await new Promise((r) => setTimeout(r, 5));
         await item('Rate limit 200', { item_id: d.id });
       },
@@ -154,22 +154,22 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
         const d = await item('Rate limit 100');
         const v2 = await item('Rate limit 200', { item_id: d.id });
         await new Promise((r) => setTimeout(r, 5));
-        const q = (await call('svc_qa_add', { project_id: 'chk', title: 'Verified', target_item_ids: [v2.id] })) as Item;
-        await call('svc_qa_pass', { qa_id: q.id });
+        const q = (await call(ops.svc_qa_add, { project_id: 'chk', title: 'Verified', target_item_ids: [v2.id] })) as Item;
+        await call(ops.svc_qa_pass, { qa_id: q.id });
       },
     },
     'glossary-term-in-two-groups': {
       fire: async () => {
-        await call('glossary_group_add', { project_id: 'chk', name: 'g1' });
-        await call('glossary_group_add', { project_id: 'chk', name: 'g2' });
-        await call('glossary_term_add', { project_id: 'chk', group: 'g1', term: 'pod' });
-        await call('glossary_term_add', { project_id: 'chk', group: 'g2', term: 'Pod' });
+        await call(ops.glossary_group_add, { project_id: 'chk', name: 'g1' });
+        await call(ops.glossary_group_add, { project_id: 'chk', name: 'g2' });
+        await call(ops.glossary_term_add, { project_id: 'chk', group: 'g1', term: 'pod' });
+        await call(ops.glossary_term_add, { project_id: 'chk', group: 'g2', term: 'Pod' });
       },
       quiet: async () => {
-        await call('glossary_group_add', { project_id: 'chk', name: 'g1' });
-        await call('glossary_group_add', { project_id: 'chk', name: 'g2' });
-        await call('glossary_term_add', { project_id: 'chk', group: 'g1', term: 'pod' });
-        await call('glossary_term_propose', { project_id: 'chk', group: 'g2', term: 'pod' });
+        await call(ops.glossary_group_add, { project_id: 'chk', name: 'g1' });
+        await call(ops.glossary_group_add, { project_id: 'chk', name: 'g2' });
+        await call(ops.glossary_term_add, { project_id: 'chk', group: 'g1', term: 'pod' });
+        await call(ops.glossary_term_propose, { project_id: 'chk', group: 'g2', term: 'pod' });
       },
     },
     'research-expiring': {
@@ -185,14 +185,14 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     'done-task-without-qa': {
       fire: async () => {
         const t = await task(await unit());
-        await call('svc_task_start', { task_id: t.id });
-        await call('svc_task_done', { task_id: t.id });
+        await call(ops.svc_task_start, { task_id: t.id });
+        await call(ops.svc_task_done, { task_id: t.id });
       },
       quiet: async () => {
         const t = await task(await unit());
-        await call('svc_task_start', { task_id: t.id });
-        await call('svc_task_done', { task_id: t.id });
-        await call('svc_qa_add', { project_id: 'chk', title: 'Verify', target_task_ids: [t.id] });
+        await call(ops.svc_task_start, { task_id: t.id });
+        await call(ops.svc_task_done, { task_id: t.id });
+        await call(ops.svc_qa_add, { project_id: 'chk', title: 'Verify', target_task_ids: [t.id] });
       },
     },
     'empty-decision': {
@@ -211,7 +211,7 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
       quiet: async () => {
         await age('work_units', await unit('Recent'), 29);
         const closed = await unit('Closed');
-        await call('svc_work_close', { work_unit_id: closed });
+        await call(ops.svc_work_close, { work_unit_id: closed });
         await age('work_units', closed, 40);
       },
     },
@@ -237,8 +237,8 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
   it('treats severity as a display threshold only, and names rule, severity and items in markdown', async () => {
     await cases['conflicting-decisions']!.fire();
     await cases['empty-decision']!.fire();
-    const all = (await call('svc_check', { project_id: 'chk' })) as CheckResult;
-    const errorsOnly = (await call('svc_check', { project_id: 'chk', severity: 'error' })) as CheckResult;
+    const all = (await call(ops.svc_check, { project_id: 'chk' })) as CheckResult;
+    const errorsOnly = (await call(ops.svc_check, { project_id: 'chk', severity: 'error' })) as CheckResult;
     expect(errorsOnly.counts).toEqual(all.counts);
     expect(errorsOnly.results.map((r) => r.rule)).not.toContain('empty-decision');
     expect(errorsOnly.hidden_below_threshold).toBeGreaterThan(0);
@@ -252,19 +252,19 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
 
   it('skips rules disabled in the project configuration, and refuses an unknown rule listing the rules', async () => {
     await cases['empty-decision']!.fire();
-    await call('project_config_import', { project_id: 'chk', config: '[checks]\ndisabled_rules = ["empty-decision"]\n' });
-    const result = (await call('svc_check', { project_id: 'chk' })) as CheckResult;
+    await call(ops.project_config_import, { project_id: 'chk', config: '[checks]\ndisabled_rules = ["empty-decision"]\n' });
+    const result = (await call(ops.svc_check, { project_id: 'chk' })) as CheckResult;
     expect(result.ran).not.toContain('empty-decision');
     expect(result.disabled).toEqual(['empty-decision']);
     expect(result.counts.info).toBe(0);
-    const error = (await call('svc_check', { project_id: 'chk', rule: 'no-such-rule' }).catch((e) => e)) as { code: string; message: string };
+    const error = (await call(ops.svc_check, { project_id: 'chk', rule: 'no-such-rule' }).catch((e) => e)) as { code: string; message: string };
     expect(error.code).toBe('invalid_input');
     expect(error.message).toContain('conflicting-decisions');
-    const bad = (await call('project_config_import', { project_id: 'chk', config: '[checks]\ndisabled_rules = ["nope"]' }).catch((e) => e)) as {
+    const bad = (await call(ops.project_config_import, { project_id: 'chk', config: '[checks]\ndisabled_rules = ["nope"]' }).catch((e) => e)) as {
       message: string;
     };
     expect(bad.message).toMatch(/^checks\.disabled_rules\[0\]: unknown rule/);
-    const typo = (await call('project_config_import', { project_id: 'chk', config: '[research]\nttl_dayz = 3' }).catch((e) => e)) as {
+    const typo = (await call(ops.project_config_import, { project_id: 'chk', config: '[research]\nttl_dayz = 3' }).catch((e) => e)) as {
       message: string;
     };
     expect(typo.message).toContain('ttl_dayz');
@@ -272,15 +272,15 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
 
   it('stale-in-progress measures from when the task entered in_progress, not from its last edit, and prints that time', async () => {
     const stale = await task(await unit('Old'), 'Started long ago');
-    await call('svc_task_start', { task_id: stale.id });
+    await call(ops.svc_task_start, { task_id: stale.id });
     await ageStart(stale, 20);
     // An edit yesterday, and a delete and restore, rewrite updated_at but not when the work started.
-    const edited = (await call('svc_task_edit', { task_id: stale.id, title: 'Started long ago, renamed' })) as Item;
+    const edited = (await call(ops.svc_task_edit, { task_id: stale.id, title: 'Started long ago, renamed' })) as Item;
     await age('items', edited.id, 1);
-    await call('item_delete', { project_id: 'chk', item_id: edited.id });
-    await call('item_restore', { project_id: 'chk', item_id: edited.id });
+    await call(ops.item_delete, { project_id: 'chk', item_id: edited.id });
+    await call(ops.item_restore, { project_id: 'chk', item_id: edited.id });
     const recent = await task(await unit('New'), 'Started lately');
-    await call('svc_task_start', { task_id: recent.id });
+    await call(ops.svc_task_start, { task_id: recent.id });
     await ageStart(recent, 3);
     const findings = await run('stale-in-progress');
     expect(findings.map((f) => f.items[0]!.title)).toEqual(['Started long ago, renamed']);
@@ -291,17 +291,17 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
 
   it('runs a disabled rule asked for by name and says so in the JSON and the markdown', async () => {
     await cases['empty-decision']!.fire();
-    await call('project_config_import', { project_id: 'chk', config: '[checks]\ndisabled_rules = ["empty-decision"]\n' });
-    const asked = (await call('svc_check', { project_id: 'chk', rule: 'empty-decision' })) as CheckResult & { disabled_but_requested: string[] };
+    await call(ops.project_config_import, { project_id: 'chk', config: '[checks]\ndisabled_rules = ["empty-decision"]\n' });
+    const asked = (await call(ops.svc_check, { project_id: 'chk', rule: 'empty-decision' })) as CheckResult & { disabled_but_requested: string[] };
     expect(asked.ran).toEqual(['empty-decision']);
     expect(asked.results[0]!.total).toBeGreaterThan(0);
     expect(asked.disabled_but_requested).toEqual(['empty-decision']);
     const op = findOperation('svc_check')!;
     const markdown = op.presentation.kind === 'markdown' ? op.presentation.render(asked as never) : '';
     expect(markdown).toContain("Rule `empty-decision` is disabled in the project's settings; it ran because it was asked for.");
-    const enabled = (await call('svc_check', { project_id: 'chk', rule: 'conflicting-decisions' })) as typeof asked;
+    const enabled = (await call(ops.svc_check, { project_id: 'chk', rule: 'conflicting-decisions' })) as typeof asked;
     expect(enabled.disabled_but_requested).toEqual([]);
-    const all = (await call('svc_check', { project_id: 'chk' })) as typeof asked;
+    const all = (await call(ops.svc_check, { project_id: 'chk' })) as typeof asked;
     expect(all.disabled_but_requested).toEqual([]);
     expect(op.presentation.kind === 'markdown' && op.presentation.render(all as never)).not.toContain('it ran because');
   });
@@ -310,19 +310,19 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     // A depends on B: A waits on B. B blocks A: A waits on B. The same fact twice.
     const b = await item('B');
     const a = await item('A', { links: [{ type: 'depends', target_id: b.id }] });
-    await call('link_add', { project_id: 'chk', from_id: b.id, type: 'blocks', to_id: a.id });
+    await call(ops.link_add, { project_id: 'chk', from_id: b.id, type: 'blocks', to_id: a.id });
     expect(await run('dependency-cycle')).toEqual([]);
     // Blocks alone, both ways round: A blocks B and B blocks A is a deadlock.
     const c = await item('C');
     const d = await item('D', { links: [{ type: 'blocks', target_id: c.id }] });
-    await call('link_add', { project_id: 'chk', from_id: c.id, type: 'blocks', to_id: d.id });
+    await call(ops.link_add, { project_id: 'chk', from_id: c.id, type: 'blocks', to_id: d.id });
     expect((await run('dependency-cycle')).map((f) => f.items.map((i) => i.title).sort())).toEqual([['C', 'D']]);
   });
 
   it('reports A depends on B plus A blocks B as a deadlock naming both items', async () => {
     const b = await item('Schema migration');
     const a = await item('Cache layer', { links: [{ type: 'depends', target_id: b.id }] });
-    await call('link_add', { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
+    await call(ops.link_add, { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
     const findings = await run('dependency-cycle');
     expect(findings).toHaveLength(1);
     expect(findings[0]?.items.map((i) => [i.id, i.title]).sort()).toEqual(
@@ -336,7 +336,7 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
   it('reports a dependency cycle among current versions only, across edits, not through a deleted item', async () => {
     const b = await item('B');
     const a = await item('A', { links: [{ type: 'depends', target_id: b.id }] });
-    await call('link_add', { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
+    await call(ops.link_add, { project_id: 'chk', from_id: a.id, type: 'blocks', to_id: b.id });
     const a2 = await item('A edited', { item_id: a.id });
     const [cycle] = await run('dependency-cycle');
     expect(cycle?.items.map((i) => i.title).sort()).toEqual(['A edited', 'B']);
@@ -344,11 +344,11 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     // B waits on D (depends), D on C (C blocks D), C on B (depends).
     const c = await item('C', { links: [{ type: 'depends', target_id: b.id }] });
     const d = await item('D');
-    await call('link_add', { project_id: 'chk', from_id: c.id, type: 'blocks', to_id: d.id });
-    await call('link_add', { project_id: 'chk', from_id: b.id, type: 'depends', to_id: d.id });
+    await call(ops.link_add, { project_id: 'chk', from_id: c.id, type: 'blocks', to_id: d.id });
+    await call(ops.link_add, { project_id: 'chk', from_id: b.id, type: 'depends', to_id: d.id });
     // One strongly connected group: A ↔ B and B → D → C → B.
     expect((await run('dependency-cycle')).map((f) => f.items.map((i) => i.title).sort())).toEqual([['A edited', 'B', 'C', 'D']]);
-    await call('item_delete', { item_id: d.id });
+    await call(ops.item_delete, { item_id: d.id });
     expect((await run('dependency-cycle')).map((f) => f.items.map((i) => i.title).sort())).toEqual([['A edited', 'B']]);
   });
 
@@ -356,7 +356,7 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     // A closed unit with 12 proposed tasks (closing refuses only while one is in progress).
     const u = await unit('Big unit');
     for (let i = 0; i < 12; i++) await task(u, `Task ${String(i).padStart(2, '0')}`);
-    await call('svc_work_close', { work_unit_id: u });
+    await call(ops.svc_work_close, { work_unit_id: u });
     const [closed] = await run('closed-unit-unfinished-tasks');
     expect(closed?.items.map((i) => i.title)).toEqual(Array.from({ length: 10 }, (_, i) => `Task ${String(i).padStart(2, '0')}`));
     expect(closed?.note).toBe('work unit Big unit is closed with 12 unfinished task(s), first 10 listed');
@@ -364,7 +364,7 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     // A ring of 12 items: one cycle of 12.
     const ring: Item[] = [];
     for (let i = 0; i < 12; i++) ring.push(await item(`Ring ${i}`, i === 0 ? {} : { links: [{ type: 'depends', target_id: ring[i - 1]?.id }] }));
-    await call('link_add', { project_id: 'chk', from_id: ring[0]?.id, type: 'depends', to_id: ring[11]?.id });
+    await call(ops.link_add, unchecked({ project_id: 'chk', from_id: ring[0]?.id, type: 'depends', to_id: ring[11]?.id }));
     const [cycle] = await run('dependency-cycle');
     expect(cycle?.items).toHaveLength(10);
     expect(new Set(cycle?.items.map((i) => i.title)).size).toBe(10);
@@ -385,13 +385,13 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     const b = await item('B', { links: [{ type: 'depends', target_id: a.id }] });
     const c = await item('C', { links: [{ type: 'blocks', target_id: b.id }] });
     await item('Unrelated', { links: [{ type: 'depends', target_id: c.id }] });
-    await call('item_delete', { item_id: b.id });
+    await call(ops.item_delete, { item_id: b.id });
     const findings = await run('dangling-link');
     expect(findings.map((f) => [f.items.map((i) => i.title), f.note])).toEqual([
       [['B', 'A'], 'depends from a deleted item'],
       [['C', 'B'], 'blocks to a deleted item'],
     ]);
-    await call('item_delete', { item_id: a.id });
+    await call(ops.item_delete, { item_id: a.id });
     expect((await run('dangling-link')).map((f) => f.note)).toEqual(['depends from a deleted item', 'blocks to a deleted item']);
   });
 
@@ -399,9 +399,9 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
     const r = await item('Study', { item_type: 'research', source_url: 'https://example.test' });
     await age('items', r.id, 10);
     expect(await run('research-expired')).toEqual([]);
-    await call('project_config_import', { project_id: 'chk', config: '[research]\nttl_days = 7\n' });
+    await call(ops.project_config_import, { project_id: 'chk', config: '[research]\nttl_days = 7\n' });
     expect(await run('research-expired')).toHaveLength(1);
-    const hits = (await call('svc_item_search', { project_id: 'chk', query: 'study' })) as { items: unknown[] };
+    const hits = (await call(ops.svc_item_search, { project_id: 'chk', query: 'study' })) as { items: unknown[] };
     expect(hits.items).toEqual([]);
   });
 });

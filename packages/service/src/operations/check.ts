@@ -15,7 +15,7 @@ interface RuleResult {
   truncated: boolean;
 }
 
-interface CheckResult {
+export interface CheckResult {
   project: { id: string; slug: string };
   threshold: Severity;
   ran: string[];
@@ -67,10 +67,11 @@ export const check = defineOperation({
     rule: z.string().max(100).optional().describe('One rule id to run (empty: every enabled rule)'),
     severity: z.enum(SEVERITIES).optional().describe('Display threshold: error, warn or info (default info: show all)'),
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   presentation: { kind: 'markdown', render },
   async run(ctx, input): Promise<CheckResult> {
-    const project = await resolveProject(ctx.tx, input.project_id);
+    const project = await resolveProject(ctx.db, input.project_id);
     const threshold = input.severity ?? 'info';
     const disabled = project.settings.checks.disabled_rules;
     let selected: readonly (typeof RULES)[number][];
@@ -86,7 +87,7 @@ export const check = defineOperation({
     const results: RuleResult[] = [];
     let hidden = 0;
     for (const rule of selected) {
-      const { findings, total } = await RULE_QUERIES[rule.id](ctx.tx, project.id, { research_ttl_days: project.settings.research.ttl_days });
+      const { findings, total } = await RULE_QUERIES[rule.id](ctx.db, project.id, { research_ttl_days: project.settings.research.ttl_days });
       counts[rule.severity] += total;
       if (!atLeast(rule.severity, threshold)) {
         hidden += total;

@@ -27,22 +27,23 @@ export const completion = defineOperation({
     project_id: projectRef.optional().describe('Only work units of this project'),
     limit: z.number().int().min(1).max(MAX_VALUES).optional().describe(`Maximum values (default and at most ${MAX_VALUES})`),
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input): Promise<{ values: string[]; truncated: boolean }> {
     const prefix = input.prefix?.trim() ?? '';
     const max = input.limit ?? MAX_VALUES;
     let values: string[];
     switch (input.kind) {
       case 'project':
-        values = await projectSlugsByPrefix(ctx.tx, prefix, max);
+        values = await projectSlugsByPrefix(ctx.db, prefix, max);
         break;
       case 'item_type':
-        values = (await listItemTypes(ctx.tx)).map((t) => t.key).filter((key) => key.startsWith(prefix.toLowerCase()));
+        values = (await listItemTypes(ctx.db)).map((t) => t.key).filter((key) => key.startsWith(prefix.toLowerCase()));
         break;
       case 'work_unit': {
         if (prefix !== '' && !/^[0-9a-f-]+$/i.test(prefix)) return { values: [], truncated: false };
-        const projectId = input.project_id ? (await resolveProject(ctx.tx, input.project_id)).id : undefined;
-        values = (await workUnitsByIdPrefix(ctx.tx, { prefix, project_id: projectId }, max)).map((u) => u.id);
+        const projectId = input.project_id ? (await resolveProject(ctx.db, input.project_id)).id : undefined;
+        values = (await workUnitsByIdPrefix(ctx.db, { prefix, project_id: projectId }, max)).map((u) => u.id);
         break;
       }
     }

@@ -9,7 +9,7 @@ import { decisionLines } from './page-sync.js';
 /** Superseded items named per decision. */
 const MAX_SUPERSEDED = 10;
 
-interface DecisionList {
+export interface DecisionList {
   project: Pick<Project, 'id' | 'slug' | 'name'>;
   decisions: DecisionEntry[];
   truncated: boolean;
@@ -37,13 +37,14 @@ export const decisionList = defineOperation({
     system_id: z.string().max(200).optional().describe('Only this system (id, prefix or name)'),
     limit,
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   presentation: { kind: 'markdown', render },
   async run(ctx, input): Promise<DecisionList> {
-    const project = await resolveProject(ctx.tx, input.project_id);
-    const systemId = input.system_id ? (await resolveSystem(ctx.tx, project.id, input.system_id)).id : undefined;
+    const project = await resolveProject(ctx.db, input.project_id);
+    const systemId = input.system_id ? (await resolveSystem(ctx.db, project.id, input.system_id)).id : undefined;
     const max = boundedLimit(input.limit);
-    const decisions = await currentDecisions(ctx.tx, { project_id: project.id, system_id: systemId }, max, MAX_SUPERSEDED);
+    const decisions = await currentDecisions(ctx.db, { project_id: project.id, system_id: systemId }, max, MAX_SUPERSEDED);
     return {
       project: { id: project.id, slug: project.slug, name: project.name },
       decisions: decisions.slice(0, max),

@@ -24,7 +24,8 @@ export const glossaryGroupAdd = defineOperation({
   title: 'Add a glossary group',
   description: 'Add a glossary group: a set of terms that mean the same in this project (e.g. k8s, kubernetes).',
   input: z.object({ project_id: projectRef, name: groupName }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const group = await insertGroup(ctx.tx, project.id, input.name);
@@ -33,14 +34,15 @@ export const glossaryGroupAdd = defineOperation({
   },
 });
 
-function termOperation(name: string, status: 'accepted' | 'proposed', description: string) {
+function termOperation<const N extends string>(name: N, status: 'accepted' | 'proposed', description: string) {
   return defineOperation({
     name,
     surface: 'operator',
     title: status === 'accepted' ? 'Add a glossary term' : 'Propose a glossary term',
     description,
     input: z.object({ project_id: projectRef, group: groupName, term: termText }),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    kind: 'write',
+    annotations: { destructiveHint: false, idempotentHint: false },
     async run(ctx, input) {
       const project = await resolveProject(ctx.tx, input.project_id);
       const group = await findGroupByName(ctx.tx, project.id, input.group);
@@ -73,7 +75,8 @@ export const glossaryTermAccept = defineOperation({
   title: 'Accept a proposed glossary term',
   description: 'Accept a proposed term: it leaves the review queue and expands searches.',
   input: decision,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const term = await resolveTerm(ctx.tx, project.id, parseIdRef(input.term_id, 'term_id'));
@@ -90,7 +93,8 @@ export const glossaryTermReject = defineOperation({
   title: 'Reject a proposed glossary term',
   description: 'Reject a proposed term: it leaves the queue, is remembered as rejected and never expands searches.',
   input: decision.extend({ reason: z.string().max(2000).optional().describe('Why it was rejected') }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: true, idempotentHint: false },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const term = await resolveTerm(ctx.tx, project.id, parseIdRef(input.term_id, 'term_id'));
@@ -107,11 +111,12 @@ export const glossaryQueue = defineOperation({
   title: 'Glossary review queue',
   description: 'List proposed glossary terms awaiting review, oldest first.',
   input: z.object({ project_id: projectRef, limit }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
+    const project = await resolveProject(ctx.db, input.project_id);
     const max = boundedLimit(input.limit);
-    const terms = await reviewQueue(ctx.tx, project.id, max);
+    const terms = await reviewQueue(ctx.db, project.id, max);
     return { terms: terms.slice(0, max), truncated: terms.length > max };
   },
 });
@@ -124,14 +129,15 @@ export const glossaryList = defineOperation({
     "List a project's glossary: each group by name, with its accepted terms (which expand searches) and its " +
     'pending proposals (awaiting accept or reject), alphabetically. Rejected terms are not listed.',
   input: z.object({ project_id: projectRef, limit }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
+    const project = await resolveProject(ctx.db, input.project_id);
     const max = boundedLimit(input.limit);
-    const rows = await listGroups(ctx.tx, project.id, max);
+    const rows = await listGroups(ctx.db, project.id, max);
     const groups = rows.slice(0, max);
     const terms = await termsOfGroups(
-      ctx.tx,
+      ctx.db,
       groups.map((g) => g.id),
     );
     const of = (groupId: string, status: 'accepted' | 'proposed') =>

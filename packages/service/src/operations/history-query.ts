@@ -24,19 +24,20 @@ export const historyQuery = defineOperation({
       ),
     limit,
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
     for (const [i, label] of (input.semantic_impacts ?? []).entries()) {
       if (!isSemanticImpact(label)) {
         throw invalidInput(`semantic_impacts[${i}]`, `unknown category '${label}'; known: ${SEMANTIC_IMPACTS.join(', ')}`);
       }
     }
-    const project = await resolveProject(ctx.tx, input.project_id);
+    const project = await resolveProject(ctx.db, input.project_id);
     const chainId = input.item_id
-      ? (await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId: project.id, includeDeleted: true })).head.chain_id
+      ? (await resolveItem(ctx.db, parseIdRef(input.item_id, 'item_id'), { projectId: project.id, includeDeleted: true })).head.chain_id
       : undefined;
     const max = boundedLimit(input.limit);
-    const entries = await queryHistory(ctx.tx, {
+    const entries = await queryHistory(ctx.db, {
       project_id: project.id,
       chain_id: chainId,
       since: input.since ? new Date(input.since) : undefined,

@@ -20,10 +20,11 @@ export const ideaAdd = defineOperation({
     actor_id: z.string().max(100).optional().describe('Author actor UUID (default: the caller)'),
     project_id: scopeField,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   actorField: 'actor_id',
   async run(ctx, input) {
-    const unit = await findWorkUnit(ctx, input.work_unit_id, await scope(ctx, input.project_id));
+    const unit = await findWorkUnit(ctx.tx, input.work_unit_id, await scope(ctx.tx, input.project_id));
     const idea = await insertIdea(ctx.tx, { project_id: unit.project_id, work_unit_id: unit.id, text: input.text, author_id: ctx.actor?.id ?? null });
     ctx.audit({ project_id: unit.project_id, target_kind: 'idea', target_id: idea.id });
     return writeAnswer(idea);
@@ -36,11 +37,12 @@ export const ideaList = defineOperation({
   title: 'List ideas (legacy)',
   description: 'List the ideas of a work unit, newest first; redacted ones with their text masked. Returns {ideas, truncated}.',
   input: z.object({ work_unit_id: idRef('Work unit'), limit, project_id: scopeField }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const unit = await findWorkUnit(ctx, input.work_unit_id, await scope(ctx, input.project_id));
+    const unit = await findWorkUnit(ctx.db, input.work_unit_id, await scope(ctx.db, input.project_id));
     const max = boundedLimit(input.limit);
-    const ideas = await listIdeas(ctx.tx, { project_id: unit.project_id, work_unit_id: unit.id }, max);
+    const ideas = await listIdeas(ctx.db, { project_id: unit.project_id, work_unit_id: unit.id }, max);
     return { ideas: ideas.slice(0, max), truncated: ideas.length > max };
   },
 });
@@ -61,10 +63,11 @@ export const ideaSearch = defineOperation({
     until: isoTime('Only ideas before this ISO 8601 time').optional(),
     limit,
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
-    const unit = input.work_unit_id ? await findWorkUnit(ctx, input.work_unit_id, project) : undefined;
+    const project = await resolveProject(ctx.db, input.project_id);
+    const unit = input.work_unit_id ? await findWorkUnit(ctx.db, input.work_unit_id, project) : undefined;
     if (input.author_id !== undefined && !isUuid(input.author_id)) {
       throw new SvcError('invalid_input', `author_id: '${input.author_id}' is not an actor UUID`, { field: 'author_id' });
     }
@@ -73,7 +76,7 @@ export const ideaSearch = defineOperation({
     if (query !== '' && !plan) return { ideas: [], truncated: false };
     const max = boundedLimit(input.limit);
     const ideas = await listIdeas(
-      ctx.tx,
+      ctx.db,
       {
         project_id: project.id,
         work_unit_id: unit?.id,
@@ -94,10 +97,11 @@ export const ideaRedact = defineOperation({
   title: 'Redact an idea (legacy)',
   description: 'Mask an idea\'s text as [redacted] for good; the row (who, when) stays. Answers `idea <id> redacted`.',
   input: z.object({ idea_id: idRef('Idea'), project_id: scopeField }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: true, idempotentHint: true },
   presentation: { kind: 'ack', render: (r: WriteAnswer) => `idea ${shortId(r.id)} ${r.state}` },
   async run(ctx, input) {
-    const project = await scope(ctx, input.project_id);
+    const project = await scope(ctx.tx, input.project_id);
     const idea = await lockIdea(ctx.tx, parseIdRef(input.idea_id, 'idea_id'), project?.id);
     ideaTransition(idea, 'redact');
     const redacted = await redactIdea(ctx.tx, idea.id, ctx.actor?.id ?? null);

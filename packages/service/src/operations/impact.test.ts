@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../catalog.js';
-import { openTestService, type TestService, testBackends } from '../testing/index.js';
+import { findOperation, ops } from '../catalog.js';
+import { type Call, openTestService, testBackends, type TestService, unchecked } from '../testing/index.js';
 
 const TYPES = ['depends', 'blocks', 'supersedes', 'conflicts'] as const;
 type Edge = { from: number; to: number; type: (typeof TYPES)[number] };
@@ -50,7 +50,7 @@ function referenceImpact(ids: string[], deleted: Set<number>, edges: Edge[], sta
 
 describe.each(testBackends())('svc_impact on $name', (backend) => {
   let svc: TestService;
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
   let impactProject: string;
   let otherProject: string;
   let otherItem: string;
@@ -85,7 +85,7 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
     });
     await fc.assert(
       fc.asyncProperty(graphs, async ({ size, edges: raw, deleted: rawDeleted, crossProject }) => {
-        const project = (await svc.call('project_create', { slug: `g${graph++}` }, { source: 'cli' })) as { id: string; slug: string };
+        const project = (await svc.call(ops.project_create, { slug: `g${graph++}` }, { source: 'cli' })) as { id: string; slug: string };
         const ids = Array.from({ length: size }, () => randomUUID());
         await svc.store.db
           .insertInto('items')
@@ -115,7 +115,7 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
 
         for (const direction of ['outgoing', 'incoming'] as const) {
           for (let depth = 1; depth <= 6; depth++) {
-            const result = (await call('svc_impact', { project_id: project.slug, item_id: ids[start], depth, direction })) as {
+            const result = (await call(ops.svc_impact, unchecked({ project_id: project.slug, item_id: ids[start], depth, direction }))) as {
               depth: number;
               direction: Direction;
               reachable: Reached[];
@@ -134,7 +134,7 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
   }, 600_000);
 
   it('lists the nearest 200 in order (depth, edge type, id) and counts every reachable item', async () => {
-    const project = (await svc.call('project_create', { slug: 'wide' }, { source: 'cli' })) as { id: string };
+    const project = (await svc.call(ops.project_create, { slug: 'wide' }, { source: 'cli' })) as { id: string };
     const root = randomUUID();
     const near = Array.from({ length: 150 }, () => randomUUID());
     const far = Array.from({ length: 150 }, () => randomUUID());
@@ -149,7 +149,7 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
       ...far.map((id, i) => ({ project_id: project.id, from_chain_id: near[i]!, link_type: 'blocks', to_chain_id: id })),
     ];
     await svc.store.db.insertInto('links').values(links).execute();
-    const result = (await call('svc_impact', { project_id: 'wide', item_id: root, depth: 2 })) as { total: number; truncated: boolean; reachable: Reached[] };
+    const result = (await call(ops.svc_impact, { project_id: 'wide', item_id: root, depth: 2 })) as { total: number; truncated: boolean; reachable: Reached[] };
     expect(result.total).toBe(300);
     expect(result.truncated).toBe(true);
     const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -162,36 +162,36 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
   });
 
   it('follows outgoing links by default and incoming links on request: from the database decision, what depends on it', async () => {
-    const db = (await call('svc_item_upsert', { project_id: 'impact', title: 'Use PostgreSQL' })) as { id: string };
-    const cache = (await call('svc_item_upsert', { project_id: 'impact', title: 'Cache in Postgres', links: [{ type: 'depends', target_id: db.id }] })) as {
+    const db = (await call(ops.svc_item_upsert, { project_id: 'impact', title: 'Use PostgreSQL' })) as { id: string };
+    const cache = (await call(ops.svc_item_upsert, { project_id: 'impact', title: 'Cache in Postgres', links: [{ type: 'depends', target_id: db.id }] })) as {
       id: string;
     };
-    const outgoing = (await call('svc_impact', { project_id: 'impact', item_id: db.id })) as { direction: string; reachable: Reached[] };
+    const outgoing = (await call(ops.svc_impact, { project_id: 'impact', item_id: db.id })) as { direction: string; reachable: Reached[] };
     expect(outgoing.direction).toBe('outgoing');
     expect(outgoing.reachable).toEqual([]);
-    const incoming = (await call('svc_impact', { project_id: 'impact', item_id: db.id, direction: 'incoming' })) as {
+    const incoming = (await call(ops.svc_impact, { project_id: 'impact', item_id: db.id, direction: 'incoming' })) as {
       direction: string;
       reachable: (Reached & { id: string; title: string })[];
     };
     expect(incoming.direction).toBe('incoming');
     expect(incoming.reachable.map((r) => [r.id, r.title, r.link_type, r.depth])).toEqual([[cache.id, 'Cache in Postgres', 'depends', 1]]);
-    const fromCache = (await call('svc_impact', { project_id: 'impact', item_id: cache.id })) as { reachable: { id: string }[] };
+    const fromCache = (await call(ops.svc_impact, { project_id: 'impact', item_id: cache.id })) as { reachable: { id: string }[] };
     expect(fromCache.reachable.map((r) => r.id)).toEqual([db.id]);
-    const bad = (await call('svc_impact', { project_id: 'impact', item_id: db.id, direction: 'both' }).catch((e) => e)) as { code: string; details: { field: string } };
+    const bad = (await call(ops.svc_impact, unchecked({ project_id: 'impact', item_id: db.id, direction: 'both' })).catch((e) => e)) as { code: string; details: { field: string } };
     expect(bad.code).toBe('invalid_input');
     expect(bad.details.field).toBe('direction');
   });
 
   it('resolves the item without project_id: a full UUID in any project, a prefix only when unique across projects', async () => {
-    const here = (await call('svc_item_upsert', { project_id: 'impact', title: 'Here' })) as { id: string };
-    const next = (await call('svc_item_upsert', { project_id: 'impact', title: 'Next', links: [{ type: 'blocks', target_id: here.id }] })) as { id: string };
-    const byUuid = (await call('svc_impact', { item_id: next.id })) as { item: { id: string }; reachable: { id: string }[] };
+    const here = (await call(ops.svc_item_upsert, { project_id: 'impact', title: 'Here' })) as { id: string };
+    const next = (await call(ops.svc_item_upsert, { project_id: 'impact', title: 'Next', links: [{ type: 'blocks', target_id: here.id }] })) as { id: string };
+    const byUuid = (await call(ops.svc_impact, { item_id: next.id })) as { item: { id: string }; reachable: { id: string }[] };
     expect(byUuid.item.id).toBe(next.id);
     expect(byUuid.reachable.map((r) => r.id)).toEqual([here.id]);
-    expect(await call('svc_impact', { item_id: next.id.slice(0, 8) })).toEqual(byUuid);
+    expect(await call(ops.svc_impact, { item_id: next.id.slice(0, 8) })).toEqual(byUuid);
     // The item of the other project: its full UUID resolves without a project, and not inside this one.
-    expect(((await call('svc_impact', { item_id: otherItem })) as { item: { title: string } }).item.title).toBe('elsewhere');
-    const scoped = (await call('svc_impact', { project_id: 'impact', item_id: otherItem }).catch((e) => e)) as { code: string };
+    expect(((await call(ops.svc_impact, { item_id: otherItem })) as { item: { title: string } }).item.title).toBe('elsewhere');
+    const scoped = (await call(ops.svc_impact, { project_id: 'impact', item_id: otherItem }).catch((e) => e)) as { code: string };
     expect(scoped.code).toBe('not_found');
     // Two items in two projects sharing a prefix: ambiguous without a project, resolved inside one.
     const twin = `${otherItem.slice(0, 8)}-0000-4000-8000-000000000000`;
@@ -199,28 +199,28 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
       .insertInto('items')
       .values({ id: twin, chain_id: twin, project_id: impactProject, item_type: 'decision', title: 'twin', context: '{}' })
       .execute();
-    const ambiguous = (await call('svc_impact', { item_id: otherItem.slice(0, 8) }).catch((e) => e)) as {
+    const ambiguous = (await call(ops.svc_impact, { item_id: otherItem.slice(0, 8) }).catch((e) => e)) as {
       code: string;
       details: { candidates: { id: string }[] };
     };
     expect(ambiguous.code).toBe('ambiguous_id');
     expect(ambiguous.details.candidates.map((c) => c.id).sort()).toEqual([otherItem, twin].sort());
-    expect(((await call('svc_impact', { project_id: 'impact', item_id: otherItem.slice(0, 8) })) as { item: { id: string } }).item.id).toBe(twin);
+    expect(((await call(ops.svc_impact, { project_id: 'impact', item_id: otherItem.slice(0, 8) })) as { item: { id: string } }).item.id).toBe(twin);
   });
 
   it('renders markdown citing the reachable items, and says so when none are', async () => {
-    const a = (await call('svc_item_upsert', { project_id: 'impact', title: 'Root decision' })) as { id: string };
-    const b = (await call('svc_item_upsert', { project_id: 'impact', title: 'Depends on root', links: [] })) as { id: string };
-    await call('link_add', { project_id: 'impact', from_id: a.id, type: 'depends', to_id: b.id });
+    const a = (await call(ops.svc_item_upsert, { project_id: 'impact', title: 'Root decision' })) as { id: string };
+    const b = (await call(ops.svc_item_upsert, { project_id: 'impact', title: 'Depends on root', links: [] })) as { id: string };
+    await call(ops.link_add, { project_id: 'impact', from_id: a.id, type: 'depends', to_id: b.id });
     const op = findOperation('svc_impact')!;
     if (op.presentation.kind !== 'markdown') throw new Error('markdown expected');
-    const text = op.presentation.render((await call('svc_impact', { project_id: 'impact', item_id: a.id.slice(0, 8) })) as never);
+    const text = op.presentation.render((await call(ops.svc_impact, { project_id: 'impact', item_id: a.id.slice(0, 8) })) as never);
     expect(text).toContain('outgoing links');
     expect(text).toContain('## Depth 1');
     expect(text).toContain(`- depends → **Depends on root** (\`${b.id.slice(0, 8)}\`, decision)`);
-    const lonely = op.presentation.render((await call('svc_impact', { project_id: 'impact', item_id: b.id })) as never);
+    const lonely = op.presentation.render((await call(ops.svc_impact, { project_id: 'impact', item_id: b.id })) as never);
     expect(lonely).toContain('_No items are reachable');
-    const back = op.presentation.render((await call('svc_impact', { project_id: 'impact', item_id: b.id, direction: 'incoming' })) as never);
+    const back = op.presentation.render((await call(ops.svc_impact, { project_id: 'impact', item_id: b.id, direction: 'incoming' })) as never);
     expect(back).toContain('incoming links');
     expect(back).toContain(`- depends ← **Root decision** (\`${a.id.slice(0, 8)}\`, decision)`);
   });

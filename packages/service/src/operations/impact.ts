@@ -7,7 +7,7 @@ import { defineOperation } from '../operation.js';
 
 const MAX_ENTRIES = 200;
 
-interface Impact {
+export interface Impact {
   item: { id: string; chain_id: string; title: string; item_type: string };
   depth: number;
   direction: ImpactDirection;
@@ -58,14 +58,15 @@ export const impact = defineOperation({
   }),
   // The spec's tool takes project_id; REST's /items/{id}/impact names the item alone, so the project is its own.
   mcpRequired: ['project_id'],
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   presentation: { kind: 'markdown', render },
   async run(ctx, input): Promise<Impact> {
-    const projectId = input.project_id === undefined ? undefined : (await resolveProject(ctx.tx, input.project_id)).id;
-    const { head } = await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId });
+    const projectId = input.project_id === undefined ? undefined : (await resolveProject(ctx.db, input.project_id)).id;
+    const { head } = await resolveItem(ctx.db, parseIdRef(input.item_id, 'item_id'), { projectId });
     const depth = Math.min(input.depth ?? 3, MAX_IMPACT_DEPTH);
     const direction = input.direction ?? 'outgoing';
-    const { entries, total } = await traverse(ctx.tx, head.project_id, head.chain_id, depth, MAX_ENTRIES, direction);
+    const { entries, total } = await traverse(ctx.db, head.project_id, head.chain_id, depth, MAX_ENTRIES, direction);
     return {
       item: { id: head.id, chain_id: head.chain_id, title: head.title, item_type: head.item_type },
       depth,

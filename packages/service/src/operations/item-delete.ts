@@ -1,10 +1,10 @@
 import { itemLifecycleTransition, parseIdRef, SvcError } from '@svc/domain';
-import { resolveItem, resolveProject, type Transaction, type Database, lockHead } from '@svc/store';
+import { resolveItem, resolveProject, lockHead } from '@svc/store';
 import { z } from 'zod';
 import { writeAnswer } from '../answers.js';
 import { itemRef, projectRef } from '../inputs.js';
 import { markChainDeleted } from '../items/write.js';
-import { defineOperation, type OperationContext } from '../operation.js';
+import { defineOperation, type WriteContext } from '../operation.js';
 
 const input = z.object({
   item_id: itemRef,
@@ -12,10 +12,10 @@ const input = z.object({
 });
 
 /** Soft delete and restore: mark every row of the chain, and record it in history. */
-async function setDeleted(ctx: OperationContext, raw: z.output<typeof input>, deleted: boolean) {
+async function setDeleted(ctx: WriteContext, raw: z.output<typeof input>, deleted: boolean) {
   const projectId = raw.project_id ? (await resolveProject(ctx.tx, raw.project_id)).id : undefined;
   const { head: seen } = await resolveItem(ctx.tx, parseIdRef(raw.item_id, 'item_id'), { projectId, includeDeleted: true });
-  const head = await lockHead(ctx.tx as Transaction<Database>, seen.chain_id);
+  const head = await lockHead(ctx.tx, seen.chain_id);
   if (!head) throw new SvcError('not_found', `item ${raw.item_id} not found`);
   itemLifecycleTransition(head, deleted ? 'delete' : 'restore');
   await markChainDeleted(ctx, head, deleted);
@@ -30,7 +30,8 @@ export const itemDelete = defineOperation({
   title: 'Soft-delete an item',
   description: 'Soft-delete an item (its whole chain): hidden from search, brief, resume and impact; restorable.',
   input,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: true, idempotentHint: false },
   run: (ctx, raw) => setDeleted(ctx, raw, true),
 });
 
@@ -40,6 +41,7 @@ export const itemRestore = defineOperation({
   title: 'Restore a deleted item',
   description: 'Undo a soft delete of an item (its whole chain).',
   input,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   run: (ctx, raw) => setDeleted(ctx, raw, false),
 });

@@ -17,12 +17,13 @@ export const itemHistory = defineOperation({
     item_id: itemRef,
     project_id: projectRef.optional().describe('Resolve the id only inside this project'),
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const projectId = input.project_id ? (await resolveProject(ctx.tx, input.project_id)).id : undefined;
-    const { head } = await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId, includeDeleted: true });
-    const versions = await listChainVersions(ctx.tx, head.chain_id, MAX_VERSIONS + 1);
-    const entries = await queryHistory(ctx.tx, { project_id: head.project_id, chain_id: head.chain_id, limit: MAX_VERSIONS });
+    const projectId = input.project_id ? (await resolveProject(ctx.db, input.project_id)).id : undefined;
+    const { head } = await resolveItem(ctx.db, parseIdRef(input.item_id, 'item_id'), { projectId, includeDeleted: true });
+    const versions = await listChainVersions(ctx.db, head.chain_id, MAX_VERSIONS + 1);
+    const entries = await queryHistory(ctx.db, { project_id: head.project_id, chain_id: head.chain_id, limit: MAX_VERSIONS });
     return {
       chain_id: head.chain_id,
       head_id: head.id,

@@ -1,8 +1,9 @@
 import { BM25, bm25Tf, idf } from '@svc/store';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { DAY, type TestService, testBackends } from '../testing/index.js';
+import { type Call, DAY, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
+import { ops } from '../catalog.js';
 
 interface Hit {
   id: string;
@@ -23,16 +24,16 @@ function random(seed: number): () => number {
 
 describe.each(testBackends())('BM25 search on $name', (backend) => {
   let svc: TestService;
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
 
   useTestService(backend, 'rank', (t) => {
     ({ svc, call } = t);
   });
 
   const add = async (title: string, body = '', extra: Record<string, unknown> = {}) =>
-    (await call('svc_item_upsert', { project_id: 'rank', title, body, ...extra })) as { id: string; chain_id: string };
+    (await call(ops.svc_item_upsert, { project_id: 'rank', title, body, ...extra })) as { id: string; chain_id: string };
   const search = async (query: string, extra: Record<string, unknown> = {}) =>
-    ((await call('svc_item_search', { project_id: 'rank', query, ...extra })) as { items: Hit[]; truncated: boolean }).items;
+    ((await call(ops.svc_item_search, { project_id: 'rank', query, ...extra })) as { items: Hit[]; truncated: boolean }).items;
   const projectId = async () => (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'rank').executeTakeFirstOrThrow()).id;
 
   /**
@@ -98,27 +99,27 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     const a = await add('Retry budget', 'retries back off exponentially');
     const b = await add('Queue retention', 'messages are kept seven days');
     expect(await drift()).toEqual([]);
-    await call('svc_item_upsert', { project_id: 'rank', item_id: a.id, body: 'retries stop after five attempts' });
+    await call(ops.svc_item_upsert, { project_id: 'rank', item_id: a.id, body: 'retries stop after five attempts' });
     expect(await drift()).toEqual([]);
-    await call('item_delete', { item_id: b.id });
+    await call(ops.item_delete, { item_id: b.id });
     expect(await drift()).toEqual([]);
     expect(await search('retention')).toEqual([]);
-    await call('item_restore', { item_id: b.id });
+    await call(ops.item_restore, { item_id: b.id });
     expect(await drift()).toEqual([]);
     expect((await search('retention')).map((h) => h.id)).toEqual([b.id]);
     // Enough writes that the deltas are folded into the base at least once.
     for (let i = 0; i < 40; i++) await add(`Note ${i}`, `ordinary words number ${i} retries`);
     expect(await drift()).toEqual([]);
-    const capture = (await call('svc_capture_add', { text: 'the swordfish password for staging' })) as { id: string };
-    const promoted = (await call('svc_capture_promote', { capture_id: capture.id, project_id: 'rank', title: 'Staging swordfish' })) as { item_id: string };
+    const capture = (await call(ops.svc_capture_add, { text: 'the swordfish password for staging' })) as { id: string };
+    const promoted = (await call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'rank', title: 'Staging swordfish' })) as { item_id: string };
     expect((await search('swordfish')).map((h) => h.id)).toEqual([promoted.item_id]);
-    await call('svc_capture_redact', { capture_id: capture.id });
+    await call(ops.svc_capture_redact, { capture_id: capture.id });
     expect(await search('swordfish')).toEqual([]);
     expect(await drift()).toEqual([]);
-    const file = ((await svc.call('project_export', { project_id: 'rank' }, { source: 'cli' })) as { lines: string[] }).lines;
-    await svc.call('project_import', { lines: file, as_slug: 'rank-copy' }, { source: 'cli' });
+    const file = ((await svc.call(ops.project_export, { project_id: 'rank' }, { source: 'cli' })) as { lines: string[] }).lines;
+    await svc.call(ops.project_import, { lines: file, as_slug: 'rank-copy' }, { source: 'cli' });
     expect(await drift('rank-copy')).toEqual([]);
-    const copy = ((await call('svc_item_search', { project_id: 'rank-copy', query: 'retries attempts' })) as { items: Hit[] }).items;
+    const copy = ((await call(ops.svc_item_search, { project_id: 'rank-copy', query: 'retries attempts' })) as { items: Hit[] }).items;
     expect(copy.map((h) => h.title)).toEqual(['Retry budget']);
   });
 
@@ -130,8 +131,8 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     const ids: string[] = [];
     for (let i = 0; i < 90; i++) ids.push((await add(text(1 + Math.floor(rand() * 3)), text(Math.floor(rand() * 25)))).id);
     // Edits and deletions move the statistics after the postings' impacts were computed.
-    for (let i = 0; i < 10; i++) await call('svc_item_upsert', { project_id: 'rank', item_id: ids[i], body: text(40) });
-    for (let i = 10; i < 15; i++) await call('item_delete', { item_id: ids[i] });
+    for (let i = 0; i < 10; i++) await call(ops.svc_item_upsert, { project_id: 'rank', item_id: ids[i], body: text(40) });
+    for (let i = 10; i < 15; i++) await call(ops.item_delete, unchecked({ item_id: ids[i] }));
     expect(await drift()).toEqual([]);
 
     const p = await projectId();
@@ -182,10 +183,10 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
   });
 
   it('ranks glossary alternatives and honours type and system filters over every match', async () => {
-    await call('glossary_group_add', { project_id: 'rank', name: 'orchestration' });
-    await call('glossary_term_add', { project_id: 'rank', group: 'orchestration', term: 'k8s' });
-    await call('glossary_term_add', { project_id: 'rank', group: 'orchestration', term: 'kubernetes' });
-    await call('system_add', { project_id: 'rank', name: 'infra' });
+    await call(ops.glossary_group_add, { project_id: 'rank', name: 'orchestration' });
+    await call(ops.glossary_term_add, { project_id: 'rank', group: 'orchestration', term: 'k8s' });
+    await call(ops.glossary_term_add, { project_id: 'rank', group: 'orchestration', term: 'kubernetes' });
+    await call(ops.system_add, { project_id: 'rank', name: 'infra' });
     const policy = await add('Kubernetes upgrades', 'kubernetes clusters upgrade quarterly', { item_type: 'policy', system_id: 'infra' });
     await svc.backdate('items', policy.id, 300 * DAY);
     for (let i = 0; i < 30; i++) await add(`Chatter ${i}`, `someone mentioned k8s in passing, item ${i}, among many other words here`);
@@ -209,12 +210,12 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     expect(await ids('/v1/orders')).toEqual([tool.id]);
     expect(await ids('pool')).toEqual([tool.id]);
     expect(await ids('v0.8.1')).toEqual([tool.id]);
-    await call('svc_capture_add', { text: 'switch the queue to LISTEN/NOTIFY' });
-    const captures = (await call('svc_capture_search', { query: 'notify' })) as { captures: unknown[] };
+    await call(ops.svc_capture_add, { text: 'switch the queue to LISTEN/NOTIFY' });
+    const captures = (await call(ops.svc_capture_search, { query: 'notify' })) as { captures: unknown[] };
     expect(captures.captures).toHaveLength(1);
-    const unit = ((await call('svc_work_open', { project_id: 'rank', title: 'Unit' })) as { id: string }).id;
-    await call('svc_idea_add', { work_unit_id: unit, text: 'try price/stock sync via pg.Pool' });
-    const ideas = (await call('svc_idea_search', { project_id: 'rank', query: 'stock' })) as { ideas: unknown[] };
+    const unit = ((await call(ops.svc_work_open, { project_id: 'rank', title: 'Unit' })) as { id: string }).id;
+    await call(ops.svc_idea_add, { work_unit_id: unit, text: 'try price/stock sync via pg.Pool' });
+    const ideas = (await call(ops.svc_idea_search, { project_id: 'rank', query: 'stock' })) as { ideas: unknown[] };
     expect(ideas.ideas).toHaveLength(1);
   });
   it('lists near misses, naming the words they lack, only when the strict answer is short', async () => {
@@ -224,7 +225,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     await add('Lunch', 'a connection to the canteen');
     const legacy = await add('Excluded pool timeout', 'pool timeout connection, but legacy');
     type Answer = { items: Hit[]; partial?: (Hit & { missing: string[] })[] };
-    const ask = async (query: string, limit = 10) => (await call('svc_item_search', { project_id: 'rank', query, limit })) as Answer;
+    const ask = async (query: string, limit = 10) => (await call(ops.svc_item_search, { project_id: 'rank', query, limit })) as Answer;
     const answer = await ask('connection pool timeout decision -legacy');
     expect(answer.items.map((h) => h.id)).toEqual([full.id]);
     expect(answer.partial?.map((h) => [h.id, h.missing])).toEqual([
@@ -244,7 +245,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
   });
 
   it('indexes a bulk insert in one statement and forgets a deleted project', async () => {
-    await call('project_create', { slug: 'gone', name: 'Gone' });
+    await call(ops.project_create, { slug: 'gone', name: 'Gone' });
     const gone = (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'gone').executeTakeFirstOrThrow()).id;
     // 300 rows in one statement: the statement-level trigger indexes them all.
     await sql`
@@ -252,7 +253,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       select g, ${gone}::uuid, 'decision', 'Bulk ledger ' || n, 'ledger rows number ' || n, '{}', g, true, 1
       from (select gen_random_uuid() as g, n from generate_series(1, 300) as n) as s`.execute(svc.store.db);
     expect(await drift('gone')).toEqual([]);
-    const hits = (await call('svc_item_search', { project_id: 'gone', query: 'ledger', limit: 5 })) as { items: Hit[] };
+    const hits = (await call(ops.svc_item_search, { project_id: 'gone', query: 'ledger', limit: 5 })) as { items: Hit[] };
     expect(hits.items).toHaveLength(5);
     await sql`delete from projects where id = ${gone}::uuid`.execute(svc.store.db);
     const { rows } = await sql<{ n: number }>`

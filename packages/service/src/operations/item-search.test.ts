@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_CLAUSES, MAX_QUERY_LENGTH } from '@svc/domain';
-import { DAY, refusal, type TestService, testBackends } from '../testing/index.js';
+import { type Call, DAY, refusal, testBackends, type TestService } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
+import { ops } from '../catalog.js';
 
 interface Hit {
   id: string;
@@ -14,16 +15,16 @@ interface Hit {
 
 describe.each(testBackends())('svc_item_search on $name', (backend) => {
   let svc: TestService;
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
 
   useTestService(backend, 'search', (t) => {
     ({ svc, call } = t);
   });
 
   const add = async (title: string, body = '', extra: Record<string, unknown> = {}) =>
-    (await call('svc_item_upsert', { project_id: 'search', title, body, ...extra })) as { id: string; chain_id: string };
+    (await call(ops.svc_item_upsert, { project_id: 'search', title, body, ...extra })) as { id: string; chain_id: string };
   const search = async (query: string, extra: Record<string, unknown> = {}) =>
-    ((await call('svc_item_search', { project_id: 'search', query, ...extra })) as { items: Hit[]; truncated: boolean }).items;
+    ((await call(ops.svc_item_search, { project_id: 'search', query, ...extra })) as { items: Hit[]; truncated: boolean }).items;
   const titles = async (query: string, extra: Record<string, unknown> = {}) => (await search(query, extra)).map((h) => h.title).sort();
 
   it('matches a quoted phrase only as adjacent words', async () => {
@@ -48,9 +49,9 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
   });
 
   it('expands required and OR-group words through accepted glossary terms, but not phrases or negations', async () => {
-    await call('glossary_group_add', { project_id: 'search', name: 'orchestration' });
-    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'k8s' });
-    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
     await add('Cluster upgrade', 'the kubernetes cluster is upgraded quarterly');
     await add('Shorthand', 'our k8s nodes run on arm');
     await add('Unrelated', 'a database cluster');
@@ -61,17 +62,17 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
   });
 
   it('expands a word typed with punctuation around it: "k8s," and "(k8s)" find "Run on kubernetes"', async () => {
-    await call('glossary_group_add', { project_id: 'search', name: 'orchestration' });
-    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'k8s' });
-    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
     await add('Run on kubernetes', 'the workers move next quarter');
     for (const query of ['k8s', 'k8s,', '(k8s)', 'K8S.']) expect(await titles(query), query).toEqual(['Run on kubernetes']);
   });
 
   it('matches a quoted single word literally: "k8s" finds k8s, not its glossary synonym kubernetes', async () => {
-    await call('glossary_group_add', { project_id: 'search', name: 'orchestration' });
-    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'k8s' });
-    await call('glossary_term_add', { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
     await add('Shorthand', 'our k8s nodes run on arm');
     await add('Spelled out', 'the kubernetes upgrade');
     expect(await titles('k8s')).toEqual(['Shorthand', 'Spelled out']);
@@ -83,21 +84,21 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     await add('Deploy on friday', 'deploy friday');
     // Cut at the old limit, the trailing exclusion would vanish and the item would match.
     const long = `${'deploy '.repeat(Math.ceil(MAX_QUERY_LENGTH / 7))}-friday`;
-    const tooLong = await refusal(call('svc_item_search', { project_id: 'search', query: long }));
+    const tooLong = await refusal(call(ops.svc_item_search, { project_id: 'search', query: long }));
     expect(tooLong).toMatchObject({ code: 'invalid_input', details: { field: 'query' } });
     expect(tooLong.message).toMatch(new RegExp(`^query: .*${MAX_QUERY_LENGTH}`));
     const clauses = `${Array.from({ length: MAX_CLAUSES }, () => 'deploy').join(' ')} -friday`;
-    const tooMany = await refusal(call('svc_item_search', { project_id: 'search', query: clauses }));
+    const tooMany = await refusal(call(ops.svc_item_search, { project_id: 'search', query: clauses }));
     expect(tooMany).toMatchObject({ code: 'invalid_input', details: { field: 'query', limit: MAX_CLAUSES } });
     expect(tooMany.message).toMatch(new RegExp(`^query: .*at most ${MAX_CLAUSES}`));
-    const keyword = await refusal(call('svc_capture_search', { query: long }));
+    const keyword = await refusal(call(ops.svc_capture_search, { query: long }));
     expect(keyword).toMatchObject({ code: 'invalid_input', details: { field: 'query' } });
   });
 
   it('refuses an unknown item type naming item_types[i] and listing the registered types', async () => {
-    await call('type_add', { key: 'runbook', schema: { type: 'object' } });
+    await call(ops.type_add, { key: 'runbook', schema: { type: 'object' } });
     await add('A decision', 'words');
-    const error = await refusal(call('svc_item_search', { project_id: 'search', query: 'words', item_types: ['decision', 'decisions'] }));
+    const error = await refusal(call(ops.svc_item_search, { project_id: 'search', query: 'words', item_types: ['decision', 'decisions'] }));
     expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'item_types[1]' } });
     expect(error.message).toMatch(/^item_types\[1\]: unknown item type 'decisions'; registered types: .*decision/);
     expect(error.message).toContain('runbook');
@@ -105,22 +106,22 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
   });
 
   it('expands multi-word glossary terms as phrases and never expands proposed or rejected terms', async () => {
-    await call('glossary_group_add', { project_id: 'search', name: 'db' });
-    await call('glossary_term_add', { project_id: 'search', group: 'db', term: 'postgres' });
-    await call('glossary_term_add', { project_id: 'search', group: 'db', term: 'relational database' });
-    const proposed = (await call('glossary_term_propose', { project_id: 'search', group: 'db', term: 'pg' })) as { id: string };
-    const rejected = (await call('glossary_term_propose', { project_id: 'search', group: 'db', term: 'sql' })) as { id: string };
-    await call('glossary_term_reject', { project_id: 'search', term_id: rejected.id, reason: 'too broad' });
+    await call(ops.glossary_group_add, { project_id: 'search', name: 'db' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'db', term: 'postgres' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'db', term: 'relational database' });
+    const proposed = (await call(ops.glossary_term_propose, { project_id: 'search', group: 'db', term: 'pg' })) as { id: string };
+    const rejected = (await call(ops.glossary_term_propose, { project_id: 'search', group: 'db', term: 'sql' })) as { id: string };
+    await call(ops.glossary_term_reject, { project_id: 'search', term_id: rejected.id, reason: 'too broad' });
     await add('Phrase', 'a relational database for billing');
     await add('Scattered', 'a database that is not relational in design');
     await add('Short', 'pg is fine');
     await add('Broad', 'sql everywhere');
     expect(await titles('postgres')).toEqual(['Phrase']);
-    const queue = (await call('glossary_queue', { project_id: 'search' })) as { terms: { id: string; term: string }[] };
+    const queue = (await call(ops.glossary_queue, { project_id: 'search' })) as { terms: { id: string; term: string }[] };
     expect(queue.terms.map((t) => t.term)).toEqual(['pg']);
-    await call('glossary_term_accept', { project_id: 'search', term_id: proposed.id.slice(0, 8) });
+    await call(ops.glossary_term_accept, { project_id: 'search', term_id: proposed.id.slice(0, 8) });
     expect(await titles('postgres')).toEqual(['Phrase', 'Short']);
-    const again = await call('glossary_term_propose', { project_id: 'search', group: 'db', term: 'SQL' }).catch((e) => e);
+    const again = await call(ops.glossary_term_propose, { project_id: 'search', group: 'db', term: 'SQL' }).catch((e) => e);
     expect((again as { code: string }).code).toBe('refused_transition');
   });
 
@@ -131,23 +132,23 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(hits.map((h) => h.title)).toEqual(['Latency budget', 'Unrelated heading']);
     expect(hits[0]!.rank).toBeGreaterThan(hits[1]!.rank);
     expect(hits[1]!.snippet).toContain('**latency**');
-    const cut = (await call('svc_item_search', { project_id: 'search', query: 'latency', limit: 1 })) as { items: Hit[]; truncated: unknown };
+    const cut = (await call(ops.svc_item_search, { project_id: 'search', query: 'latency', limit: 1 })) as { items: Hit[]; truncated: unknown };
     expect(cut.items).toHaveLength(1);
     expect(cut.truncated).toEqual(['limit']);
   });
 
   it('says why an answer is cut: more matches than limit, glossary synonyms left out; false when whole', async () => {
     type Answer = { items: Hit[]; truncated: unknown; expansion_cut: boolean };
-    const ask = async (query: string, limit?: number) => (await call('svc_item_search', { project_id: 'search', query, limit })) as Answer;
+    const ask = async (query: string, limit?: number) => (await call(ops.svc_item_search, { project_id: 'search', query, limit })) as Answer;
     await add('Pool one', 'pool');
     await add('Pool two', 'pool');
     expect(await ask('pool')).toMatchObject({ truncated: false, expansion_cut: false });
     expect(await ask('pool', 2)).toMatchObject({ truncated: false });
     expect(await ask('pool', 1)).toMatchObject({ truncated: ['limit'], expansion_cut: false });
     // A group larger than one word expands to: the answer names the cut even when the page is whole.
-    await call('glossary_group_add', { project_id: 'search', name: 'pools' });
-    for (let i = 0; i < 20; i++) await call('glossary_term_add', { project_id: 'search', group: 'pools', term: `pool${String(i).padStart(2, '0')}` });
-    await call('glossary_term_add', { project_id: 'search', group: 'pools', term: 'pool' });
+    await call(ops.glossary_group_add, { project_id: 'search', name: 'pools' });
+    for (let i = 0; i < 20; i++) await call(ops.glossary_term_add, { project_id: 'search', group: 'pools', term: `pool${String(i).padStart(2, '0')}` });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'pools', term: 'pool' });
     await add('Nineteenth', 'pool19');
     const widened = await ask('pool');
     expect(widened).toMatchObject({ truncated: ['glossary_expansion'], expansion_cut: true });
@@ -158,29 +159,29 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
   });
 
   it('says why capture and idea search answers are cut, and refuses their over-long queries likewise', async () => {
-    for (const text of ['retry storm one', 'retry storm two']) await call('svc_capture_add', { text, project_id: 'search' });
-    const captures = async (limit: number) => (await call('svc_capture_search', { query: 'retry', project_id: 'search', limit })) as { truncated: unknown };
+    for (const text of ['retry storm one', 'retry storm two']) await call(ops.svc_capture_add, { text, project_id: 'search' });
+    const captures = async (limit: number) => (await call(ops.svc_capture_search, { query: 'retry', project_id: 'search', limit })) as { truncated: unknown };
     expect(await captures(2)).toMatchObject({ truncated: false });
     expect(await captures(1)).toMatchObject({ truncated: ['limit'] });
-    const unit = (await call('svc_work_open', { project_id: 'search', title: 'Retries' })) as { id: string };
-    for (const text of ['retry with jitter', 'retry with backoff']) await call('svc_idea_add', { work_unit_id: unit.id, text });
-    const ideas = async (limit: number) => (await call('svc_idea_search', { project_id: 'search', query: 'retry', limit })) as { truncated: unknown };
+    const unit = (await call(ops.svc_work_open, { project_id: 'search', title: 'Retries' })) as { id: string };
+    for (const text of ['retry with jitter', 'retry with backoff']) await call(ops.svc_idea_add, { work_unit_id: unit.id, text });
+    const ideas = async (limit: number) => (await call(ops.svc_idea_search, { project_id: 'search', query: 'retry', limit })) as { truncated: unknown };
     expect(await ideas(2)).toMatchObject({ truncated: false });
     expect(await ideas(1)).toMatchObject({ truncated: ['limit'] });
     const clauses = `${Array.from({ length: MAX_CLAUSES }, () => 'retry').join(' ')} -jitter`;
-    for (const [name, input] of [
-      ['svc_idea_search', { project_id: 'search', query: clauses }],
-      ['svc_capture_search', { query: clauses }],
+    for (const [op, input] of [
+      [ops.svc_idea_search, { project_id: 'search', query: clauses }],
+      [ops.svc_capture_search, { query: clauses }],
     ] as const) {
-      expect(await refusal(call(name, input))).toMatchObject({ code: 'invalid_input', details: { field: 'query', limit: MAX_CLAUSES } });
+      expect(await refusal(call(op, input))).toMatchObject({ code: 'invalid_input', details: { field: 'query', limit: MAX_CLAUSES } });
     }
   });
 
   it('finds only current, undeleted heads; expired research only on request; captures never', async () => {
     const v1 = await add('Quota v1', 'the quota is ten');
-    const v2 = (await call('svc_item_upsert', { project_id: 'search', item_id: v1.id, body: 'the quota is twelve' })) as { id: string };
+    const v2 = (await call(ops.svc_item_upsert, { project_id: 'search', item_id: v1.id, body: 'the quota is twelve' })) as { id: string };
     const gone = await add('Deleted quota', 'quota removed');
-    await call('item_delete', { item_id: gone.id });
+    await call(ops.item_delete, { item_id: gone.id });
     const research = await add('Quota research', 'quota study', { item_type: 'research', source_url: 'https://example.test/q' });
     await svc.backdate('items', research.id, 91 * DAY);
     await svc.store.db.insertInto('captures').values({ text: 'quota from a capture', signals: '{}' }).execute();
@@ -192,11 +193,11 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
   });
 
   it('filters by system and refuses an unknown system naming the field', async () => {
-    await call('system_add', { project_id: 'search', name: 'billing' });
+    await call(ops.system_add, { project_id: 'search', name: 'billing' });
     await add('Billing retries', 'retries', { system_id: 'billing' });
     await add('Other retries', 'retries');
     expect(await titles('retries', { system_ids: ['billing'] })).toEqual(['Billing retries']);
-    const error = (await call('svc_item_search', { project_id: 'search', query: 'x', system_ids: ['nope'] }).catch((e) => e)) as {
+    const error = (await call(ops.svc_item_search, { project_id: 'search', query: 'x', system_ids: ['nope'] }).catch((e) => e)) as {
       code: string;
       details: { field?: string };
     };

@@ -25,18 +25,19 @@ export const itemSearch = defineOperation({
     include_expired: z.boolean().optional().describe('Include research past its time to live (default false)'),
     limit,
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   // statistics and postings are read in several statements: one snapshot keeps them consistent
   snapshot: true,
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
+    const project = await resolveProject(ctx.db, input.project_id);
     const systemIds = [];
     for (const [i, ref] of (input.system_ids ?? []).entries()) {
-      systemIds.push((await resolveSystem(ctx.tx, project.id, ref, `system_ids[${i}]`)).id);
+      systemIds.push((await resolveSystem(ctx.db, project.id, ref, `system_ids[${i}]`)).id);
     }
     if (input.item_types && input.item_types.length > 0) {
       // A misspelt type would filter everything out and answer [] as if nothing matched.
-      const known = (await listItemTypes(ctx.tx)).map((t) => t.key);
+      const known = (await listItemTypes(ctx.db)).map((t) => t.key);
       for (const [i, key] of input.item_types.entries()) {
         if (!known.includes(key)) {
           throw invalidInput(`item_types[${i}]`, `unknown item type '${key}'; registered types: ${known.join(', ')}`, { known });
@@ -44,7 +45,7 @@ export const itemSearch = defineOperation({
       }
     }
     const ast = parseQuery(input.query);
-    const synonyms = await glossarySynonyms(ctx.tx, project.id, expandableTerms(ast));
+    const synonyms = await glossarySynonyms(ctx.db, project.id, expandableTerms(ast));
     const { plan, expansion_cut } = expandQuery(ast, synonyms);
     if (!plan) return { items: [], truncated: truncation({ glossary_expansion: expansion_cut }), expansion_cut };
     const max = boundedLimit(input.limit);
@@ -54,7 +55,7 @@ export const itemSearch = defineOperation({
       system_ids: systemIds,
       research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
     };
-    const hits = await searchItems(ctx.tx, plan, filters, max);
+    const hits = await searchItems(ctx.db, plan, filters, max);
     const items = hits.slice(0, max);
     const truncated = truncation({ limit: hits.length > max, glossary_expansion: expansion_cut });
     const near = items.length < max ? nearMissPlan(ast, plan) : undefined;
@@ -63,9 +64,9 @@ export const itemSearch = defineOperation({
     // and hold most of the words, most words first.
     const strict = new Set(items.map((h) => h.id));
     const want = max - items.length;
-    const relaxed = (await searchItems(ctx.tx, near.relaxed, filters, items.length + 3 * want)).filter((h) => !strict.has(h.id));
+    const relaxed = (await searchItems(ctx.db, near.relaxed, filters, items.length + 3 * want)).filter((h) => !strict.has(h.id));
     const held = await matchEach(
-      ctx.tx,
+      ctx.db,
       relaxed.map((h) => h.id),
       near.words.map((w) => w.plan),
     );

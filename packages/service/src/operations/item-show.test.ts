@@ -1,7 +1,8 @@
 import type { Item } from '@svc/domain';
 import { describe, expect, it } from 'vitest';
-import { refusal, type TestService, testBackends } from '../testing/index.js';
+import { type Call, refusal, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
+import { ops } from '../catalog.js';
 
 interface Shown {
   item: Item;
@@ -13,21 +14,21 @@ const LINK_KEYS = ['id', 'project_id', 'from_chain_id', 'link_type', 'to_chain_i
 
 describe.each(testBackends())('item_show on $name', (backend) => {
   let svc: TestService;
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
   let project: { actorId: string; projectId: string; slug: string };
 
   useTestService(backend, 'show', (t) => {
     ({ svc, call, seeded: project } = t);
   });
 
-  const upsert = (input: Record<string, unknown>) => call('svc_item_upsert', { project_id: 'show', ...input }) as Promise<Item>;
-  const show = (input: Record<string, unknown>) => call('item_show', input) as Promise<Shown>;
+  const upsert = (input: Record<string, unknown>) => call(ops.svc_item_upsert, unchecked({ project_id: 'show', ...input })) as Promise<Item>;
+  const show = (input: Record<string, unknown>) => call(ops.item_show, unchecked(input)) as Promise<Shown>;
 
   it('answers the head and the links from and to its chain, oldest first, whichever id of the chain is given', async () => {
     const a = await upsert({ title: 'A', body: 'First body.' });
     const b = await upsert({ title: 'B', links: [{ type: 'depends', target_id: a.id }] });
     const c = await upsert({ title: 'C' });
-    const added = (await call('link_add', { project_id: 'show', from_id: a.id, type: 'blocks', to_id: c.id })) as { link: Shown['links'][number] };
+    const added = (await call(ops.link_add, { project_id: 'show', from_id: a.id, type: 'blocks', to_id: c.id })) as { link: Shown['links'][number] };
     const a2 = await upsert({ item_id: a.id, body: 'Second body.' });
 
     const shown = await show({ item_id: a.id });
@@ -61,7 +62,7 @@ describe.each(testBackends())('item_show on $name', (backend) => {
   it('answers an item without links with an empty list, and a deleted item too', async () => {
     const lone = await upsert({ title: 'Alone' });
     expect(await show({ item_id: lone.id })).toEqual({ item: expect.objectContaining({ ...lone, title: 'Alone' }), links: [], truncated: false });
-    await call('item_delete', { item_id: lone.id });
+    await call(ops.item_delete, { item_id: lone.id });
     const deleted = await show({ item_id: lone.id });
     expect(deleted.item.id).toBe(lone.id);
     expect(deleted.item.deleted_at).not.toBeNull();
@@ -79,10 +80,10 @@ describe.each(testBackends())('item_show on $name', (backend) => {
   it('lists at most 200 links of a hub, the oldest, and says when it cut the list, by UUID and by prefix', async () => {
     const hub = await upsert({ title: 'Hub of many' });
     const decide = (n: number, from: number) =>
-      call('svc_save_decisions', {
+      call(ops.svc_save_decisions, unchecked({
         project_id: 'show',
         decisions: Array.from({ length: n }, (_, i) => ({ title: `Leans on the hub ${from + i}`, body: 'b', links: [{ type: 'depends', target_id: hub.id }] })),
-      });
+      }));
     await decide(199, 0);
     const under = await show({ item_id: hub.id });
     expect(under.links).toHaveLength(199);
@@ -105,7 +106,7 @@ describe.each(testBackends())('item_show on $name', (backend) => {
 
   it('refuses an unknown UUID, and one of another project when project_id is given, as not_found', async () => {
     const other = await svc.seed('elsewhere');
-    const theirs = (await svc.as(other.actorId)('svc_item_upsert', { project_id: 'elsewhere', title: 'Theirs' })) as Item;
+    const theirs = (await svc.as(other.actorId)(ops.svc_item_upsert, { project_id: 'elsewhere', title: 'Theirs' })) as Item;
     const unknown = await refusal(show({ item_id: '00000000-0000-4000-8000-000000000000' }));
     expect(unknown.code).toBe('not_found');
     expect(unknown.message).toContain('00000000-0000-4000-8000-000000000000');

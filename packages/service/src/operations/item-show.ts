@@ -18,9 +18,10 @@ export const itemShow = defineOperation({
     item_id: itemRef,
     project_id: projectRef.optional().describe('Resolve the id only inside this project'),
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const projectId = input.project_id ? (await resolveProject(ctx.tx, input.project_id)).id : undefined;
-    return showItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId, maxLinks: MAX_LINKS });
+    const projectId = input.project_id ? (await resolveProject(ctx.db, input.project_id)).id : undefined;
+    return showItem(ctx.db, parseIdRef(input.item_id, 'item_id'), { projectId, maxLinks: MAX_LINKS });
   },
 });

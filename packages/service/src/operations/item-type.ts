@@ -15,7 +15,8 @@ export const typeAdd = defineOperation({
     display_name: z.string().trim().min(1).max(200).optional().describe('Display name (default: the key)'),
     owner: z.string().trim().min(1).max(200).optional().describe("Owner of the type (default 'custom')"),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     if (!isTypeKey(input.key)) {
       throw invalidInput('key', `'${input.key}' is not a valid type key: 2 to 40 lowercase letters, digits or underscores, starting with a letter`);
@@ -38,8 +39,9 @@ export const typeList = defineOperation({
   title: 'List item types',
   description: 'List the item types: the seven system types and any custom ones.',
   input: z.object({}),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx) {
-    return { types: await listItemTypes(ctx.tx) };
+    return { types: await listItemTypes(ctx.db) };
   },
 });

@@ -2,6 +2,7 @@ import type { Item } from '@svc/domain';
 import { describe, expect, it } from 'vitest';
 import { refusal, testBackends } from '../testing/index.js';
 import { type Call, useTestService } from '../testing/suite.js';
+import { ops } from '../catalog.js';
 
 /** svc_item_upsert carrying tasks and QA checks: the same state machines and defaults as their own tools. */
 describe.each(testBackends())('item upsert of tasks and QA checks on $name', (backend) => {
@@ -11,16 +12,16 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
     ({ call } = t);
   });
 
-  const show = async (id: string) => ((await call('item_show', { item_id: id })) as { item: Item }).item;
+  const show = async (id: string) => ((await call(ops.item_show, { item_id: id })) as { item: Item }).item;
   /** Upsert, then read the written row (the answer carries only its ids and state). */
-  const upsert = async (input: Record<string, unknown>) => show(((await call('svc_item_upsert', { project_id: 'ups', ...input })) as { id: string }).id);
-  const open = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'ups', title })) as { id: string }).id;
+  const upsert = async (input: Record<string, unknown>) => show(((await call(ops.svc_item_upsert, { project_id: 'ups', ...input })) as { id: string }).id);
+  const open = async (title = 'Unit') => ((await call(ops.svc_work_open, { project_id: 'ups', title })) as { id: string }).id;
 
   it('refuses to change a done task into a decision and back, naming item_type; the task stays done', async () => {
     const unit = await open();
-    const task = (await call('svc_task_add', { work_unit_id: unit, title: 'Ship it' })) as Item;
-    await call('svc_task_start', { task_id: task.id });
-    await call('svc_task_done', { task_id: task.id });
+    const task = (await call(ops.svc_task_add, { work_unit_id: unit, title: 'Ship it' })) as Item;
+    await call(ops.svc_task_start, { task_id: task.id });
+    await call(ops.svc_task_done, { task_id: task.id });
     const head = await show(task.id);
 
     const error = await refusal(upsert({ item_id: head.id, item_type: 'decision' }));
@@ -37,9 +38,9 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
 
   it('keeps a done task done when upsert edits it, and refuses status smuggled in through context', async () => {
     const unit = await open();
-    const task = (await call('svc_task_add', { work_unit_id: unit, title: 'Ship it' })) as Item;
-    await call('svc_task_start', { task_id: task.id });
-    await call('svc_task_done', { task_id: task.id });
+    const task = (await call(ops.svc_task_add, { work_unit_id: unit, title: 'Ship it' })) as Item;
+    await call(ops.svc_task_start, { task_id: task.id });
+    await call(ops.svc_task_done, { task_id: task.id });
     const edited = await upsert({ item_id: (await show(task.id)).id, title: 'Shipped it' });
     expect(edited.title).toBe('Shipped it');
     expect(edited.status).toBe('done');
@@ -50,8 +51,8 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
   });
 
   it('keeps a failed QA check failed: no type round trip resets it to pending, and an edit keeps the status', async () => {
-    const check = (await call('svc_qa_add', { project_id: 'ups', title: 'Verify backups' })) as Item;
-    await call('svc_qa_fail', { qa_id: check.id });
+    const check = (await call(ops.svc_qa_add, { project_id: 'ups', title: 'Verify backups' })) as Item;
+    await call(ops.svc_qa_fail, { qa_id: check.id });
     const failed = await show(check.id);
 
     const error = await refusal(upsert({ item_id: failed.id, item_type: 'decision' }));
@@ -64,12 +65,12 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
 
   it('refuses a task created through upsert in a closed work unit, pointing at svc work reopen', async () => {
     const unit = await open();
-    await call('svc_work_close', { work_unit_id: unit });
+    await call(ops.svc_work_close, { work_unit_id: unit });
     const error = await refusal(upsert({ item_type: 'task', title: 'Late task', work_unit_id: unit }));
     expect(error.code).toBe('refused_transition');
     expect(error.details.field).toBe('work_unit_id');
     expect(error.message).toContain('svc work reopen');
-    const listed = (await call('svc_task_list', { work_unit_id: unit })) as { tasks: Item[] };
+    const listed = (await call(ops.svc_task_list, { work_unit_id: unit })) as { tasks: Item[] };
     expect(listed.tasks).toEqual([]);
   });
 
@@ -81,26 +82,26 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
 
   it('creates a task through upsert in proposed, after the last task, in its unit\'s system', async () => {
     const unit = await open();
-    await call('svc_task_add', { work_unit_id: unit, title: 'First', sort_order: 7 });
+    await call(ops.svc_task_add, { work_unit_id: unit, title: 'First', sort_order: 7 });
     const task = await upsert({ item_type: 'task', title: 'Second', work_unit_id: unit.slice(0, 8) });
     expect(task.status).toBe('proposed');
     expect(task.work_unit_id).toBe(unit);
     expect(task.context).toEqual({ sort_order: 8 });
     const third = await upsert({ item_type: 'task', title: 'Third', work_unit_id: unit });
     expect(third.context.sort_order).toBe(9);
-    const listed = (await call('svc_task_list', { work_unit_id: unit })) as { tasks: Item[] };
+    const listed = (await call(ops.svc_task_list, { work_unit_id: unit })) as { tasks: Item[] };
     expect(listed.tasks.map((t) => t.title)).toEqual(['First', 'Second', 'Third']);
   });
 
   it('keeps a task\'s sort_order when an upsert edit gives a context without it', async () => {
     const unit = await open();
-    const task = (await call('svc_task_add', { work_unit_id: unit, title: 'First', sort_order: 3 })) as Item;
+    const task = (await call(ops.svc_task_add, { work_unit_id: unit, title: 'First', sort_order: 3 })) as Item;
     const edited = await upsert({ item_id: task.id, context: { summary: 'notes' } });
     expect(edited.context).toEqual({ sort_order: 3, summary: 'notes' });
   });
 
   it('refuses moving a task to another work unit through upsert, naming work_unit_id', async () => {
-    const task = (await call('svc_task_add', { work_unit_id: await open('A'), title: 'Stay' })) as Item;
+    const task = (await call(ops.svc_task_add, { work_unit_id: await open('A'), title: 'Stay' })) as Item;
     const error = await refusal(upsert({ item_id: task.id, work_unit_id: await open('B') }));
     expect(error.code).toBe('invalid_input');
     expect(error.details.field).toBe('work_unit_id');
@@ -110,13 +111,13 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
     const check = await upsert({ item_type: 'qa_check', title: 'Verify login' });
     expect(check.status).toBe('pending');
     expect(check.context).toEqual({ coverage: 'human_only', target_task_ids: [], target_item_ids: [] });
-    const pending = (await call('svc_qa_list_pending', { project_id: 'ups' })) as { qa_checks: Item[] };
+    const pending = (await call(ops.svc_qa_list_pending, { project_id: 'ups' })) as { qa_checks: Item[] };
     expect(pending.qa_checks.map((c) => c.id)).toEqual([check.id]);
   });
 
   it('stores QA targets given to upsert as chain ids, from a non-head row id and from a prefix', async () => {
     const unit = await open();
-    const task = (await call('svc_task_add', { work_unit_id: unit, title: 'Build' })) as Item;
+    const task = (await call(ops.svc_task_add, { work_unit_id: unit, title: 'Build' })) as Item;
     const taskV2 = await upsert({ item_id: task.id, title: 'Build it' });
     const decision = await upsert({ title: 'Use TLS' });
     const decisionV2 = await upsert({ item_id: decision.id, body: 'Everywhere' });
@@ -129,7 +130,7 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
     });
     expect(check.context).toEqual({ coverage: 'mixed', target_task_ids: [task.chain_id], target_item_ids: [decision.chain_id] });
     expect(decisionV3.chain_id).toBe(decision.chain_id);
-    const byTask = (await call('svc_qa_list_pending', { project_id: 'ups', task_id: task.id })) as { qa_checks: Item[] };
+    const byTask = (await call(ops.svc_qa_list_pending, { project_id: 'ups', task_id: task.id })) as { qa_checks: Item[] };
     expect(byTask.qa_checks.map((c) => c.id)).toEqual([check.id]);
 
     const edited = await upsert({ item_id: check.id, context: { target_item_ids: [decisionV3.id.slice(0, 10)] } });
@@ -149,10 +150,10 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
 
   it('lets an edit correct a decided check\'s wording but refuses changing its targets, coverage or note, naming the field', async () => {
     const unit = await open();
-    const task = (await call('svc_task_add', { work_unit_id: unit, title: 'Ship it' })) as Item;
+    const task = (await call(ops.svc_task_add, { work_unit_id: unit, title: 'Ship it' })) as Item;
     const other = await upsert({ item_type: 'decision', title: 'Other' });
-    const check = (await call('svc_qa_add', { project_id: 'ups', title: 'Verify backups', target_task_ids: [task.id] })) as Item;
-    await call('svc_qa_pass', { qa_id: check.id, note: 'restored fine' });
+    const check = (await call(ops.svc_qa_add, { project_id: 'ups', title: 'Verify backups', target_task_ids: [task.id] })) as Item;
+    await call(ops.svc_qa_pass, { qa_id: check.id, note: 'restored fine' });
     const passed = await show(check.id);
     for (const [context, field] of [
       [{ target_task_ids: [] }, 'context.target_task_ids'],
@@ -178,7 +179,7 @@ describe.each(testBackends())('item upsert of tasks and QA checks on $name', (ba
     }
     const note = await refusal(upsert({ item_type: 'qa_check', title: 'x', context: { note: 'verified' } }));
     expect(note).toMatchObject({ code: 'refused_transition', details: { field: 'context.note' } });
-    const tasks = (await call('svc_task_list', { work_unit_id: unit })) as { tasks: unknown[] };
+    const tasks = (await call(ops.svc_task_list, { work_unit_id: unit })) as { tasks: unknown[] };
     expect(tasks.tasks).toEqual([]);
   });
 });

@@ -34,7 +34,8 @@ export const itemUpsert = defineOperation({
     links: z.array(linkInput).max(100).optional().describe('Typed edges from this item to others in the project'),
     semantic_impacts: semanticImpacts.optional().describe('Extra semantic-impact labels for this edit'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const links = await resolveLinkTargets(ctx, project, input.links ?? []);

@@ -1,13 +1,14 @@
 import type { Item } from '@svc/domain';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { refusal, type TestService, testBackends } from '../testing/index.js';
+import { type Call, refusal, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
+import { ops } from '../catalog.js';
 
 
 describe.each(testBackends())('item core on $name', (backend) => {
   let svc: TestService;
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
   let project: { actorId: string; projectId: string; slug: string };
   let show: (id: string) => Promise<Item>;
 
@@ -16,10 +17,10 @@ describe.each(testBackends())('item core on $name', (backend) => {
   });
 
   /** Upsert, then read the written row (the answer carries only its ids and state). */
-  const upsert = async (input: Record<string, unknown>) => show(((await call('svc_item_upsert', { project_id: 'core', ...input })) as Item).id);
+  const upsert = async (input: Record<string, unknown>) => show(((await call(ops.svc_item_upsert, { project_id: 'core', ...input })) as Item).id);
 
   it('treats a custom type keyed like an Object.prototype member as any other custom type', async () => {
-    await call('type_add', { key: 'constructor', schema: { type: 'object' } });
+    await call(ops.type_add, { key: 'constructor', schema: { type: 'object' } });
     const item = await upsert({ item_type: 'constructor', title: 'Prototype-named type', context: { constructor: 'x', toString: 1 } });
     expect(item).toMatchObject({ item_type: 'constructor', status: null });
     const edited = await upsert({ item_id: item.id, context: { constructor: 'y' } });
@@ -34,7 +35,7 @@ describe.each(testBackends())('item core on $name', (backend) => {
     expect(v2.version).toBe(2);
     expect(v2.supersedes_id).toBe(v1.id);
 
-    const shown = (await call('item_show', { item_id: v1.id })) as { item: Item };
+    const shown = (await call(ops.item_show, { item_id: v1.id })) as { item: Item };
     expect(shown.item.id).toBe(v2.id);
 
     const heads = await svc.store.db
@@ -45,7 +46,7 @@ describe.each(testBackends())('item core on $name', (backend) => {
       .execute();
     expect(heads.map((h) => h.id)).toEqual([v2.id]);
 
-    const history = (await call('item_history', { item_id: v2.id })) as { versions: Item[] };
+    const history = (await call(ops.item_history, { item_id: v2.id })) as { versions: Item[] };
     expect(history.versions.map((v) => v.body)).toEqual([
       'Requests time out after timeout 30s.',
       'Requests time out after timeout 45s.',
@@ -57,12 +58,12 @@ describe.each(testBackends())('item core on $name', (backend) => {
     const chain = head.chain_id;
     for (let v = 2; v <= 200; v++) head = await upsert({ item_id: head.id, body: `v${v}` });
     type History = { chain_id: string; head_id: string; versions: Item[]; truncated: boolean };
-    const all = (await call('item_history', { item_id: chain })) as History;
+    const all = (await call(ops.item_history, { item_id: chain })) as History;
     expect(all.versions.map((v) => v.version)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     expect(all.truncated).toBe(false);
 
     head = await upsert({ item_id: head.id, body: 'v201' });
-    const cut = (await call('item_history', { item_id: chain })) as History;
+    const cut = (await call(ops.item_history, { item_id: chain })) as History;
     expect(cut.versions.map((v) => v.version)).toEqual(Array.from({ length: 200 }, (_, i) => i + 2));
     expect(cut.versions.at(-1)?.id).toBe(head.id);
     expect(cut.head_id).toBe(head.id);
@@ -74,20 +75,20 @@ describe.each(testBackends())('item core on $name', (backend) => {
     const v2 = await upsert({ item_id: v1.id, body: 'Use timeout 45s for upstream calls.' });
     await upsert({ item_id: v2.id, body: 'Use timeout 45s for upstream calls. All writes must be audited.' });
 
-    const numeric = (await call('svc_history_query', {
+    const numeric = (await call(ops.svc_history_query, {
       project_id: 'core',
       item_id: v1.id,
       semantic_impacts: ['numeric_change'],
     })) as { entries: { version: number; semantic_impacts: string[] }[] };
     expect(numeric.entries.map((e) => [e.version, e.semantic_impacts])).toEqual([[2, ['numeric_change']]]);
 
-    const rules = (await call('svc_history_query', {
+    const rules = (await call(ops.svc_history_query, {
       project_id: 'core',
       semantic_impacts: ['rule_addition'],
     })) as { entries: { version: number; semantic_impacts: string[] }[] };
     expect(rules.entries.map((e) => [e.version, e.semantic_impacts])).toEqual([[3, ['rule_addition']]]);
 
-    const all = (await call('svc_history_query', { project_id: 'core', item_id: v2.id })) as {
+    const all = (await call(ops.svc_history_query, { project_id: 'core', item_id: v2.id })) as {
       entries: { change_kind: string }[];
     };
     expect(all.entries.map((e) => e.change_kind)).toEqual(['superseded', 'superseded', 'created']);
@@ -100,7 +101,7 @@ describe.each(testBackends())('item core on $name', (backend) => {
     expect(second.code).toBe('conflict');
     expect(second.message).toContain(first.id.slice(0, 8));
     expect(second.details.current_head_id).toBe(first.id);
-    const shown = (await call('item_show', { item_id: v1.id })) as { item: Item };
+    const shown = (await call(ops.item_show, { item_id: v1.id })) as { item: Item };
     expect(shown.item.body).toBe('Cache for 10 minutes.');
   });
 
@@ -138,25 +139,25 @@ describe.each(testBackends())('item core on $name', (backend) => {
   it('svc_save_decisions with one invalid entry among ten writes nothing and names its index and field', async () => {
     const decisions = Array.from({ length: 10 }, (_, i) => ({ title: `Decision ${i}`, body: `Body ${i}` }));
     const shapeBad = decisions.map((d, i) => (i === 6 ? { ...d, title: '' } : d));
-    const shape = await refusal(call('svc_save_decisions', { project_id: 'core', decisions: shapeBad }));
+    const shape = await refusal(call(ops.svc_save_decisions, { project_id: 'core', decisions: shapeBad }));
     expect(shape.code).toBe('invalid_input');
     expect(shape.message).toMatch(/^decisions\[6\]\.title/);
     expect(shape.details.field).toBe('decisions[6].title');
 
     const refBad = decisions.map((d, i) => (i === 8 ? { ...d, system_id: 'no-such-system' } : d));
-    const ref = await refusal(call('svc_save_decisions', { project_id: 'core', decisions: refBad }));
+    const ref = await refusal(call(ops.svc_save_decisions, { project_id: 'core', decisions: refBad }));
     expect(ref.message).toContain('no-such-system');
     expect(ref.details.field).toBe('decisions[8].system_id');
 
     const linkBad = decisions.map((d, i) => (i === 3 ? { ...d, links: [{ type: 'depends', target_id: 'ffffffff' }] } : d));
-    const link = await refusal(call('svc_save_decisions', { project_id: 'core', decisions: linkBad }));
+    const link = await refusal(call(ops.svc_save_decisions, unchecked({ project_id: 'core', decisions: linkBad })));
     expect(link.message).toMatch(/^decisions\[3\]\.links\[0\]\.target_id/);
     expect(link.details.field).toBe('decisions[3].links[0].target_id');
 
     const count = await svc.store.db.selectFrom('items').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
 
-    const ok = (await call('svc_save_decisions', { project_id: 'core', decisions })) as { created: string[] };
+    const ok = (await call(ops.svc_save_decisions, { project_id: 'core', decisions })) as { created: string[] };
     expect(ok.created).toHaveLength(10);
     const titles = await svc.store.db.selectFrom('items').select('title').where('id', 'in', ok.created).execute();
     expect(titles.map((t) => t.title).sort()).toEqual(decisions.map((d) => d.title).sort());
@@ -207,21 +208,21 @@ describe.each(testBackends())('item core on $name', (backend) => {
     await insert('abcd2222-0000-4000-8000-000000000002', other.projectId, 'Theirs');
     await insert('beef3333-0000-4000-8000-000000000003', other.projectId, 'Only theirs');
 
-    const unique = (await call('item_show', { item_id: 'abcd1' })) as { item: Item };
+    const unique = (await call(ops.item_show, { item_id: 'abcd1' })) as { item: Item };
     expect(unique.item.title).toBe('Ours');
 
-    const ambiguous = await refusal(call('item_show', { item_id: 'abcd' }));
+    const ambiguous = await refusal(call(ops.item_show, { item_id: 'abcd' }));
     expect(ambiguous.code).toBe('ambiguous_id');
     expect(ambiguous.message).toContain('abcd1111');
     expect(ambiguous.message).toContain('abcd2222');
 
-    const scoped = (await call('item_show', { item_id: 'abcd', project_id: 'core' })) as { item: Item };
+    const scoped = (await call(ops.item_show, { item_id: 'abcd', project_id: 'core' })) as { item: Item };
     expect(scoped.item.title).toBe('Ours');
     // item_id is an argument of the write, not the record it addresses (the project is): a bad argument.
-    const elsewhere = await refusal(call('svc_item_upsert', { project_id: 'core', item_id: 'beef', body: 'x' }));
+    const elsewhere = await refusal(call(ops.svc_item_upsert, { project_id: 'core', item_id: 'beef', body: 'x' }));
     expect(elsewhere).toMatchObject({ code: 'invalid_input', details: { field: 'item_id' } });
     expect(elsewhere.message).toMatch(/^item_id: /);
-    const tooShort = await refusal(call('item_show', { item_id: 'abc' }));
+    const tooShort = await refusal(call(ops.item_show, { item_id: 'abc' }));
     expect(tooShort.code).toBe('invalid_input');
   });
 
@@ -229,28 +230,28 @@ describe.each(testBackends())('item core on $name', (backend) => {
     const a = await upsert({ title: 'A' });
     const b = await upsert({ title: 'B', links: [{ type: 'depends', target_id: a.id.slice(0, 8) }] });
     const a2 = await upsert({ item_id: a.id, title: 'A2' });
-    const shown = (await call('item_show', { item_id: a2.id })) as { links: { from_chain_id: string; to_chain_id: string }[] };
+    const shown = (await call(ops.item_show, { item_id: a2.id })) as { links: { from_chain_id: string; to_chain_id: string }[] };
     expect(shown.links).toEqual([expect.objectContaining({ from_chain_id: b.chain_id, to_chain_id: a.chain_id })]);
   });
 
   it('soft delete hides the item from prefix resolution for edits and restore brings it back', async () => {
     const a = await upsert({ title: 'Delete me' });
-    await call('item_delete', { item_id: a.id });
+    await call(ops.item_delete, { item_id: a.id });
     const edit = await refusal(upsert({ item_id: a.id, title: 'x' }));
     expect(edit).toMatchObject({ code: 'invalid_input', details: { field: 'item_id' } });
-    const again = await refusal(call('item_delete', { item_id: a.id }));
+    const again = await refusal(call(ops.item_delete, { item_id: a.id }));
     expect(again.code).toBe('refused_transition');
-    const restored = (await call('item_restore', { item_id: a.id })) as Item;
+    const restored = (await call(ops.item_restore, { item_id: a.id })) as Item;
     expect(restored).not.toHaveProperty('deleted_at');
     expect((await show(restored.id)).deleted_at).toBeNull();
     expect((await upsert({ item_id: a.id, title: 'Kept' })).title).toBe('Kept');
   });
 
   it('needs an actor for tool writes, refuses unknown actors, and audits each write with its actor', async () => {
-    const none = await refusal(svc.call('svc_item_upsert', { project_id: 'core', title: 'x' }, { source: 'http' }));
+    const none = await refusal(svc.call(ops.svc_item_upsert, { project_id: 'core', title: 'x' }, { source: 'http' }));
     expect(none.code).toBe('actor_required');
     const unknown = await refusal(
-      svc.call('svc_item_upsert', { project_id: 'core', title: 'x' }, { source: 'http', actorId: '00000000-0000-4000-8000-000000000000' }),
+      svc.call(ops.svc_item_upsert, { project_id: 'core', title: 'x' }, { source: 'http', actorId: '00000000-0000-4000-8000-000000000000' }),
     );
     expect(unknown.code).toBe('unknown_actor');
     expect(unknown.message).toContain('svc actor add');
@@ -260,11 +261,11 @@ describe.each(testBackends())('item core on $name', (backend) => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ actor_id: project.actorId, source: 'test', target_id: item.id, project_id: project.projectId });
     // Reads need no actor.
-    await expect(svc.call('item_show', { item_id: item.id }, { source: 'http' })).resolves.toBeDefined();
+    await expect(svc.call(ops.item_show, { item_id: item.id }, { source: 'http' })).resolves.toBeDefined();
   });
 
   it('refuses unknown parameters and treats "" as an omitted optional parameter', async () => {
-    const typo = await refusal(call('svc_item_upsert', { project_id: 'core', title: 'x', titel: 'y' }));
+    const typo = await refusal(call(ops.svc_item_upsert, unchecked({ project_id: 'core', title: 'x', titel: 'y' })));
     expect(typo.code).toBe('invalid_input');
     expect(typo.message).toMatch(/^titel: unknown parameter/);
     const item = await upsert({ title: 'Blank filters', system_id: '', work_unit_id: '' });
@@ -272,9 +273,9 @@ describe.each(testBackends())('item core on $name', (backend) => {
   });
 
   it('refuses an unknown project and a malformed history time with the field named', async () => {
-    const missing = await refusal(call('svc_item_upsert', { project_id: 'nope', title: 'x' }));
+    const missing = await refusal(call(ops.svc_item_upsert, { project_id: 'nope', title: 'x' }));
     expect(missing.code).toBe('not_found');
-    const when = await refusal(call('svc_history_query', { project_id: 'core', since: 'yesterday' }));
+    const when = await refusal(call(ops.svc_history_query, { project_id: 'core', since: 'yesterday' }));
     expect(when.code).toBe('invalid_input');
     expect(when.message).toMatch(/^since: /);
   });

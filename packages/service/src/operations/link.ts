@@ -2,7 +2,7 @@ import { invalidInput, parseIdRef, SvcError } from '@svc/domain';
 import { addLink, removeLink, resolveItem, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import { itemRef, linkType, projectRef } from '../inputs.js';
-import { defineOperation, type OperationContext } from '../operation.js';
+import { defineOperation, type WriteContext } from '../operation.js';
 
 const input = z.object({
   project_id: projectRef,
@@ -11,7 +11,7 @@ const input = z.object({
   to_id: itemRef.describe('Target item (id or prefix)'),
 });
 
-async function ends(ctx: OperationContext, raw: z.output<typeof input>) {
+async function ends(ctx: WriteContext, raw: z.output<typeof input>) {
   const project = await resolveProject(ctx.tx, raw.project_id);
   const from = (await resolveItem(ctx.tx, parseIdRef(raw.from_id, 'from_id'), { projectId: project.id, includeDeleted: true })).head;
   const to = (await resolveItem(ctx.tx, parseIdRef(raw.to_id, 'to_id'), { projectId: project.id, includeDeleted: true })).head;
@@ -25,7 +25,8 @@ export const linkAdd = defineOperation({
   title: 'Link two items',
   description: 'Add a typed edge between two items of one project (adding an existing edge changes nothing).',
   input,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: true },
   async run(ctx, raw) {
     const { project, from, to } = await ends(ctx, raw);
     const { link, created } = await addLink(ctx.tx, {
@@ -46,7 +47,8 @@ export const linkRemove = defineOperation({
   title: 'Remove a link',
   description: 'Remove a typed edge between two items.',
   input,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: true, idempotentHint: false },
   async run(ctx, raw) {
     const { project, from, to } = await ends(ctx, raw);
     const removed = await removeLink(ctx.tx, {

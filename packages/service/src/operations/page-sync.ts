@@ -59,7 +59,8 @@ export const pageSync = defineOperation({
     project_id: projectRef,
     system_id: z.string().max(200).optional().describe('Only this system (id, prefix or name)'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   presentation: { kind: 'markdown', render: (r: { page: string; job_id: string }) => `${r.page}\n\n_Sync job ${shortId(r.job_id)}._` },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);

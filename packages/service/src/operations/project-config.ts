@@ -51,7 +51,8 @@ export const projectConfigImport = defineOperation({
   title: 'Import project configuration',
   description: 'Apply a TOML project configuration ([research] ttl_days, [checks] disabled_rules); keys it omits keep their values.',
   input: z.object({ project_id: projectRef, config: z.string().max(CONFIG_MAX_BYTES).describe('The TOML text (at most 1 MiB)') }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: true },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const config = parseProjectConfig(input.config);
@@ -71,9 +72,10 @@ export const projectConfigExport = defineOperation({
   title: 'Export project configuration',
   description: 'The project configuration as TOML.',
   input: z.object({ project_id: projectRef }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
+    const project = await resolveProject(ctx.db, input.project_id);
     return { project_id: project.id, config: stringify(project.settings) };
   },
 });

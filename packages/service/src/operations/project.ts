@@ -13,7 +13,8 @@ export const projectCreate = defineOperation({
     slug: z.string().max(63).describe('Short name: lowercase letters, digits and hyphens, starting with a letter or digit'),
     name: z.string().trim().min(1).max(200).optional().describe('Display name (default: the slug)'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     if (!isSlug(input.slug)) {
       throw invalidInput('slug', `'${input.slug}' is not a valid slug: use lowercase letters, digits and hyphens (at most 63), starting with a letter or digit`);
@@ -30,10 +31,11 @@ export const projectList = defineOperation({
   title: 'List projects',
   description: 'List projects by slug.',
   input: z.object({ limit }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
     const max = boundedLimit(input.limit);
-    const projects = await listProjects(ctx.tx, max + 1);
+    const projects = await listProjects(ctx.db, max + 1);
     return { projects: projects.slice(0, max), truncated: projects.length > max };
   },
 });
@@ -44,9 +46,10 @@ export const projectShow = defineOperation({
   title: 'Show a project',
   description: 'Show a project, its settings and its systems.',
   input: z.object({ project_id: projectRef }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
-    return { ...project, systems: await listSystems(ctx.tx, project.id) };
+    const project = await resolveProject(ctx.db, input.project_id);
+    return { ...project, systems: await listSystems(ctx.db, project.id) };
   },
 });

@@ -26,7 +26,8 @@ export const qaAdd = defineOperation({
     target_item_ids: z.array(z.string().max(100)).max(100).optional().describe('Items this check verifies (ids or prefixes)'),
     work_unit_id: z.string().max(100).optional().describe('Work unit the check belongs to (id or prefix)'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const values = await prepareItemValues(ctx, project, {
@@ -61,19 +62,20 @@ export const qaListPending = defineOperation({
     work_unit_id: z.string().max(100).optional().describe('Only checks of this work unit or its tasks'),
     limit,
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
+    const project = await resolveProject(ctx.db, input.project_id);
     const task = input.task_id
-      ? (await resolveItem(ctx.tx, parseIdRef(input.task_id, 'task_id'), { projectId: project.id, itemType: 'task', kind: 'task' })).head
+      ? (await resolveItem(ctx.db, parseIdRef(input.task_id, 'task_id'), { projectId: project.id, itemType: 'task', kind: 'task' })).head
       : undefined;
     const item = input.item_id
-      ? (await resolveItem(ctx.tx, parseIdRef(input.item_id, 'item_id'), { projectId: project.id })).head
+      ? (await resolveItem(ctx.db, parseIdRef(input.item_id, 'item_id'), { projectId: project.id })).head
       : undefined;
-    const unit = input.work_unit_id ? await findWorkUnit(ctx, input.work_unit_id, project) : undefined;
+    const unit = input.work_unit_id ? await findWorkUnit(ctx.db, input.work_unit_id, project) : undefined;
     const max = boundedLimit(input.limit);
     const checks = await listQaChecks(
-      ctx.tx,
+      ctx.db,
       { project_id: project.id, status: 'pending', task_chain_id: task?.chain_id, item_chain_id: item?.chain_id, work_unit_id: unit?.id },
       max,
     );
@@ -81,7 +83,7 @@ export const qaListPending = defineOperation({
   },
 });
 
-function decide(name: 'svc_qa_pass' | 'svc_qa_fail', trigger: 'pass' | 'fail') {
+function decide<const N extends 'svc_qa_pass' | 'svc_qa_fail'>(name: N, trigger: 'pass' | 'fail') {
   return defineOperation({
     name,
     surface: 'tool',
@@ -92,9 +94,10 @@ function decide(name: 'svc_qa_pass' | 'svc_qa_fail', trigger: 'pass' | 'fail') {
       note: z.string().max(100_000).optional().describe('What was verified or what went wrong'),
       project_id: scopeField,
     }),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    kind: 'write',
+    annotations: { destructiveHint: false, idempotentHint: false },
     async run(ctx, input) {
-      const check = await lockItemOfType(ctx, input.qa_id, 'qa_check', await scope(ctx, input.project_id), 'qa_id');
+      const check = await lockItemOfType(ctx, input.qa_id, 'qa_check', await scope(ctx.tx, input.project_id), 'qa_id');
       const next = qaTransition(qaStatusOf(check), trigger);
       const note = input.note?.trim() || undefined;
       const decided = await changeStatus(ctx, check, next, note ? { ...check.context, note } : undefined);

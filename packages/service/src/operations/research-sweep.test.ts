@@ -1,7 +1,8 @@
 import type { Item } from '@svc/domain';
 import { describe, expect, it } from 'vitest';
-import { DAY, type TestService, testBackends } from '../testing/index.js';
+import { type Call, DAY, testBackends, type TestService } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
+import { ops } from '../catalog.js';
 
 interface Sweep {
   ttl_days: number;
@@ -14,14 +15,14 @@ interface Sweep {
 
 describe.each(testBackends())('research_sweep on $name', (backend) => {
   let svc: TestService;
-  let call: (name: string, input: unknown) => Promise<unknown>;
+  let call: Call;
 
   useTestService(backend, 'sweep', (t) => {
     ({ svc, call } = t);
   });
 
   const item = async (title: string, ageDays: number, type = 'research') => {
-    const made = (await call('svc_item_upsert', {
+    const made = (await call(ops.svc_item_upsert, {
       project_id: 'sweep',
       item_type: type,
       title,
@@ -31,8 +32,8 @@ describe.each(testBackends())('research_sweep on $name', (backend) => {
     await svc.backdate('items', made.id, ageDays * DAY);
     return { ...made, title };
   };
-  const sweep = (softDelete?: boolean) => call('research_sweep', { project_id: 'sweep', soft_delete: softDelete }) as Promise<Sweep>;
-  const deletedAt = async (id: string) => ((await call('item_show', { item_id: id })) as { item: Item }).item.deleted_at;
+  const sweep = (softDelete?: boolean) => call(ops.research_sweep, { project_id: 'sweep', soft_delete: softDelete }) as Promise<Sweep>;
+  const deletedAt = async (id: string) => ((await call(ops.item_show, { item_id: id })) as { item: Item }).item.deleted_at;
 
   it('lists research past the TTL oldest first and deletes nothing; soft_delete removes them, restorably, with history', async () => {
     const older = await item('Vendor benchmark 2024', 120);
@@ -65,7 +66,7 @@ describe.each(testBackends())('research_sweep on $name', (backend) => {
     expect(history[0]?.details).toEqual({ reason: 'research expired' });
     expect((await sweep()).expired_count).toBe(0);
 
-    await call('item_restore', { item_id: old.id });
+    await call(ops.item_restore, { item_id: old.id });
     expect(await deletedAt(old.id)).toBeNull();
   });
 
@@ -73,18 +74,18 @@ describe.each(testBackends())('research_sweep on $name', (backend) => {
     const survey = await item('Library survey', 91);
     const pricing = await item('Pricing page', 85);
     for (const id of [survey.id, pricing.id]) {
-      await call('item_delete', { item_id: id });
-      await call('item_restore', { item_id: id });
+      await call(ops.item_delete, { item_id: id });
+      await call(ops.item_restore, { item_id: id });
     }
     const rule = async (id: string) =>
-      ((await call('svc_check', { project_id: 'sweep', rule: id })) as { results: { findings: { items: { title: string }[] }[] }[] }).results[0]?.findings.map(
+      ((await call(ops.svc_check, { project_id: 'sweep', rule: id })) as { results: { findings: { items: { title: string }[] }[] }[] }).results[0]?.findings.map(
         (f) => f.items[0]?.title,
       );
     const searched = async (include_expired: boolean) =>
-      ((await call('svc_item_search', { project_id: 'sweep', query: 'survey OR pricing', include_expired })) as { items: { title: string }[] }).items
+      ((await call(ops.svc_item_search, { project_id: 'sweep', query: 'survey OR pricing', include_expired })) as { items: { title: string }[] }).items
         .map((i) => i.title)
         .sort();
-    const briefed = async () => ((await call('svc_brief', { project_id: 'sweep' })) as { recent_items: { title: string }[] }).recent_items.map((i) => i.title);
+    const briefed = async () => ((await call(ops.svc_brief, { project_id: 'sweep' })) as { recent_items: { title: string }[] }).recent_items.map((i) => i.title);
 
     expect((await sweep()).expired.map((e) => e.id)).toEqual([survey.id]);
     expect(await rule('research-expired')).toEqual(['Library survey']);
@@ -95,14 +96,14 @@ describe.each(testBackends())('research_sweep on $name', (backend) => {
 
     // Swept and restored: still as old as its reference.
     await sweep(true);
-    await call('item_restore', { item_id: survey.id });
+    await call(ops.item_restore, { item_id: survey.id });
     expect((await sweep()).expired.map((e) => e.title)).toEqual(['Library survey']);
 
     // Moving it to a system is not a new look at the source; editing what it says is.
-    await call('system_add', { project_id: 'sweep', name: 'billing' });
-    const moved = (await call('svc_item_upsert', { project_id: 'sweep', item_id: survey.id, system_id: 'billing' })) as Item;
+    await call(ops.system_add, { project_id: 'sweep', name: 'billing' });
+    const moved = (await call(ops.svc_item_upsert, { project_id: 'sweep', item_id: survey.id, system_id: 'billing' })) as Item;
     expect((await sweep()).expired.map((e) => e.id)).toEqual([moved.id]);
-    const reread = (await call('svc_item_upsert', { project_id: 'sweep', item_id: moved.id, body: 'Re-read in full; still current.' })) as Item;
+    const reread = (await call(ops.svc_item_upsert, { project_id: 'sweep', item_id: moved.id, body: 'Re-read in full; still current.' })) as Item;
     expect((await sweep()).expired_count).toBe(0);
     expect(await rule('research-expired')).toEqual([]);
     expect(await searched(false)).toEqual(['Library survey', 'Pricing page']);

@@ -23,7 +23,8 @@ export const researchSweep = defineOperation({
     project_id: projectRef,
     soft_delete: z.boolean().optional().describe('Soft-delete the expired items (default: only list them)'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: true, idempotentHint: true },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const ttl = project.settings.research.ttl_days;

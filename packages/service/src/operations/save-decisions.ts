@@ -27,7 +27,8 @@ export const saveDecisions = defineOperation({
       .max(500)
       .describe('The decisions to save (1 to 500)'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     // Validate and resolve every entry before the first write.

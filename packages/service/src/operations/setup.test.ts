@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestService, type TestService, testBackends } from '../testing/index.js';
+import { ops } from '../catalog.js';
 
 interface Setup {
   project: { id: string; slug: string };
@@ -18,10 +19,10 @@ describe.each(testBackends())('setup (first use) on $name', (backend) => {
   beforeEach(async () => {
     await svc.store.reset();
   });
-  const setup = (input: Record<string, unknown>) => svc.call('setup', input, { source: 'cli' }) as Promise<Setup>;
+  const setup = (input: Record<string, unknown>) => svc.call(ops.setup, input, { source: 'cli' }) as Promise<Setup>;
   const counts = async () => ({
-    projects: ((await svc.call('project_list', {}, { source: 'cli' })) as { projects: unknown[] }).projects.length,
-    actors: ((await svc.call('actor_list', {}, { source: 'cli' })) as { actors: unknown[] }).actors.length,
+    projects: ((await svc.call(ops.project_list, {}, { source: 'cli' })) as { projects: unknown[] }).projects.length,
+    actors: ((await svc.call(ops.actor_list, {}, { source: 'cli' })) as { actors: unknown[] }).actors.length,
   });
 
   it('creates the defaults on an empty database once; later calls with other defaults reuse them, never adding a second', async () => {

@@ -57,7 +57,8 @@ export const setup = defineOperation({
     actor_name: z.string().trim().max(200).optional().describe('Display name of an actor created now'),
     default_actor_email: email.optional().describe('Email for the first actor when actor_email is not given'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: true },
   async run(ctx, input) {
     if (input.project !== undefined && !isSlug(input.project)) {
       throw invalidInput(

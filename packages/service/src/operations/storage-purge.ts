@@ -17,7 +17,8 @@ export const storagePurge = defineOperation({
     'redaction leaves the data directory too, not only every answer. Each table is locked while it is rewritten: ' +
     'run it when a short pause is acceptable. Returns {tables: [{table, bytes_before, bytes_after}]}.',
   input: z.object({}),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: true },
   outsideTransaction: true,
   presentation: {
     kind: 'markdown',

@@ -12,7 +12,8 @@ export const systemAdd = defineOperation({
     project_id: projectRef,
     name: z.string().trim().min(1).max(200).describe('System name, unique in the project'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const system = await insertSystem(ctx.tx, project.id, input.name);

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { ITEM_ANSWER, type WriteAnswer, writeAnswer } from '../answers.js';
 import { body, boundedLimit, idRef, limit, projectRef, title } from '../inputs.js';
 import { createItem, lockHeadForEdit, prepareItemValues, supersede } from '../items/write.js';
-import { defineOperation, type OperationContext } from '../operation.js';
-import { changeStatus, findWorkUnit, scope, txOf } from '../work/shared.js';
+import { defineOperation, type WriteContext } from '../operation.js';
+import { changeStatus, findWorkUnit, scope } from '../work/shared.js';
 
 const taskRef = idRef('Task');
 const scopeField = projectRef.optional().describe('Scope ids to this project');
@@ -23,10 +23,11 @@ export const taskAdd = defineOperation({
     sort_order: sortOrder.optional().describe('Position in the work unit (default: after the last task)'),
     project_id: scopeField,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
-    const scoped = await scope(ctx, input.project_id);
-    const unit = await findWorkUnit(ctx, input.work_unit_id, scoped);
+    const scoped = await scope(ctx.tx, input.project_id);
+    const unit = await findWorkUnit(ctx.tx, input.work_unit_id, scoped);
     const project = scoped ?? (await resolveProject(ctx.tx, unit.project_id));
     const values = await prepareItemValues(ctx, project, {
       item_type: 'task',
@@ -52,21 +53,22 @@ export const taskList = defineOperation({
     project_id: scopeField,
     limit,
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const unit = await findWorkUnit(ctx, input.work_unit_id, await scope(ctx, input.project_id));
+    const unit = await findWorkUnit(ctx.db, input.work_unit_id, await scope(ctx.db, input.project_id));
     const max = boundedLimit(input.limit);
-    const tasks = await listTasks(ctx.tx, [unit.id], input.status, max);
+    const tasks = await listTasks(ctx.db, [unit.id], input.status, max);
     return { tasks: tasks.slice(0, max), truncated: tasks.length > max };
   },
 });
 
 /** Lock the task's work unit first (it serialises starts in one unit), then the task itself. */
-async function lockTaskAndUnit(ctx: OperationContext, taskId: string, projectRef: string | undefined) {
-  const project = await scope(ctx, projectRef);
+async function lockTaskAndUnit(ctx: WriteContext, taskId: string, projectRef: string | undefined) {
+  const project = await scope(ctx.tx, projectRef);
   const { head } = await resolveItem(ctx.tx, parseIdRef(taskId, 'task_id'), { projectId: project?.id, itemType: 'task', kind: 'task' });
-  const unit = await lockWorkUnit(txOf(ctx), head.work_unit_id as string);
-  const task = (await lockHead(txOf(ctx), head.chain_id)) ?? head;
+  const unit = await lockWorkUnit(ctx.tx, head.work_unit_id as string);
+  const task = (await lockHead(ctx.tx, head.chain_id)) ?? head;
   return { task, unit };
 }
 
@@ -77,7 +79,8 @@ export const taskStart = defineOperation({
   description:
     `Start a proposed (or resume a blocked) task. Refused while another task of its work unit is in progress. ${ITEM_ANSWER}.`,
   input: z.object({ task_id: taskRef, project_id: scopeField }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const { task, unit } = await lockTaskAndUnit(ctx, input.task_id, input.project_id);
     const next = taskTransition(taskStatusOf(task), 'start');
@@ -104,7 +107,8 @@ export const taskDone = defineOperation({
     propose_decision: z.boolean().optional().describe('Also return a draft decision (never stored); default false'),
     project_id: scopeField,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const { task, unit } = await lockTaskAndUnit(ctx, input.task_id, input.project_id);
     const next = taskTransition(taskStatusOf(task), 'done');
@@ -128,7 +132,8 @@ export const taskBlock = defineOperation({
     reason: z.string().trim().min(1).max(100_000).describe('Why the task is blocked'),
     project_id: scopeField,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const { task, unit } = await lockTaskAndUnit(ctx, input.task_id, input.project_id);
     const next = taskTransition(taskStatusOf(task), 'block');
@@ -166,9 +171,10 @@ export const taskEdit = defineOperation({
     sort_order: sortOrder.optional().describe('New position in the work unit'),
     project_id: scopeField,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input): Promise<WriteAnswer> {
-    const project = await scope(ctx, input.project_id);
+    const project = await scope(ctx.tx, input.project_id);
     const { matched_id, head } = await resolveItem(ctx.tx, parseIdRef(input.task_id, 'task_id'), {
       projectId: project?.id,
       itemType: 'task',

@@ -2,6 +2,7 @@ import { deferSearchIndex, rebuildSearchIndex } from '@svc/store';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestService, refusal, type TestService, testBackends } from '../testing/index.js';
+import { ops } from '../catalog.js';
 
 
 describe.each(testBackends())('export and import on $name', (backend) => {
@@ -10,7 +11,7 @@ describe.each(testBackends())('export and import on $name', (backend) => {
 
   const count = async (table: 'items' | 'projects' | 'links') =>
     Number((await svc.store.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
-  const exportOf = async (project: string) => `${((await svc.call('project_export', { project_id: project }, { source: 'cli' })) as { lines: string[] }).lines.join('\n')}\n`;
+  const exportOf = async (project: string) => `${((await svc.call(ops.project_export, { project_id: project }, { source: 'cli' })) as { lines: string[] }).lines.join('\n')}\n`;
 
   beforeAll(async () => {
     svc = await openTestService(backend);
@@ -27,23 +28,23 @@ describe.each(testBackends())('export and import on $name', (backend) => {
       await rebuildSearchIndex(tx, projectId);
     });
     // And a little of everything through the service.
-    await call('system_add', { project_id: 'memory', name: 'billing' });
-    const a = (await call('svc_item_upsert', { project_id: 'memory', title: 'Timeout 30s', body: 'Use timeout 30s.', system_id: 'billing' })) as { id: string };
-    const a2 = (await call('svc_item_upsert', { project_id: 'memory', item_id: a.id, body: 'Use timeout 45s. All writes must be audited.' })) as { id: string };
-    await call('svc_item_upsert', { project_id: 'memory', item_type: 'research', title: 'Study', source_url: 'https://example.test', links: [{ type: 'depends', target_id: a2.id }] });
-    const unit = (await call('svc_work_open', { project_id: 'memory', title: 'Unit' })) as { id: string };
-    const task = (await call('svc_task_add', { work_unit_id: unit.id, title: 'Task' })) as { id: string };
-    await call('svc_task_start', { task_id: task.id });
-    await call('svc_task_block', { task_id: task.id, reason: 'waiting' });
-    await call('svc_qa_add', { project_id: 'memory', title: 'Check', target_task_ids: [task.id], target_item_ids: [a.id] });
-    await call('svc_idea_add', { work_unit_id: unit.id, text: 'an idea' });
-    const capture = (await call('svc_capture_add', { text: 'captured text' })) as { id: string };
-    await call('svc_capture_promote', { capture_id: capture.id, project_id: 'memory', title: 'Promoted' });
-    await call('glossary_group_add', { project_id: 'memory', name: 'db' });
-    await call('glossary_term_add', { project_id: 'memory', group: 'db', term: 'postgres' });
-    await call('glossary_term_propose', { project_id: 'memory', group: 'db', term: 'pg' });
-    await call('svc_page_sync', { project_id: 'memory' });
-    await call('project_config_import', { project_id: 'memory', config: '[research]\nttl_days = 30\n' });
+    await call(ops.system_add, { project_id: 'memory', name: 'billing' });
+    const a = (await call(ops.svc_item_upsert, { project_id: 'memory', title: 'Timeout 30s', body: 'Use timeout 30s.', system_id: 'billing' })) as { id: string };
+    const a2 = (await call(ops.svc_item_upsert, { project_id: 'memory', item_id: a.id, body: 'Use timeout 45s. All writes must be audited.' })) as { id: string };
+    await call(ops.svc_item_upsert, { project_id: 'memory', item_type: 'research', title: 'Study', source_url: 'https://example.test', links: [{ type: 'depends', target_id: a2.id }] });
+    const unit = (await call(ops.svc_work_open, { project_id: 'memory', title: 'Unit' })) as { id: string };
+    const task = (await call(ops.svc_task_add, { work_unit_id: unit.id, title: 'Task' })) as { id: string };
+    await call(ops.svc_task_start, { task_id: task.id });
+    await call(ops.svc_task_block, { task_id: task.id, reason: 'waiting' });
+    await call(ops.svc_qa_add, { project_id: 'memory', title: 'Check', target_task_ids: [task.id], target_item_ids: [a.id] });
+    await call(ops.svc_idea_add, { work_unit_id: unit.id, text: 'an idea' });
+    const capture = (await call(ops.svc_capture_add, { text: 'captured text' })) as { id: string };
+    await call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'memory', title: 'Promoted' });
+    await call(ops.glossary_group_add, { project_id: 'memory', name: 'db' });
+    await call(ops.glossary_term_add, { project_id: 'memory', group: 'db', term: 'postgres' });
+    await call(ops.glossary_term_propose, { project_id: 'memory', group: 'db', term: 'pg' });
+    await call(ops.svc_page_sync, { project_id: 'memory' });
+    await call(ops.project_config_import, { project_id: 'memory', config: '[research]\nttl_days = 30\n' });
     file = await exportOf('memory');
   }, 300_000);
   afterAll(async () => {
@@ -63,23 +64,23 @@ describe.each(testBackends())('export and import on $name', (backend) => {
 
   it('round-trips byte for byte: export, import into an empty database, export again', async () => {
     await svc.store.reset();
-    const result = (await svc.call('project_import', { lines: file.split('\n') }, { source: 'cli' })) as { counts: Record<string, number> };
+    const result = (await svc.call(ops.project_import, { lines: file.split('\n') }, { source: 'cli' })) as { counts: Record<string, number> };
     expect(result.counts.item).toBe(10_007);
     expect(await exportOf('memory')).toBe(file);
     // The restored memory works: search, history and the settings came back.
-    const hits = (await svc.call('svc_item_search', { project_id: 'memory', query: 'audited' }, { source: 'cli' })) as { items: unknown[] };
+    const hits = (await svc.call(ops.svc_item_search, { project_id: 'memory', query: 'audited' }, { source: 'cli' })) as { items: unknown[] };
     expect(hits.items).toHaveLength(1);
   }, 300_000);
 
   it('imports under a new slug with fresh ids, beside the original', async () => {
-    const result = (await svc.call('project_import', { lines: file.split('\n'), as_slug: 'memory-copy' }, { source: 'cli' })) as { project_id: string };
+    const result = (await svc.call(ops.project_import, { lines: file.split('\n'), as_slug: 'memory-copy' }, { source: 'cli' })) as { project_id: string };
     const copy = await exportOf('memory-copy');
     expect(copy.split('\n').length).toBe(file.split('\n').length);
     const original = JSON.parse(file.split('\n')[1]!) as { id: string };
     expect(result.project_id).not.toBe(original.id);
-    const hits = (await svc.call('svc_item_search', { project_id: 'memory-copy', query: 'audited' }, { source: 'cli' })) as { items: unknown[] };
+    const hits = (await svc.call(ops.svc_item_search, { project_id: 'memory-copy', query: 'audited' }, { source: 'cli' })) as { items: unknown[] };
     expect(hits.items).toHaveLength(1);
-    const again = await refusal(svc.call('project_import', { lines: file.split('\n') }, { source: 'cli' }));
+    const again = await refusal(svc.call(ops.project_import, { lines: file.split('\n') }, { source: 'cli' }));
     expect(again.code).toBe('conflict');
   }, 300_000);
 
@@ -87,17 +88,17 @@ describe.each(testBackends())('export and import on $name', (backend) => {
     await svc.store.reset();
     const lines = file.trimEnd().split('\n');
     const truncated = `${lines.slice(0, 5000).join('\n')}\n`;
-    expect((await refusal(svc.call('project_import', { lines: truncated.split('\n') }, { source: 'cli' }))).message).toMatch(/^line 5001: .*truncated/);
+    expect((await refusal(svc.call(ops.project_import, { lines: truncated.split('\n') }, { source: 'cli' }))).message).toMatch(/^line 5001: .*truncated/);
     const cut = `${lines.slice(0, 5000).join('\n')}\n${lines[5000]!.slice(0, 20)}\n`;
-    expect((await refusal(svc.call('project_import', { lines: cut.split('\n') }, { source: 'cli' }))).message).toMatch(/^line 5001: not valid JSON/);
+    expect((await refusal(svc.call(ops.project_import, { lines: cut.split('\n') }, { source: 'cli' }))).message).toMatch(/^line 5001: not valid JSON/);
     const itemLine = lines.findIndex((l) => l.startsWith('{"type":"item"'));
     const corrupted = [...lines];
     corrupted[itemLine + 100] = corrupted[itemLine + 100]!.replace('"item_type":"decision"', '"item_type":"no_such_type"');
-    const refused = await refusal(svc.call('project_import', { lines: corrupted }, { source: 'cli' }));
+    const refused = await refusal(svc.call(ops.project_import, { lines: corrupted }, { source: 'cli' }));
     expect(refused.message).toMatch(new RegExp(`^line ${itemLine + 101}: field 'item_type' names item type no_such_type, which is not in this file`));
     const extra = [...lines];
     extra[3] = extra[3]!.replace('{"type":', '{"colour":"red","type":');
-    expect((await refusal(svc.call('project_import', { lines: extra }, { source: 'cli' }))).message).toMatch(/^line 4: unknown field 'colour'/);
+    expect((await refusal(svc.call(ops.project_import, { lines: extra }, { source: 'cli' }))).message).toMatch(/^line 4: unknown field 'colour'/);
     expect(await count('projects')).toBe(0);
     expect(await count('items')).toBe(0);
     expect(await count('links')).toBe(0);
@@ -111,7 +112,7 @@ describe.each(testBackends())('import confines a crafted file to its own project
   let mine: string;
   let other: { projectId: string; actorId: string; itemId: string; taskId: string };
 
-  const importing = (file: string[], as_slug?: string) => svc.call('project_import', { lines: file, ...(as_slug ? { as_slug } : {}) }, { source: 'cli' });
+  const importing = (file: string[], as_slug?: string) => svc.call(ops.project_import, { lines: file, ...(as_slug ? { as_slug } : {}) }, { source: 'cli' });
   const snapshot = async () => {
     const out: Record<string, number> = {};
     for (const table of ['projects', 'items', 'links', 'items_history', 'audit_log', 'item_types', 'actors', 'capture_promotions'] as const) {
@@ -148,27 +149,27 @@ describe.each(testBackends())('import confines a crafted file to its own project
     await svc.store.reset();
     const them = await svc.seed('theirs');
     const theirs = svc.as(them.actorId);
-    const unitOfTheirs = (await theirs('svc_work_open', { project_id: 'theirs', title: 'Their unit' })) as { id: string };
-    const theirTask = (await theirs('svc_task_add', { work_unit_id: unitOfTheirs.id, title: 'Their task' })) as { id: string };
-    const theirItem = (await theirs('svc_item_upsert', { project_id: 'theirs', title: 'Their secret', body: 'not yours' })) as { id: string };
-    await theirs('svc_item_upsert', { project_id: 'theirs', title: 'Their other', links: [{ type: 'depends', target_id: theirItem.id }] });
+    const unitOfTheirs = (await theirs(ops.svc_work_open, { project_id: 'theirs', title: 'Their unit' })) as { id: string };
+    const theirTask = (await theirs(ops.svc_task_add, { work_unit_id: unitOfTheirs.id, title: 'Their task' })) as { id: string };
+    const theirItem = (await theirs(ops.svc_item_upsert, { project_id: 'theirs', title: 'Their secret', body: 'not yours' })) as { id: string };
+    await theirs(ops.svc_item_upsert, { project_id: 'theirs', title: 'Their other', links: [{ type: 'depends', target_id: theirItem.id }] });
     other = { projectId: them.projectId, actorId: them.actorId, itemId: theirItem.id, taskId: theirTask.id };
 
     const me = await svc.seed('mine');
     mine = me.projectId;
     const call = svc.as(me.actorId);
-    await call('type_add', { key: 'note', schema: { type: 'object', properties: { n: { type: 'integer' } } } });
-    const a = (await call('svc_item_upsert', { project_id: 'mine', title: 'A', item_type: 'note', context: { n: 1 } })) as { id: string };
-    const b = (await call('svc_item_upsert', { project_id: 'mine', title: 'B', links: [{ type: 'depends', target_id: a.id }] })) as { id: string };
+    await call(ops.type_add, { key: 'note', schema: { type: 'object', properties: { n: { type: 'integer' } } } });
+    const a = (await call(ops.svc_item_upsert, { project_id: 'mine', title: 'A', item_type: 'note', context: { n: 1 } })) as { id: string };
+    const b = (await call(ops.svc_item_upsert, { project_id: 'mine', title: 'B', links: [{ type: 'depends', target_id: a.id }] })) as { id: string };
     // A link made and removed: its audit rows stay in the export while the link does not.
-    await call('link_add', { project_id: 'mine', from_id: a.id, type: 'conflicts', to_id: b.id });
-    await call('link_remove', { project_id: 'mine', from_id: a.id, type: 'conflicts', to_id: b.id });
-    const unit = (await call('svc_work_open', { project_id: 'mine', title: 'Unit' })) as { id: string };
-    const task = (await call('svc_task_add', { work_unit_id: unit.id, title: 'Task' })) as { id: string };
-    await call('svc_qa_add', { project_id: 'mine', title: 'Check', target_task_ids: [task.id] });
-    const capture = (await call('svc_capture_add', { text: 'captured' })) as { id: string };
-    await call('svc_capture_promote', { capture_id: capture.id, project_id: 'mine', title: 'Promoted' });
-    const exported = (await svc.call('project_export', { project_id: 'mine' }, { source: 'cli' })) as { lines: string[] };
+    await call(ops.link_add, { project_id: 'mine', from_id: a.id, type: 'conflicts', to_id: b.id });
+    await call(ops.link_remove, { project_id: 'mine', from_id: a.id, type: 'conflicts', to_id: b.id });
+    const unit = (await call(ops.svc_work_open, { project_id: 'mine', title: 'Unit' })) as { id: string };
+    const task = (await call(ops.svc_task_add, { work_unit_id: unit.id, title: 'Task' })) as { id: string };
+    await call(ops.svc_qa_add, { project_id: 'mine', title: 'Check', target_task_ids: [task.id] });
+    const capture = (await call(ops.svc_capture_add, { text: 'captured' })) as { id: string };
+    await call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'mine', title: 'Promoted' });
+    const exported = (await svc.call(ops.project_export, { project_id: 'mine' }, { source: 'cli' })) as { lines: string[] };
     lines = exported.lines;
   }, 120_000);
   afterAll(async () => {

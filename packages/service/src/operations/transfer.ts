@@ -2,7 +2,7 @@ import { SvcError } from '@svc/domain';
 import { type ColumnType, exportRows, INBOX_TABLES, migrationStatus, resolveProject, TABLES, type TableSpec, tableColumns } from '@svc/store';
 import { z } from 'zod';
 import { projectRef } from '../inputs.js';
-import { defineOperation, type OperationContext } from '../operation.js';
+import { defineOperation, type ReadContext, type WriteContext } from '../operation.js';
 import { confine, confineInbox } from '../transfer/confine.js';
 import { checkSchema, FORMAT, FORMAT_VERSION, fileLines, type Header, type ImportRecord, lineError, parseRecords, readHeader, recordColumns } from '../transfer/file.js';
 import { renewIds, writeInbox, writeProject } from '../transfer/write.js';
@@ -10,8 +10,8 @@ import { renewIds, writeInbox, writeProject } from '../transfer/write.js';
 export { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES } from '../transfer/file.js';
 
 /** The lines of an export: the header, one record per row of `tables` (the project's, or the inbox's), the end. */
-async function exportLines(ctx: OperationContext, tables: readonly TableSpec[], projectId: string | null, scope: Pick<Header, 'project' | 'inbox'>) {
-  const status = await migrationStatus(ctx.tx);
+async function exportLines(ctx: ReadContext, tables: readonly TableSpec[], projectId: string | null, scope: Pick<Header, 'project' | 'inbox'>) {
+  const status = await migrationStatus(ctx.db);
   const header: Header = {
     format: FORMAT,
     format_version: FORMAT_VERSION,
@@ -22,8 +22,8 @@ async function exportLines(ctx: OperationContext, tables: readonly TableSpec[], 
   const lines = [JSON.stringify(header)];
   const counts: Record<string, number> = {};
   for (const [i, spec] of tables.entries()) {
-    const columns = await tableColumns(ctx.tx, spec);
-    const rows = await exportRows(ctx.tx, spec, columns, projectId);
+    const columns = await tableColumns(ctx.db, spec);
+    const rows = await exportRows(ctx.db, spec, columns, projectId);
     for (const row of rows) lines.push(JSON.stringify({ type: spec.kind, ...row }));
     counts[spec.kind] = rows.length;
     ctx.progress(i + 1, tables.length, spec.kind);
@@ -42,10 +42,11 @@ export const projectExport = defineOperation({
     'into it (redacted ones masked) and their bridge rows, ideas, glossary, sync jobs, audit, settings and the ' +
     'actors they name — and an end record.',
   input: z.object({ project_id: projectRef }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   snapshot: true,
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
+    const project = await resolveProject(ctx.db, input.project_id);
     return exportLines(ctx, TABLES, project.id, { project: project.slug });
   },
 });
@@ -59,7 +60,8 @@ export const inboxExport = defineOperation({
     'under no project and promoted into none (redacted ones masked), the actors they name, and an end record. ' +
     "A promoted capture travels with its project's export instead.",
   input: z.object({}),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   snapshot: true,
   async run(ctx) {
     return exportLines(ctx, INBOX_TABLES, null, { inbox: true });
@@ -80,7 +82,8 @@ export const projectImport = defineOperation({
     lines: z.array(z.string()).describe('The export file, one string per line, without the line breaks'),
     as_slug: z.string().max(63).optional().describe('Import as a new project with this slug, with fresh ids'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   /**
    * A pipeline (docs/decisions/0036): read the file (size, header, records), check it holds one project and
    * points only inside itself, renew its ids when imported as a copy, write it, and record the import.
@@ -117,7 +120,7 @@ function projectRecordOf(records: ImportRecord[]): ImportRecord {
  * trust rules as a project file (docs/decisions/0014): only those kinds, references inside the file, redacted
  * captures masked, and no capture id that exists here already (it would be someone else's capture).
  */
-async function importInbox(ctx: OperationContext, records: ImportRecord[], columns: Map<string, ColumnType[]>, asSlug: string | undefined) {
+async function importInbox(ctx: WriteContext, records: ImportRecord[], columns: Map<string, ColumnType[]>, asSlug: string | undefined) {
   if (asSlug !== undefined) throw new SvcError('invalid_input', 'as_slug: the file is the shared inbox, which belongs to no project; import it without --as', { field: 'as_slug' });
   await confineInbox(ctx.tx, records);
   await writeInbox(ctx.tx, records, columns, ctx.progress);

@@ -1,11 +1,11 @@
 import type { Item } from '@svc/domain';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestService, refusal, skipWithoutPostgres, type TestService, testBackends } from '../testing/index.js';
+import { type Call, openTestService, operation, refusal, skipWithoutPostgres, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 import { RESUME_TASKS, RESUME_UNITS } from './work.js';
+import { ops } from '../catalog.js';
 
-type Call = (name: string, input: unknown) => Promise<unknown>;
 
 
 describe.each(testBackends())('work units, tasks and QA checks on $name', (backend) => {
@@ -18,9 +18,9 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     ({ svc, call, seeded, show } = t);
   });
 
-  const open = async (title = 'Unit') => ((await call('svc_work_open', { project_id: 'work', title })) as { id: string }).id;
+  const open = async (title = 'Unit') => ((await call(ops.svc_work_open, { project_id: 'work', title })) as { id: string }).id;
   const addTask = async (unit: string, title = 'Task', extra: Record<string, unknown> = {}) =>
-    (await call('svc_task_add', { work_unit_id: unit, title, ...extra })) as Item;
+    (await call(ops.svc_task_add, { work_unit_id: unit, title, ...extra })) as Item;
 
   const reach: Record<string, string[]> = {
     proposed: [],
@@ -45,9 +45,9 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
       const want = expected[state]?.[trigger];
       it(`task ${state} + ${trigger} → ${want}`, async () => {
         const task = await addTask(await open());
-        for (const step of path) await call(step, { task_id: task.id, ...triggers[step] });
-        const head = ((await call('item_show', { item_id: task.id })) as { item: Item }).item;
-        const result = call(trigger, { task_id: head.id, ...args });
+        for (const step of path) await call(operation(step), unchecked({ task_id: task.id, ...triggers[step] }));
+        const head = ((await call(ops.item_show, { item_id: task.id })) as { item: Item }).item;
+        const result = call(operation(trigger), unchecked({ task_id: head.id, ...args }));
         if (want === 'refused') {
           const error = await refusal(result);
           expect(error.code).toBe('refused_transition');
@@ -55,7 +55,7 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
           expect(error.message).toContain(state);
         } else {
           await result;
-          const after = ((await call('item_show', { item_id: task.id })) as { item: Item }).item;
+          const after = ((await call(ops.item_show, { item_id: task.id })) as { item: Item }).item;
           expect(after.status).toBe(want);
         }
       });
@@ -70,11 +70,11 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     for (const trigger of ['svc_qa_pass', 'svc_qa_fail'] as const) {
       const want = state === 'pending' ? (trigger === 'svc_qa_pass' ? 'passed' : 'failed') : 'refused';
       it(`QA check ${state} + ${trigger} → ${want}`, async () => {
-        const check = (await call('svc_qa_add', { project_id: 'work', title: 'Verify' })) as Item;
+        const check = (await call(ops.svc_qa_add, { project_id: 'work', title: 'Verify' })) as Item;
         expect(check.status).toBe('pending');
         expect((await show(check.id)).context.coverage).toBe('human_only');
-        if (step) await call(step, { qa_id: check.id });
-        const result = call(trigger, { qa_id: check.id, note: 'checked' });
+        if (step) await call(operation(step), { qa_id: check.id });
+        const result = call(operation(trigger), { qa_id: check.id, note: 'checked' });
         if (want === 'refused') {
           const error = await refusal(result);
           expect(error.code).toBe('refused_transition');
@@ -90,12 +90,12 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     const unit = await open();
     const a = await addTask(unit, 'A');
     const b = await addTask(unit, 'B');
-    await call('svc_task_start', { task_id: a.id });
-    const error = await refusal(call('svc_task_start', { task_id: b.id }));
+    await call(ops.svc_task_start, { task_id: a.id });
+    const error = await refusal(call(ops.svc_task_start, { task_id: b.id }));
     expect(error.code).toBe('refused_transition');
     expect(error.message).toContain('A');
-    await call('svc_task_block', { task_id: a.id, reason: 'waiting' });
-    await call('svc_task_start', { task_id: b.id });
+    await call(ops.svc_task_block, { task_id: a.id, reason: 'waiting' });
+    await call(ops.svc_task_start, { task_id: b.id });
   });
 
   // On PGlite (one connection) the twenty starts run one after another: the rule, not the lock, is under test;
@@ -107,7 +107,7 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
   it(twentyStarts, async () => {
     const unit = await open();
     const tasks = await Promise.all(Array.from({ length: 20 }, (_, i) => addTask(unit, `T${i}`)));
-    const results = await Promise.allSettled(tasks.map((t) => call('svc_task_start', { task_id: t.id })));
+    const results = await Promise.allSettled(tasks.map((t) => call(ops.svc_task_start, { task_id: t.id })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(refused.every((r) => (r.reason as { code: string }).code === 'refused_transition')).toBe(true);
@@ -123,26 +123,26 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
 
   it('blocking creates a decision documenting the reason, linked to the task', async () => {
     const task = await addTask(await open());
-    await call('svc_task_start', { task_id: task.id });
-    const blocked = (await call('svc_task_block', { task_id: task.id, reason: 'no staging access' })) as Item & { decision_id: string };
+    await call(ops.svc_task_start, { task_id: task.id });
+    const blocked = (await call(ops.svc_task_block, { task_id: task.id, reason: 'no staging access' })) as Item & { decision_id: string };
     expect(blocked.status).toBe('blocked');
     expect((await show(blocked.id)).context.blocked_reason).toBe('no staging access');
     expect(await show(blocked.decision_id)).toMatchObject({ item_type: 'decision', body: 'no staging access' });
-    const links = ((await call('item_show', { item_id: blocked.decision_id })) as { links: { link_type: string; to_chain_id: string }[] }).links;
+    const links = ((await call(ops.item_show, { item_id: blocked.decision_id })) as { links: { link_type: string; to_chain_id: string }[] }).links;
     expect(links).toEqual([expect.objectContaining({ link_type: 'blocks', to_chain_id: task.chain_id })]);
   });
 
   it('done stores the summary and returns a draft decision only on request, never stored', async () => {
     const unit = await open();
     const bare = await addTask(unit, 'Bare');
-    await call('svc_task_start', { task_id: bare.id });
-    const none = (await call('svc_task_done', { task_id: bare.id, propose_decision: true })) as { draft_decision: unknown };
+    await call(ops.svc_task_start, { task_id: bare.id });
+    const none = (await call(ops.svc_task_done, { task_id: bare.id, propose_decision: true })) as { draft_decision: unknown };
     expect(none.draft_decision).toBeNull();
 
     const rich = await addTask(unit, 'Pick a queue', { body: 'Compare SQS and NATS' });
-    await call('svc_task_start', { task_id: rich.id });
+    await call(ops.svc_task_start, { task_id: rich.id });
     const before = await svc.store.db.selectFrom('items').select('id').execute();
-    const done = (await call('svc_task_done', { task_id: rich.id, summary: 'NATS', propose_decision: true })) as Item & {
+    const done = (await call(ops.svc_task_done, { task_id: rich.id, summary: 'NATS', propose_decision: true })) as Item & {
       draft_decision: { item_type: string; body: string } | null;
     };
     expect(done.status).toBe('done');
@@ -151,20 +151,20 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     const after = await svc.store.db.selectFrom('items').select('id').execute();
     expect(after).toHaveLength(before.length);
     const plain = await addTask(unit, 'Plain', { body: 'x' });
-    await call('svc_task_start', { task_id: plain.id });
-    expect(await call('svc_task_done', { task_id: plain.id })).not.toHaveProperty('draft_decision');
+    await call(ops.svc_task_start, { task_id: plain.id });
+    expect(await call(ops.svc_task_done, { task_id: plain.id })).not.toHaveProperty('draft_decision');
   });
 
   it('edit supersedes with the status kept; no fields returns the head; a stale version is a conflict', async () => {
     const task = await addTask(await open());
-    await call('svc_task_start', { task_id: task.id });
-    await call('svc_task_done', { task_id: task.id });
-    const edited = (await call('svc_task_edit', { task_id: task.id, title: 'Renamed', sort_order: 7 })) as Item;
+    await call(ops.svc_task_start, { task_id: task.id });
+    await call(ops.svc_task_done, { task_id: task.id });
+    const edited = (await call(ops.svc_task_edit, { task_id: task.id, title: 'Renamed', sort_order: 7 })) as Item;
     expect(edited).toMatchObject({ status: 'done', version: 2, chain_id: task.id });
     expect(await show(edited.id)).toMatchObject({ title: 'Renamed', context: { sort_order: 7 } });
-    const same = (await call('svc_task_edit', { task_id: task.id })) as Item;
+    const same = (await call(ops.svc_task_edit, { task_id: task.id })) as Item;
     expect(same.id).toBe(edited.id);
-    const stale = await refusal(call('svc_task_edit', { task_id: task.id, title: 'Lost' }));
+    const stale = await refusal(call(ops.svc_task_edit, { task_id: task.id, title: 'Lost' }));
     expect(stale.code).toBe('conflict');
     expect(stale.details.current_head_id).toBe(edited.id);
   });
@@ -176,26 +176,26 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     await addTask(unit, 'B', { sort_order: 20 });
     const d = await addTask(unit, 'D');
     expect((await show(d.id)).context.sort_order).toBe(31);
-    await call('svc_task_edit', { task_id: c.id, title: 'C2' });
-    await call('svc_task_start', { task_id: d.id });
-    const all = (await call('svc_task_list', { work_unit_id: unit })) as { tasks: Item[] };
+    await call(ops.svc_task_edit, { task_id: c.id, title: 'C2' });
+    await call(ops.svc_task_start, { task_id: d.id });
+    const all = (await call(ops.svc_task_list, { work_unit_id: unit })) as { tasks: Item[] };
     expect(all.tasks.map((t) => t.title)).toEqual(['A', 'B', 'C2', 'D']);
-    const running = (await call('svc_task_list', { work_unit_id: unit, status: 'in_progress' })) as { tasks: Item[] };
+    const running = (await call(ops.svc_task_list, { work_unit_id: unit, status: 'in_progress' })) as { tasks: Item[] };
     expect(running.tasks.map((t) => t.title)).toEqual(['D']);
-    expect(((await call('svc_task_list', { work_unit_id: unit, status: '' })) as { tasks: Item[] }).tasks).toHaveLength(4);
+    expect(((await call(ops.svc_task_list, unchecked({ work_unit_id: unit, status: '' }))) as { tasks: Item[] }).tasks).toHaveLength(4);
   });
 
   it('close is refused while a task is in progress unless forced; closed units take no tasks until reopened', async () => {
     const unit = await open();
     const task = await addTask(unit);
-    await call('svc_task_start', { task_id: task.id });
-    const error = await refusal(call('svc_work_close', { work_unit_id: unit }));
+    await call(ops.svc_task_start, { task_id: task.id });
+    const error = await refusal(call(ops.svc_work_close, { work_unit_id: unit }));
     expect(error.code).toBe('refused_transition');
-    const closed = (await call('svc_work_close', { work_unit_id: unit, force: true })) as { status: string };
+    const closed = (await call(ops.svc_work_close, { work_unit_id: unit, force: true })) as { status: string };
     expect(closed.status).toBe('closed');
-    expect((await refusal(call('svc_work_close', { work_unit_id: unit }))).details.state).toBe('closed');
+    expect((await refusal(call(ops.svc_work_close, { work_unit_id: unit }))).details.state).toBe('closed');
     expect((await refusal(addTask(unit))).code).toBe('refused_transition');
-    await call('work_reopen', { work_unit_id: unit });
+    await call(ops.work_reopen, { work_unit_id: unit });
     await addTask(unit, 'After reopen');
   });
 
@@ -203,8 +203,8 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     const unit = await open('Checkout rewrite');
     await open('Search tuning');
     const task = await addTask(unit, 'Draft API');
-    await call('svc_qa_add', { project_id: 'work', title: 'API reviewed', target_task_ids: [task.id] });
-    const resumed = (await call('svc_work_resume', { project_id: 'work', keyword: 'checkout' })) as Record<string, { title: string }[]>;
+    await call(ops.svc_qa_add, { project_id: 'work', title: 'API reviewed', target_task_ids: [task.id] });
+    const resumed = (await call(ops.svc_work_resume, { project_id: 'work', keyword: 'checkout' })) as Record<string, { title: string }[]>;
     expect(Object.keys(resumed).sort()).toEqual(['qa_checks', 'tasks', 'work_units']);
     expect(resumed.work_units!.map((u) => u.title)).toEqual(['Checkout rewrite']);
     expect(resumed.tasks!.map((t) => t.title)).toEqual(['Draft API']);
@@ -221,9 +221,9 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     const b1 = await addTask(first, 'First unit, task 1');
     await addTask(first, 'First unit, task 2');
     await svc.backdate('work_units', second, 60_000);
-    await call('svc_qa_add', { project_id: 'work', title: 'Both verified', target_task_ids: [a1.id, b1.id] });
+    await call(ops.svc_qa_add, { project_id: 'work', title: 'Both verified', target_task_ids: [a1.id, b1.id] });
 
-    const resumed = (await call('svc_work_resume', { project_id: 'work', keyword: 'payments' })) as Record<string, { id: string; title: string }[]>;
+    const resumed = (await call(ops.svc_work_resume, { project_id: 'work', keyword: 'payments' })) as Record<string, { id: string; title: string }[]>;
     expect(resumed.work_units!.map((u) => u.id)).toEqual([first, second]);
     expect(resumed.tasks!.map((t) => t.title)).toEqual(['First unit, task 1', 'First unit, task 2', 'Second unit, task 1', 'Second unit, task 2']);
     expect(resumed.qa_checks!.map((q) => q.title)).toEqual(['Both verified']);
@@ -233,14 +233,14 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     const big = await open('Bulk big');
     const small = await open('Bulk small');
     await addTask(small, 'Small task');
-    await call('svc_qa_add', { project_id: 'work', title: 'Small verified', work_unit_id: small });
+    await call(ops.svc_qa_add, { project_id: 'work', title: 'Small verified', work_unit_id: small });
     // RESUME_TASKS + 1 tasks in the unit that comes first, written in one statement to keep the test quick.
     await sql`insert into items (id, chain_id, project_id, item_type, title, body, context, work_unit_id, status)
       select g.id, g.id, ${seeded.projectId}::uuid, 'task', 'Bulk ' || g.n, '', jsonb_build_object('sort_order', g.n), ${big}::uuid, 'proposed'
       from (select gen_random_uuid() as id, n from generate_series(1, ${RESUME_TASKS + 1}) as n) g`.execute(svc.store.db);
     await sql`update work_units set updated_at = now() + interval '1 hour' where id = ${big}::uuid`.execute(svc.store.db);
 
-    const resumed = (await call('svc_work_resume', { project_id: 'work', keyword: 'bulk' })) as {
+    const resumed = (await call(ops.svc_work_resume, { project_id: 'work', keyword: 'bulk' })) as {
       work_units: { id: string; truncated: { tasks: boolean; qa_checks: boolean } }[];
       tasks: Item[];
       qa_checks: Item[];
@@ -253,19 +253,19 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     expect(resumed.tasks).toHaveLength(RESUME_TASKS);
     expect(resumed.qa_checks.map((q) => q.title)).toEqual(['Small verified']);
 
-    const alone = (await call('svc_work_resume', { project_id: 'work', keyword: 'bulk small' })) as typeof resumed;
+    const alone = (await call(ops.svc_work_resume, { project_id: 'work', keyword: 'bulk small' })) as typeof resumed;
     expect(alone.work_units.map((u) => u.truncated)).toEqual([{ tasks: false, qa_checks: false, work_units: false }]);
   });
 
   it('resume lists RESUME_UNITS of 7 matching units and says on the last one that more matched, keeping its three keys', async () => {
     for (let i = 1; i <= 7; i++) await open(`Sprint ${i}`);
     type Resumed = { work_units: { title: string; truncated: { work_units: boolean } }[] };
-    const resumed = (await call('svc_work_resume', { project_id: 'work', keyword: 'sprint' })) as Resumed;
+    const resumed = (await call(ops.svc_work_resume, { project_id: 'work', keyword: 'sprint' })) as Resumed;
     expect(Object.keys(resumed).sort()).toEqual(['qa_checks', 'tasks', 'work_units']);
     expect(resumed.work_units).toHaveLength(RESUME_UNITS);
     expect(resumed.work_units.map((u) => u.truncated.work_units)).toEqual([false, false, false, false, true]);
     // All matching units listed: nothing more to say.
-    const exact = (await call('svc_work_resume', { project_id: 'work', keyword: 'sprint 1' })) as Resumed;
+    const exact = (await call(ops.svc_work_resume, { project_id: 'work', keyword: 'sprint 1' })) as Resumed;
     expect(exact.work_units.map((u) => [u.title, u.truncated.work_units])).toEqual([['Sprint 1', false]]);
   });
 
@@ -273,23 +273,23 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     const unit = await open();
     const task = await addTask(unit, 'Build');
     const other = await addTask(await open('Other'), 'Elsewhere');
-    const decision = (await call('svc_item_upsert', { project_id: 'work', title: 'Use TLS' })) as Item;
-    const byTask = (await call('svc_qa_add', { project_id: 'work', title: 'Build verified', target_task_ids: [task.id.slice(0, 8)] })) as Item;
-    const byItem = (await call('svc_qa_add', { project_id: 'work', title: 'TLS verified', target_item_ids: [decision.id] })) as Item;
-    const inUnit = (await call('svc_qa_add', { project_id: 'work', title: 'Unit demo', work_unit_id: unit, coverage: 'mixed' })) as Item;
-    await call('svc_qa_add', { project_id: 'work', title: 'Other verified', target_task_ids: [other.id] });
+    const decision = (await call(ops.svc_item_upsert, { project_id: 'work', title: 'Use TLS' })) as Item;
+    const byTask = (await call(ops.svc_qa_add, { project_id: 'work', title: 'Build verified', target_task_ids: [task.id.slice(0, 8)] })) as Item;
+    const byItem = (await call(ops.svc_qa_add, { project_id: 'work', title: 'TLS verified', target_item_ids: [decision.id] })) as Item;
+    const inUnit = (await call(ops.svc_qa_add, { project_id: 'work', title: 'Unit demo', work_unit_id: unit, coverage: 'mixed' })) as Item;
+    await call(ops.svc_qa_add, { project_id: 'work', title: 'Other verified', target_task_ids: [other.id] });
     const titles = async (filter: Record<string, unknown>) =>
-      ((await call('svc_qa_list_pending', { project_id: 'work', ...filter })) as { qa_checks: Item[] }).qa_checks.map((c) => c.title).sort();
+      ((await call(ops.svc_qa_list_pending, { project_id: 'work', ...filter })) as { qa_checks: Item[] }).qa_checks.map((c) => c.title).sort();
     expect(await titles({ task_id: task.id })).toEqual(['Build verified']);
     expect(await titles({ item_id: decision.id })).toEqual(['TLS verified']);
     expect(await titles({ work_unit_id: unit })).toEqual(['Build verified', 'Unit demo']);
     expect(await titles({})).toHaveLength(4);
-    await call('svc_qa_pass', { qa_id: byTask.id });
+    await call(ops.svc_qa_pass, { qa_id: byTask.id });
     expect(await titles({ task_id: task.id })).toEqual([]);
-    expect((await refusal(call('svc_qa_pass', { qa_id: byTask.id }))).code).toBe('refused_transition');
+    expect((await refusal(call(ops.svc_qa_pass, { qa_id: byTask.id }))).code).toBe('refused_transition');
     expect((await show(inUnit.id)).context.coverage).toBe('mixed');
     expect((await show(byItem.id)).context.target_item_ids).toEqual([decision.chain_id]);
-    const bad = await refusal(call('svc_qa_add', { project_id: 'work', title: 'x', target_task_ids: [decision.id] }));
+    const bad = await refusal(call(ops.svc_qa_add, { project_id: 'work', title: 'x', target_task_ids: [decision.id] }));
     expect(bad.message).toMatch(/^target_task_ids\[0\]/);
   });
 
@@ -304,12 +304,12 @@ describe.each(testBackends())('work units, tasks and QA checks on $name', (backe
     };
     await insertTask('cafe0001-0000-4000-8000-000000000001', seeded.projectId);
     await insertTask('cafe0002-0000-4000-8000-000000000002', other.projectId);
-    expect((await refusal(call('svc_task_start', { task_id: 'cafe' }))).code).toBe('ambiguous_id');
-    const started = (await call('svc_task_start', { task_id: 'cafe', project_id: 'elsewhere' })) as Item;
+    expect((await refusal(call(ops.svc_task_start, { task_id: 'cafe' }))).code).toBe('ambiguous_id');
+    const started = (await call(ops.svc_task_start, { task_id: 'cafe', project_id: 'elsewhere' })) as Item;
     expect(started.id).toBe('cafe0002-0000-4000-8000-000000000002');
-    const mine = ((await call('item_show', { item_id: 'cafe0001' })) as { item: Item }).item;
+    const mine = ((await call(ops.item_show, { item_id: 'cafe0001' })) as { item: Item }).item;
     expect(mine.status).toBe('proposed');
-    expect((await refusal(call('svc_task_done', { task_id: 'cafe0002', project_id: 'work' }))).code).toBe('not_found');
+    expect((await refusal(call(ops.svc_task_done, { task_id: 'cafe0002', project_id: 'work' }))).code).toBe('not_found');
   });
 });
 
@@ -327,10 +327,10 @@ describe.skipIf(skipWithoutPostgres())('one in-progress task under races on Post
     const { actorId } = await svc.seed('race');
     const call = svc.as(actorId);
     for (let round = 0; round < 50; round++) {
-      const unit = ((await call('svc_work_open', { project_id: 'race', title: `Round ${round}` })) as { id: string }).id;
+      const unit = ((await call(ops.svc_work_open, { project_id: 'race', title: `Round ${round}` })) as { id: string }).id;
       const ids: string[] = [];
-      for (let i = 0; i < 20; i++) ids.push(((await call('svc_task_add', { work_unit_id: unit, title: `T${i}` })) as Item).id);
-      const results = await Promise.allSettled(ids.map((id) => call('svc_task_start', { task_id: id })));
+      for (let i = 0; i < 20; i++) ids.push(((await call(ops.svc_task_add, { work_unit_id: unit, title: `T${i}` })) as Item).id);
+      const results = await Promise.allSettled(ids.map((id) => call(ops.svc_task_start, { task_id: id })));
       const won = results.filter((r) => r.status === 'fulfilled').length;
       const refused = results.filter((r) => r.status === 'rejected' && (r.reason as { code: string }).code === 'refused_transition').length;
       expect([won, refused]).toEqual([1, 19]);

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { writeAnswer } from '../answers.js';
 import { idRef, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
-import { findWorkUnit, scope, txOf } from '../work/shared.js';
+import { findWorkUnit, scope } from '../work/shared.js';
 
 export const RESUME_UNITS = 5;
 export const RESUME_TASKS = 200;
@@ -31,7 +31,8 @@ export const workOpen = defineOperation({
     description: z.string().max(100_000).optional().describe('Longer description'),
     system_id: z.string().max(200).optional().describe('System of the project (id, prefix or name)'),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
     const project = await resolveProject(ctx.tx, input.project_id);
     const system = input.system_id ? await resolveSystem(ctx.tx, project.id, input.system_id) : null;
@@ -60,11 +61,12 @@ export const workResume = defineOperation({
     project_id: projectRef,
     keyword: z.string().max(200).optional().describe('Part of the work unit title'),
   }),
-  annotations: { readOnlyHint: true, idempotentHint: true },
+  kind: 'read',
+  annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
+    const project = await resolveProject(ctx.db, input.project_id);
     // One unit more than listed tells whether more matched; the last listed unit says so (decision 0029).
-    const matched = await findWorkUnitsByKeyword(ctx.tx, project.id, input.keyword?.trim() ?? '', RESUME_UNITS + 1);
+    const matched = await findWorkUnitsByKeyword(ctx.db, project.id, input.keyword?.trim() ?? '', RESUME_UNITS + 1);
     const units = matched.slice(0, RESUME_UNITS);
     // Unit by unit, reading only what still fits plus one row, which tells whether the unit's list was cut (the
     // spec fixes the three top-level keys, so the cut is told on each work unit). A check may belong to two
@@ -74,11 +76,11 @@ export const workResume = defineOperation({
     const workUnits = [];
     for (const unit of units) {
       const taskRoom = RESUME_TASKS - tasks.length;
-      const unitTasks = await listTasks(ctx.tx, [unit.id], undefined, taskRoom);
+      const unitTasks = await listTasks(ctx.db, [unit.id], undefined, taskRoom);
       tasks.push(...unitTasks.slice(0, taskRoom));
       // room + already listed = RESUME_CHECKS rows (+1) cover the room even when every listed check recurs.
       const checkRoom = RESUME_CHECKS - checks.size;
-      const rows = await listQaChecks(ctx.tx, { project_id: project.id, work_unit_id: unit.id }, RESUME_CHECKS);
+      const rows = await listQaChecks(ctx.db, { project_id: project.id, work_unit_id: unit.id }, RESUME_CHECKS);
       const fresh = rows.filter((c) => !checks.has(c.chain_id));
       for (const c of fresh.slice(0, checkRoom)) checks.set(c.chain_id, c);
       const moreUnits = unit === units[units.length - 1] && matched.length > units.length;
@@ -102,11 +104,12 @@ export const workClose = defineOperation({
     'Close a work unit. Refused while one of its tasks is in progress, unless force (the task stays as it is). ' +
     'Returns {id, status}.',
   input: closeInput,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
-    const project = await scope(ctx, input.project_id);
-    const found = await findWorkUnit(ctx, input.work_unit_id, project);
-    const unit = await lockWorkUnit(txOf(ctx), found.id);
+    const project = await scope(ctx.tx, input.project_id);
+    const found = await findWorkUnit(ctx.tx, input.work_unit_id, project);
+    const unit = await lockWorkUnit(ctx.tx, found.id);
     const next = workUnitTransition(unit.status, 'close');
     const running = await inProgressTasks(ctx.tx, unit.id);
     refuseCloseWhileRunning(unit.id, running, input.force === true);
@@ -122,11 +125,12 @@ export const workReopen = defineOperation({
   title: 'Reopen a work unit',
   description: 'Reopen a closed work unit.',
   input: z.object({ work_unit_id: idRef('Work unit'), project_id: projectRef.optional() }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  kind: 'write',
+  annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
-    const project = await scope(ctx, input.project_id);
-    const found = await findWorkUnit(ctx, input.work_unit_id, project);
-    const unit = await lockWorkUnit(txOf(ctx), found.id);
+    const project = await scope(ctx.tx, input.project_id);
+    const found = await findWorkUnit(ctx.tx, input.work_unit_id, project);
+    const unit = await lockWorkUnit(ctx.tx, found.id);
     const reopened = await setWorkUnitStatus(ctx.tx, unit.id, workUnitTransition(unit.status, 'reopen'));
     ctx.audit({ project_id: unit.project_id, target_kind: 'work_unit', target_id: unit.id });
     return writeAnswer(reopened);

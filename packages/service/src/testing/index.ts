@@ -1,8 +1,28 @@
 import type { Store } from '@svc/store';
 import { type TestBackend, type TestStore, testBackends } from '@svc/store/testing';
+import { findOperation, ops } from '../catalog.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { AnyOperation, InputOf, OutputOf } from '../operation.js';
 import { createService, openServiceAndStore, type Service } from '../service.js';
+
+declare const unchecked_: unique symbol;
+/** Input a test gives deliberately outside an operation's schema (a wrong type, a missing field), for the runner to refuse. */
+export interface Unchecked {
+  readonly [unchecked_]: true;
+}
+/** Mark input as deliberately outside the operation's schema; it reaches the runner as it is. */
+export const unchecked = (input: Record<string, unknown>): Unchecked => input as unknown as Unchecked;
+
+/** The operation of a name a table of a test holds (state × event); fails the test on an unknown name. */
+export function operation(name: string): AnyOperation {
+  const op = findOperation(name);
+  if (!op) throw new Error(`no operation '${name}'`);
+  return op;
+}
+
+/** A typed call of one operation (`call(ops.svc_task_start, { task_id })`), by an actor the caller fixed. */
+export type Call = <Op extends AnyOperation>(op: Op, input: InputOf<Op> | Unchecked) => Promise<OutputOf<Op>>;
 
 export { type TestBackend, type TestStore, testBackends };
 export {
@@ -25,7 +45,7 @@ export interface TestService extends Service {
   /** Register an actor and a project for a test; returns their ids. */
   seed(slug?: string): Promise<{ actorId: string; projectId: string; slug: string }>;
   /** Call as a tool over a surface that carries the actor (the seeded one by default). */
-  as(actorId: string): (name: string, input: unknown) => Promise<unknown>;
+  as(actorId: string): Call;
   /**
    * Set a row's updated_at `ms` milliseconds into the past (aging research, stale work, recency order); an item's
    * refreshed_at too, as if it had been written then.
@@ -45,14 +65,12 @@ export async function openTestService(backend: TestBackend): Promise<TestService
     store,
     sibling: (options = {}) => ({ ...createService(store, options), close: async () => {} }),
     async seed(slug = `p${++counter}`) {
-      const actor = (await service.call('actor_add', { email: `${slug}-${counter}@example.test`, name: 'Tester' }, { source: 'cli' })) as {
-        id: string;
-      };
-      const project = (await service.call('project_create', { slug }, { source: 'cli' })) as { id: string };
+      const actor = await service.call(ops.actor_add, { email: `${slug}-${counter}@example.test`, name: 'Tester' }, { source: 'cli' });
+      const project = await service.call(ops.project_create, { slug }, { source: 'cli' });
       return { actorId: actor.id, projectId: project.id, slug };
     },
     as(actorId) {
-      return (name, input) => service.call(name, input, { source: 'test', actorId });
+      return (op, input) => service.call(op, input as InputOf<typeof op>, { source: 'test', actorId });
     },
     async backdate(table, id, ms) {
       const then = new Date(Date.now() - ms);

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { Item } from '@svc/domain';
 import type { TestBackend } from '@svc/store/testing';
-import { openTestService, type TestService } from './index.js';
+import { ops } from '../catalog.js';
+import { type Call, openTestService, type TestService } from './index.js';
 
-export type Call = (name: string, input: unknown) => Promise<unknown>;
+export type { Call };
 
 export interface Suite {
   svc: TestService;
@@ -31,7 +32,7 @@ export function useTestService(backend: TestBackend, slug: string, ready: (suite
     await open.store.reset();
     const seeded = await open.seed(slug);
     const call = open.as(seeded.actorId);
-    const show = async (id: string) => ((await call('item_show', { item_id: id })) as { item: Item }).item;
+    const show = async (id: string): Promise<Item> => (await call(ops.item_show, { item_id: id })).item;
     ready({ svc: open, seeded, call, show });
   });
 }

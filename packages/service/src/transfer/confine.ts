@@ -6,7 +6,7 @@ import {
   firstLiveId,
   firstTakenUuid,
   identityIdsFree,
-  type Kysely,
+  type Transaction,
   listItemTypes,
   REDACTED,
   TABLES,
@@ -52,7 +52,7 @@ const EMAIL = /^[^@\s]+@[^@\s]+$/;
  * given by hand, and (keeping ids) no id is taken already. Returns the identity-keyed kinds (history, audit)
  * whose ids are free here and can be kept.
  */
-export async function confine(tx: Kysely<Database>, records: ImportRecord[], projectRecord: ImportRecord, fresh: boolean): Promise<Set<string>> {
+export async function confine(tx: Transaction<Database>, records: ImportRecord[], projectRecord: ImportRecord, fresh: boolean): Promise<Set<string>> {
   await checkProjectRecord(tx, projectRecord, fresh);
   const has = uniqueKeys(records);
   const schemas = await checkItemTypes(tx, records);
@@ -66,7 +66,7 @@ export async function confine(tx: Kysely<Database>, records: ImportRecord[], pro
  * The inbox file's checks: captures of no project and the actors they name only, references inside the file,
  * redacted captures masked, and no capture id that exists here already (it would be someone else's capture).
  */
-export async function confineInbox(tx: Kysely<Database>, records: ImportRecord[]): Promise<void> {
+export async function confineInbox(tx: Transaction<Database>, records: ImportRecord[]): Promise<void> {
   for (const r of records) {
     if (r.spec.kind !== 'actor' && r.spec.kind !== 'capture') {
       throw lineError(r.line, `a ${r.spec.kind} record in an inbox file, which holds only captures and the actors they name`, 'type');
@@ -94,7 +94,7 @@ export async function confineInbox(tx: Kysely<Database>, records: ImportRecord[]
 }
 
 /** The project record: a valid slug and settings, and (keeping ids) neither its id nor its slug taken here. */
-async function checkProjectRecord(tx: Kysely<Database>, projectRecord: ImportRecord, fresh: boolean): Promise<void> {
+async function checkProjectRecord(tx: Transaction<Database>, projectRecord: ImportRecord, fresh: boolean): Promise<void> {
   const projectId = projectRecord.row.id as string;
   const { slug, settings } = projectRecord.row;
   if (typeof slug !== 'string' || !isSlug(slug)) throw lineError(projectRecord.line, `field 'slug' '${String(slug)}' is not a valid slug`, 'slug');
@@ -115,7 +115,7 @@ async function checkProjectRecord(tx: Kysely<Database>, projectRecord: ImportRec
  * Item types: the system ones exist here; a file's own are checked as `svc type add` checks them, and one that
  * exists here must have the same schema. Returns the schema of every type a record may name.
  */
-async function checkItemTypes(tx: Kysely<Database>, records: ImportRecord[]): Promise<Map<string, JsonSchema>> {
+async function checkItemTypes(tx: Transaction<Database>, records: ImportRecord[]): Promise<Map<string, JsonSchema>> {
   const existingTypes = await listItemTypes(tx);
   const existing = new Map(existingTypes.map((t) => [t.key, t]));
   const schemas = new Map<string, JsonSchema>();
@@ -194,7 +194,7 @@ function checkItem(r: ImportRecord, schemas: Map<string, JsonSchema>, has: (kind
  * the identity-keyed kinds whose ids are all free: identity ids only order rows, so when any is taken, the
  * kind gets fresh ones in the file's order.
  */
-async function freeIds(tx: Kysely<Database>, records: ImportRecord[]): Promise<Set<string>> {
+async function freeIds(tx: Transaction<Database>, records: ImportRecord[]): Promise<Set<string>> {
   const keptIdentity = new Set<string>();
   for (const spec of TABLES) {
     const rows = records.filter((r) => r.spec === spec);
@@ -270,7 +270,7 @@ function auditTargetError(line: number, target: string): SvcError {
 }
 
 /** A deleted link or term an audit row names must not be a live record of this database (another project's). */
-async function checkGoneTargets(tx: Kysely<Database>, gone: Gone[]): Promise<void> {
+async function checkGoneTargets(tx: Transaction<Database>, gone: Gone[]): Promise<void> {
   for (const table of Object.values(DELETED_TARGETS)) {
     const live = await firstLiveId(tx, table, gone.filter((g) => g.table === table).map((g) => g.id));
     if (live !== undefined) throw auditTargetError((gone.find((g) => g.id === live) as Gone).line, live);
@@ -289,7 +289,7 @@ function checkReferences(r: ImportRecord, known: (target: string, value: string)
 }
 
 /** Actors: well-formed, and one that is new here must not take another actor's email. */
-async function checkActors(tx: Kysely<Database>, records: ImportRecord[]): Promise<void> {
+async function checkActors(tx: Transaction<Database>, records: ImportRecord[]): Promise<void> {
   const actorRecords = records.filter((r) => r.spec.kind === 'actor');
   const emails = new Map<string, number>();
   for (const r of actorRecords) {

@@ -7,7 +7,7 @@ import {
   existingKeys,
   findProjectBySlug,
   INBOX_TABLES,
-  type Kysely,
+  type Transaction,
   rebuildSearchIndex,
   resetIdentities,
   TABLES,
@@ -15,7 +15,7 @@ import {
   tryImportRows,
 } from '@svc/store';
 import { fromDatabase } from '../errors.js';
-import type { OperationContext } from '../operation.js';
+import type { WriteContext } from '../operation.js';
 import { SHARED } from './confine.js';
 import { type ImportRecord, lineError } from './file.js';
 
@@ -23,14 +23,14 @@ import { type ImportRecord, lineError } from './file.js';
 
 const BATCH = 500;
 
-type Progress = OperationContext['progress'];
+type Progress = WriteContext['progress'];
 
 /**
  * Importing as a new slug: the slug is valid and free here, and every id of the file's own rows gets a fresh
  * one (shared rows, actors and custom types, keep theirs; identity ids are renumbered by the database).
  * Returns the map from old id to new, and renames the project record.
  */
-export async function renewIds(tx: Kysely<Database>, records: ImportRecord[], projectRecord: ImportRecord, slug: string): Promise<Map<string, string>> {
+export async function renewIds(tx: Transaction<Database>, records: ImportRecord[], projectRecord: ImportRecord, slug: string): Promise<Map<string, string>> {
   if (!isSlug(slug)) throw new SvcError('invalid_input', `as_slug: '${slug}' is not a valid slug (lowercase letters, digits and hyphens, up to 63)`, { field: 'as_slug' });
   const taken = await findProjectBySlug(tx, slug);
   if (taken) throw new SvcError('conflict', `project slug '${slug}' already exists: choose another slug for --as`, { field: 'as_slug', project_id: taken.id });
@@ -59,7 +59,7 @@ function remap(value: unknown, ids: Map<string, string>): unknown {
  * row. Returns the imported project's id.
  */
 export async function writeProject(
-  tx: Kysely<Database>,
+  tx: Transaction<Database>,
   records: ImportRecord[],
   columns: Map<string, ColumnType[]>,
   renewed: { ids: Map<string, string> | undefined; keptIdentity: Set<string> },
@@ -88,7 +88,7 @@ export async function writeProject(
 }
 
 /** Write the shared inbox's records (actors, then captures), keeping their ids. */
-export async function writeInbox(tx: Kysely<Database>, records: ImportRecord[], columns: Map<string, ColumnType[]>, progress: Progress): Promise<void> {
+export async function writeInbox(tx: Transaction<Database>, records: ImportRecord[], columns: Map<string, ColumnType[]>, progress: Progress): Promise<void> {
   for (const spec of INBOX_TABLES) {
     const group = records.filter((r) => r.spec.kind === spec.kind);
     const cols = (columns.get(spec.kind) ?? []).map((c) => c.name);
@@ -115,7 +115,7 @@ function refusalMessage(error: unknown, spec: TableSpec, columns: string[]): str
  * batch fails, insert its rows one by one to name the line that the database refuses.
  */
 async function insertBatch(
-  tx: Kysely<Database>,
+  tx: Transaction<Database>,
   spec: TableSpec,
   columns: string[],
   rows: Record<string, unknown>[],

@@ -6,28 +6,24 @@ import {
   resolveItem,
   resolveProject,
   resolveWorkUnit,
-  type Transaction,
+  type Kysely,
   updateHeadState,
   type WorkUnit,
 } from '@svc/store';
-import type { OperationContext } from '../operation.js';
-
-export function txOf(ctx: OperationContext): Transaction<Database> {
-  return ctx.tx as Transaction<Database>;
-}
+import type { WriteContext } from '../operation.js';
 
 /** Resolve the optional project scope of a mutator (prefixes then resolve only inside it). */
-export async function scope(ctx: OperationContext, projectRef: string | undefined): Promise<Project | undefined> {
-  return projectRef ? resolveProject(ctx.tx, projectRef) : undefined;
+export async function scope(db: Kysely<Database>, projectRef: string | undefined): Promise<Project | undefined> {
+  return projectRef ? resolveProject(db, projectRef) : undefined;
 }
 
-export async function findWorkUnit(ctx: OperationContext, ref: string, project: Project | undefined, field = 'work_unit_id'): Promise<WorkUnit> {
-  return resolveWorkUnit(ctx.tx, parseIdRef(ref, field), project?.id);
+export async function findWorkUnit(db: Kysely<Database>, ref: string, project: Project | undefined, field = 'work_unit_id'): Promise<WorkUnit> {
+  return resolveWorkUnit(db, parseIdRef(ref, field), project?.id);
 }
 
 /** Resolve a task or QA check reference to its head and lock it for the rest of the transaction. */
 export async function lockItemOfType(
-  ctx: OperationContext,
+  ctx: WriteContext,
   ref: string,
   itemType: 'task' | 'qa_check',
   project: Project | undefined,
@@ -35,18 +31,18 @@ export async function lockItemOfType(
 ): Promise<Item> {
   const kind = itemType === 'task' ? 'task' : 'QA check';
   const { head } = await resolveItem(ctx.tx, parseIdRef(ref, field), { projectId: project?.id, itemType, kind });
-  const locked = await lockHead(txOf(ctx), head.chain_id);
+  const locked = await lockHead(ctx.tx, head.chain_id);
   return locked ?? head;
 }
 
 /** Move a head to a new status in place (status carries no content to lose) and record it in history. */
 export async function changeStatus(
-  ctx: OperationContext,
+  ctx: WriteContext,
   head: Item,
   status: ItemStatus,
   context?: Record<string, unknown>,
 ): Promise<Item> {
-  const next = await updateHeadState(txOf(ctx), head.id, { status, ...(context ? { context } : {}) });
+  const next = await updateHeadState(ctx.tx, head.id, { status, ...(context ? { context } : {}) });
   await recordHistory(ctx.tx, {
     project_id: head.project_id,
     chain_id: head.chain_id,

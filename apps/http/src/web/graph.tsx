@@ -15,9 +15,9 @@ export interface GraphEdge {
   label: string;
 }
 
-const NODE_W = 190;
+const NODE_W = 220;
 const NODE_H = 42;
-const MAX_LABEL = 28;
+const MAX_LABEL = 30;
 
 function shorten(text: string): string {
   return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL - 1)}…` : text;
@@ -40,7 +40,7 @@ export function ImpactGraph(props: { nodes: GraphNode[]; edges: GraphEdge[]; tit
   const width = Math.ceil(size.width ?? NODE_W);
   const height = Math.ceil(size.height ?? NODE_H);
   return (
-    <svg xmlns="http://www.w3.org/2000/svg" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby="graph-title">
+    <svg xmlns="http://www.w3.org/2000/svg" width={width} height={height} viewBox={`0 0 ${width} ${height}`} aria-labelledby="graph-title">
       <title id="graph-title">{props.title}</title>
       <defs>
         <marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
@@ -65,8 +65,7 @@ export function ImpactGraph(props: { nodes: GraphNode[]; edges: GraphEdge[]; tit
         const x = laid.x - NODE_W / 2;
         const y = laid.y - NODE_H / 2;
         return (
-          <a href={node.href} class={node.root ? 'node root' : 'node'} aria-label={node.label}>
-            <title>{node.label}</title>
+          <a href={node.href} class={node.root ? 'node root' : 'node'}>
             <rect x={x.toFixed(1)} y={y.toFixed(1)} width={NODE_W} height={NODE_H} rx="6" />
             <text x={laid.x.toFixed(1)} y={laid.y.toFixed(1)} text-anchor="middle" dominant-baseline="middle">
               {shorten(node.label)}

@@ -1,6 +1,7 @@
 // @jsxRuntime automatic
 // @jsxImportSource hono/jsx
 import { raw } from 'hono/html';
+import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DiffTable } from './diff.js';
 import { type GraphEdge, type GraphNode, ImpactGraph } from './graph.js';
 import { Layout, type PageContext, projectPath, ReadOnlyNotice, Token, when } from './layout.js';
@@ -98,10 +99,32 @@ function Markdown(props: { text: string }) {
   return <div class="prose">{raw(renderMarkdown(props.text))}</div>;
 }
 
-/** A snippet with the search's `**match**` marks shown as <mark>; everything else stays text. */
-function Snippet(props: { text: string }) {
+/**
+ * A search snippet: the store marks matched words `**word**` (ts_headline), the same marks a markdown body uses
+ * for bold. A marked run is shown as a match only when it is one word that shares its start with a query word
+ * (stemming matches `replicas` for `replica`); any other run keeps its asterisks, as text.
+ */
+function Snippet(props: { text: string; query: string }) {
+  const words = props.query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length >= 2 && w !== 'or');
+  const isMatch = (run: string) => {
+    if (run === '' || /\s/.test(run)) return false;
+    const lower = run.toLowerCase();
+    return words.some((w) => {
+      const stem = w.slice(0, Math.max(3, w.length - 2));
+      return lower.startsWith(stem) || w.startsWith(lower.slice(0, Math.max(3, lower.length - 2)));
+    });
+  };
   const parts = props.text.split('**');
-  return <p class="muted">{parts.map((part, i) => (i % 2 === 1 && part !== '' ? <mark>{part}</mark> : part))}</p>;
+  const out: (string | JSX.Element)[] = [];
+  parts.forEach((part, i) => {
+    if (i % 2 === 0) out.push(part);
+    else if (isMatch(part)) out.push(<mark>{part}</mark>);
+    else out.push(i === parts.length - 1 ? `**${part}` : `**${part}**`);
+  });
+  return <p class="muted">{out}</p>;
 }
 
 function SafeLink(props: { url: string }) {
@@ -253,7 +276,7 @@ export function SearchPage(props: {
                   {r.title}
                 </a>{' '}
                 <span class="tag">{r.item_type}</span> <span class="muted">{when(r.updated_at)}</span>
-                <Snippet text={r.snippet} />
+                <Snippet text={r.snippet} query={props.query} />
               </li>
             ))}
           </ul>

@@ -654,7 +654,7 @@ export function RedactConfirmPage(props: { ctx: PageContext; slug: string; captu
       <p>Redacting removes for good, and it cannot be undone:</p>
       <ul>
         <li>
-          the capture's text ({capture.text.length} characters), shown below, becomes <code>[redacted]</code>;
+          the capture's text ({capture.text.length} characters), shown below, becomes <code>[redacted]</code>{';'}
         </li>
         <li>{capture.summary ? 'its summary becomes [redacted];' : 'its summary (none now);'}</li>
         <li>its sensitivity hint and signals are cleared;</li>

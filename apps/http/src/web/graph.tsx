@@ -29,7 +29,8 @@ function shorten(text: string): string {
  */
 export function ImpactGraph(props: { nodes: GraphNode[]; edges: GraphEdge[]; title: string }) {
   const g = new graphlib.Graph({ multigraph: true });
-  g.setGraph({ rankdir: 'LR', nodesep: 24, ranksep: 70, marginx: 12, marginy: 12 });
+  // The graph is a BFS tree (one via per item): longest-path ranks it as well as network simplex, in half the time.
+  g.setGraph({ rankdir: 'LR', nodesep: 24, ranksep: 70, marginx: 12, marginy: 12, ranker: 'longest-path' });
   g.setDefaultEdgeLabel(() => ({}));
   for (const node of props.nodes) g.setNode(node.id, { width: NODE_W, height: NODE_H });
   props.edges.forEach((edge, i) => {

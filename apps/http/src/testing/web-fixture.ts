@@ -89,6 +89,7 @@ export async function seedWebFixture(service: Service): Promise<WebFixture> {
 
   const capture = await as('svc_capture_add', { project_id: slug, text: 'The billing team wants invoices exported as CSV every month.' });
   await as('svc_capture_add', { project_id: slug, text: 'Old token sk-live-1234 pasted by mistake.' });
+  await as('svc_capture_add', { project_id: slug, text: 'Duplicate: CSV export of invoices, asked again.' });
   await as('glossary_group_add', { project_id: slug, name: 'Billing' });
   await as('glossary_term_add', { project_id: slug, group: 'Billing', term: 'invoice' });
   const term = await as('glossary_term_propose', { project_id: slug, group: 'Billing', term: 'credit note' });

@@ -135,7 +135,7 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
     await page.close();
   });
 
-  it('triages a capture end to end with the keyboard: annotate, set state, promote; redacts another after confirming', async () => {
+  it('triages captures end to end with the keyboard: annotate, set state, promote; redact after its confirmation page; discard after a confirm', async () => {
     const page = await open(`/p/${fixture.slug}/inbox`);
     const capture = page.locator('[data-nav] > li', { hasText: 'invoices exported as CSV' });
     // j moves through the list until the capture is the current entry.
@@ -176,6 +176,20 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
     await page.goto(`${base}/p/${fixture.slug}/inbox?state=redacted`);
     expect(await page.getByText('sk-live-1234').count()).toBe(0);
     expect(await page.getByText('[redacted]').count()).toBeGreaterThan(0);
+
+    // x discards the current capture after the browser's confirmation.
+    await page.goto(`${base}/p/${fixture.slug}/inbox`);
+    const duplicate = page.locator('[data-nav] > li', { hasText: 'Duplicate: CSV export' });
+    for (let i = 0; i < 5 && !(await duplicate.evaluate((li) => li.classList.contains('current'))); i++) await page.keyboard.press('j');
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.keyboard.press('x');
+    await page.waitForURL(/done=discarded/);
+    expect(asked).toEqual([expect.stringContaining('Discard this capture?')]);
+    expect(await duplicate.count()).toBe(0);
     await page.close();
   });
 

@@ -188,7 +188,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         const found = await call<{ items: { id: string; title: string; item_type: string; snippet: string; updated_at: string }[]; truncated: boolean }>(
           c,
           'svc_item_search',
-          { project_id: project.id, query, item_types: type ? [type] : undefined, system_ids: system ? [system] : undefined, limit: 50 },
+          { project_id: project.id, query, item_types: type ? [type] : undefined, system_ids: system ? [system] : undefined, limit: 20 },
         );
         return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} results={found.items} truncated={found.truncated} />);
       } catch (error) {

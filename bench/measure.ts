@@ -37,7 +37,7 @@ async function sample(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /** Time `fn` sequentially: warm-up calls first, then up to `iterations` timed calls. */
-async function time(fn: () => Promise<unknown>, b: Budget): Promise<Stats> {
+export async function time(fn: () => Promise<unknown>, b: Budget): Promise<Stats> {
   for (let i = 0; i < b.warmup; i++) await fn();
   const samples: number[] = [];
   const start = process.hrtime.bigint();

@@ -6,6 +6,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { buildOpenApi } from './openapi.js';
 import { pathParams, ROUTES } from './routes.js';
+import { isWebFormPost, mountWeb } from './web/index.js';
 
 export interface HttpOptions {
   /** Host/Origin values every route but /health accepts (SVC_ALLOWED_HOSTS); default: this machine's names. */
@@ -148,7 +149,16 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
     const refusal = hostRefusal(host, c.req.header('origin'), allowedHosts);
     if (refusal) return errorBody(c, new SvcError('forbidden', `${refusal.field}: ${refusal.message}`, { field: refusal.field }));
     // /mcp answers in JSON-RPC; its transport refuses other media types itself.
-    if (method !== 'GET' && method !== 'HEAD' && c.req.path !== '/mcp' && !isJson(c.req.header('content-type'))) {
+    // The web view's form posts are the one exception: they answer only with the same-origin check and the
+    // form token (web/index.tsx), and the exception is scoped to their paths and to the form media type.
+    const contentType = c.req.header('content-type');
+    if (
+      method !== 'GET' &&
+      method !== 'HEAD' &&
+      c.req.path !== '/mcp' &&
+      !isJson(contentType) &&
+      !isWebFormPost(method, c.req.path, contentType)
+    ) {
       const given = c.req.header('content-type') ?? '(none)';
       return errorBody(
         c,
@@ -218,6 +228,9 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
       }
     });
   }
+
+  // The web view for people: pages at / and /p/..., assets at /static/ (decision 0031).
+  mountWeb(app, service, STATUS);
 
   const mcp = createMcpHttpHandler(service, { allowedHosts: options.allowedHosts });
   app.all('/mcp', (c) => mcp(c.req.raw));

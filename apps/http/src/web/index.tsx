@@ -1,0 +1,423 @@
+// @jsxRuntime automatic
+// @jsxImportSource hono/jsx
+import { type ErrorCode, findOperation, isSvcError, type Service } from '@svc/service';
+import type { Context, Hono } from 'hono';
+import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { type PageContext, projectPath } from './layout.js';
+import {
+  type Capture,
+  ChecksPage,
+  ErrorPage,
+  GlossaryPage,
+  HomePage,
+  type HistoryEntry,
+  type Impact,
+  ImpactPage,
+  InboxPage,
+  type Item,
+  ItemPage,
+  type Project,
+  ProjectsPage,
+  RedactConfirmPage,
+  type RuleResult,
+  SearchPage,
+  type System,
+  WorkPage,
+} from './pages.js';
+import { formToken, isWebFormPost, pageHeaders, sameOrigin, TOKEN_FIELD, tokenMatches } from './security.js';
+import { STATIC } from './static.js';
+
+export { isWebFormPost } from './security.js';
+
+type WebEnv = { Variables: { requestId: string } };
+type C = Context<WebEnv>;
+
+/** What a finished write says on the page it returns to; a fixed text per action, never user input. */
+const DONE: Record<string, string> = {
+  annotated: 'Annotation saved.',
+  state: 'State set.',
+  discarded: 'Capture discarded.',
+  redacted: 'Capture redacted: its text is gone.',
+  promoted: 'Capture promoted to an item.',
+  accepted: 'Term accepted.',
+  rejected: 'Term rejected.',
+};
+
+/**
+ * The web view (docs/decisions/0031): server-rendered pages at / over the same operation catalog as REST and
+ * MCP, called through service.call with source 'http' and the X-Actor header, so validation, attribution,
+ * transactions and audit are the runner's. Form posts are guarded by hono's csrf middleware (same origin) and
+ * a double-submit token; every page carries a strict Content-Security-Policy.
+ */
+export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<ErrorCode, ContentfulStatusCode>): void {
+  const log = service.logger;
+  const call = <T,>(c: C, name: string, input: Record<string, unknown>) =>
+    service.call(name, input, { source: 'http', actorId: c.req.header('x-actor'), requestId: c.get('requestId') }) as Promise<T>;
+
+  const actorOf = (c: C): string | undefined => c.req.header('x-actor')?.trim() || service.defaultActorId?.trim() || undefined;
+
+  const pageContext = (c: C, extra: Partial<PageContext> = {}): PageContext => {
+    const done = c.req.query('done');
+    return {
+      actor: actorOf(c),
+      token: formToken(c),
+      notice: done && Object.hasOwn(DONE, done) ? { kind: 'done', text: DONE[done] as string } : undefined,
+      ...extra,
+    };
+  };
+
+  const render = async (c: C, node: JSX.Element, code: ContentfulStatusCode = 200) => {
+    pageHeaders(c);
+    return c.html(`<!doctype html>${await node}`, code);
+  };
+
+  const fail = (c: C, error: unknown, extra: Partial<PageContext> = {}, back?: string) => {
+    if (isSvcError(error)) {
+      const code = status[error.code];
+      return render(c, <ErrorPage ctx={pageContext(c, extra)} title={code === 404 ? 'Not found' : 'Refused'} message={error.message} back={back} />, code);
+    }
+    log.error({ err: error, requestId: c.get('requestId') }, 'web page failed');
+    return render(
+      c,
+      <ErrorPage ctx={pageContext(c, extra)} title="Internal error" message={`internal error (request id ${c.get('requestId')})`} back={back} />,
+      500,
+    );
+  };
+
+  type ProjectInfo = Project & { systems: System[] };
+  const projectOf = (c: C) => call<ProjectInfo>(c, 'project_show', { project_id: c.req.param('project') });
+  const nav = (project: ProjectInfo, section: PageContext['section']) => ({ project: { slug: project.slug, name: project.name }, section });
+
+  // ---- static assets: named by content hash, cached for a year ----
+  app.get('/static/:hash/:file', (c) => {
+    const asset = c.req.param('file') === 'app.css' ? STATIC.css : c.req.param('file') === 'app.js' ? STATIC.js : undefined;
+    if (!asset || asset.hash !== c.req.param('hash')) return c.text('no such asset', 404);
+    c.header('Cache-Control', 'public, max-age=31536000, immutable');
+    c.header('X-Content-Type-Options', 'nosniff');
+    return c.body(asset.body, 200, { 'Content-Type': asset.type });
+  });
+
+  // ---- the guard of every form post: same origin (hono's csrf), a form body, and the token ----
+  const sameOriginOnly = csrf({ origin: sameOrigin, secFetchSite: 'same-origin' });
+  app.post('/p/*', async (c, next) => {
+    const refuse = (message: string) =>
+      render(c, <ErrorPage ctx={{ actor: undefined, token: '' }} title="Refused" message={message} />, 403);
+    try {
+      await sameOriginOnly(c, async () => {});
+    } catch (error) {
+      if (error instanceof HTTPException) return refuse('This form was not sent from a page of this site (Origin check failed).');
+      throw error;
+    }
+    if (!isWebFormPost(c.req.method, c.req.path, c.req.header('content-type'))) {
+      return render(
+        c,
+        <ErrorPage ctx={{ actor: undefined, token: '' }} title="Refused" message="content-type: the web forms take application/x-www-form-urlencoded" />,
+        415,
+      );
+    }
+    const form = await c.req.parseBody();
+    if (!tokenMatches(c, form[TOKEN_FIELD])) return refuse('The form token is missing or does not match: reload the page and send the form again.');
+    return next();
+  });
+
+  const field = async (c: C, name: string): Promise<string> => {
+    const value = (await c.req.parseBody())[name];
+    return typeof value === 'string' ? value : '';
+  };
+
+  /** A form action: run the write, then back to the page it came from (Post/Redirect/Get). */
+  const action = (path: string, run: (c: C, project: ProjectInfo) => Promise<string>) =>
+    app.post(path, async (c) => {
+      let project: ProjectInfo | undefined;
+      try {
+        project = await projectOf(c);
+        const to = await run(c, project);
+        return c.redirect(to, 303);
+      } catch (error) {
+        return fail(c, error, project ? nav(project, undefined) : {}, project ? projectPath(project.slug) : '/');
+      }
+    });
+
+  // ---- pages ----
+  app.get('/', async (c) => {
+    try {
+      const { projects } = await call<{ projects: Project[] }>(c, 'project_list', { limit: 200 });
+      return render(c, <ProjectsPage ctx={pageContext(c, { section: 'projects' })} projects={projects} />);
+    } catch (error) {
+      return fail(c, error);
+    }
+  });
+
+  app.get('/p/:project', async (c) => {
+    try {
+      const project = await projectOf(c);
+      const brief = await call<{ recent_items: { id: string; title: string; item_type: string; version: number; updated_at: string }[] }>(c, 'svc_brief', {
+        project_id: project.id,
+      });
+      const presentation = findBriefPresentation();
+      return render(
+        c,
+        <HomePage ctx={pageContext(c, nav(project, 'home'))} slug={project.slug} briefMarkdown={presentation(brief)} recent={brief.recent_items} />,
+      );
+    } catch (error) {
+      return fail(c, error);
+    }
+  });
+
+  app.get('/p/:project/search', async (c) => {
+    let project: ProjectInfo | undefined;
+    try {
+      project = await projectOf(c);
+      const { types } = await call<{ types: { key: string }[] }>(c, 'type_list', {});
+      const query = c.req.query('q') ?? '';
+      const type = c.req.query('type') || undefined;
+      const system = c.req.query('system') || undefined;
+      const base = {
+        slug: project.slug,
+        query,
+        types: types.map((t) => t.key),
+        systems: project.systems,
+        type,
+        system,
+      };
+      if (query.trim() === '') return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} results={null} truncated={false} />);
+      try {
+        const found = await call<{ items: { id: string; title: string; item_type: string; snippet: string; updated_at: string }[]; truncated: boolean }>(
+          c,
+          'svc_item_search',
+          { project_id: project.id, query, item_types: type ? [type] : undefined, system_ids: system ? [system] : undefined, limit: 20 },
+        );
+        return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} results={found.items} truncated={found.truncated} />);
+      } catch (error) {
+        if (!isSvcError(error) || error.code !== 'invalid_input') throw error;
+        const ctx = pageContext(c, { ...nav(project, 'search'), notice: { kind: 'error', text: error.message } });
+        return render(c, <SearchPage ctx={ctx} {...base} results={null} truncated={false} />, 400);
+      }
+    } catch (error) {
+      return fail(c, error, project ? nav(project, 'search') : {});
+    }
+  });
+
+  app.get('/p/:project/items/:id', async (c) => {
+    let project: ProjectInfo | undefined;
+    try {
+      project = await projectOf(c);
+      const shown = await call<{ item: Item }>(c, 'item_show', { project_id: project.id, item_id: c.req.param('id') });
+      const item = shown.item;
+      const history = await call<{ versions: Item[]; entries: HistoryEntry[]; head_id: string }>(c, 'item_history', {
+        project_id: project.id,
+        item_id: item.id,
+      });
+      const headId = history.head_id ?? item.id;
+      const [outgoing, incoming, pending, stale] = await Promise.all([
+        call<Impact>(c, 'svc_impact', { project_id: project.id, item_id: headId, depth: 1, direction: 'outgoing' }),
+        call<Impact>(c, 'svc_impact', { project_id: project.id, item_id: headId, depth: 1, direction: 'incoming' }),
+        call<{ qa_checks: Item[] }>(c, 'svc_qa_list_pending', { project_id: project.id, item_id: headId, limit: 50 }),
+        call<{ results: RuleResult[] }>(c, 'svc_check', { project_id: project.id, rule: 'qa-passed-on-superseded-target' }),
+      ]);
+      const staleQa = stale.results
+        .flatMap((r) => r.findings)
+        .filter((f) => f.items[1]?.id === headId && f.items[0])
+        .map((f) => ({ id: f.items[0]!.id, title: f.items[0]!.title }));
+      const versions = [...history.versions].sort((a, b) => a.version - b.version);
+      const byVersion = (v: string | undefined) => (v && /^\d+$/.test(v) ? versions.find((x) => x.version === Number(v)) : undefined);
+      const head = versions.find((v) => v.id === headId) ?? item;
+      const previous = versions.filter((v) => v.version < head.version).at(-1);
+      const from = byVersion(c.req.query('from')) ?? previous;
+      const to = byVersion(c.req.query('to')) ?? head;
+      return render(
+        c,
+        <ItemPage
+          ctx={pageContext(c, nav(project, undefined))}
+          slug={project.slug}
+          item={item}
+          systemName={project.systems.find((s) => s.id === item.system_id)?.name}
+          versions={versions}
+          entries={history.entries}
+          outgoing={outgoing.reachable}
+          incoming={incoming.reachable}
+          pendingQa={pending.qa_checks}
+          staleQa={staleQa}
+          compare={from && to && versions.length > 1 ? { from, to } : null}
+        />,
+      );
+    } catch (error) {
+      return fail(c, error, project ? nav(project, undefined) : {});
+    }
+  });
+
+  app.get('/p/:project/impact/:id', async (c) => {
+    let project: ProjectInfo | undefined;
+    try {
+      project = await projectOf(c);
+      const depth = c.req.query('depth');
+      const impact = await call<Impact>(c, 'svc_impact', {
+        project_id: project.id,
+        item_id: c.req.param('id'),
+        depth: depth && /^\d+$/.test(depth) ? Number(depth) : 2,
+        direction: c.req.query('direction') || 'incoming',
+      });
+      return render(c, <ImpactPage ctx={pageContext(c, nav(project, undefined))} slug={project.slug} impact={impact} />);
+    } catch (error) {
+      return fail(c, error, project ? nav(project, undefined) : {});
+    }
+  });
+
+  app.get('/p/:project/work', async (c) => {
+    let project: ProjectInfo | undefined;
+    try {
+      project = await projectOf(c);
+      const resume = await call<{
+        work_units: { id: string; title: string; description: string; status: string; updated_at: string }[];
+        tasks: Item[];
+        qa_checks: Item[];
+      }>(c, 'svc_work_resume', { project_id: project.id });
+      return render(
+        c,
+        <WorkPage ctx={pageContext(c, nav(project, 'work'))} slug={project.slug} units={resume.work_units} tasks={resume.tasks} qa={resume.qa_checks} />,
+      );
+    } catch (error) {
+      return fail(c, error, project ? nav(project, 'work') : {});
+    }
+  });
+
+  const STATES = ['inbox', 'review', 'promoted', 'discarded', 'redacted'];
+  const listCaptures = (c: C, project: ProjectInfo, state: string) =>
+    call<{ captures: Capture[] }>(c, 'svc_capture_list', {
+      project_id: project.id,
+      review_state: state,
+      include_discarded: state === 'discarded',
+      include_redacted: state === 'redacted',
+      limit: 200,
+    });
+
+  app.get('/p/:project/inbox', async (c) => {
+    let project: ProjectInfo | undefined;
+    try {
+      project = await projectOf(c);
+      const wanted = c.req.query('state') ?? 'inbox';
+      const state = STATES.includes(wanted) ? wanted : 'inbox';
+      const [{ captures }, { types }] = await Promise.all([listCaptures(c, project, state), call<{ types: { key: string }[] }>(c, 'type_list', {})]);
+      // Tasks need an open work unit and QA checks their own tools: promotion offers the other types.
+      const promotable = types.map((t) => t.key).filter((k) => k !== 'task' && k !== 'qa_check');
+      return render(c, <InboxPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} state={state} captures={captures} types={promotable} />);
+    } catch (error) {
+      return fail(c, error, project ? nav(project, 'inbox') : {});
+    }
+  });
+
+  app.get('/p/:project/inbox/:capture/redact', async (c) => {
+    let project: ProjectInfo | undefined;
+    try {
+      project = await projectOf(c);
+      const id = c.req.param('capture').toLowerCase();
+      let capture: Capture | undefined;
+      for (const state of ['inbox', 'review', 'promoted', 'discarded']) {
+        capture = (await listCaptures(c, project, state)).captures.find((x) => x.id === id);
+        if (capture) break;
+      }
+      if (!capture) {
+        const ctx = pageContext(c, nav(project, 'inbox'));
+        const message = `capture_id: no capture '${id}' to redact among this project's 200 newest of each state (already redacted?)`;
+        return render(c, <ErrorPage ctx={ctx} title="Not found" message={message} back={projectPath(project.slug, '/inbox')} />, 404);
+      }
+      let promotedTitle: string | undefined;
+      if (capture.promoted_item_id) {
+        promotedTitle = (await call<{ item: Item }>(c, 'item_show', { project_id: project.id, item_id: capture.promoted_item_id })).item.title;
+      }
+      return render(c, <RedactConfirmPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} capture={capture} promotedTitle={promotedTitle} />);
+    } catch (error) {
+      return fail(c, error, project ? nav(project, 'inbox') : {});
+    }
+  });
+
+  const back = (project: ProjectInfo, path: string, done: string) => `${projectPath(project.slug, path)}?done=${done}`;
+  const captureId = (c: C) => c.req.param('capture') as string;
+
+  action('/p/:project/inbox/:capture/annotate', async (c, project) => {
+    const summary = await field(c, 'summary');
+    const sensitivity = await field(c, 'sensitivity_hint');
+    await call(c, 'svc_capture_annotate', {
+      capture_id: captureId(c),
+      summary: summary.trim() === '' ? null : summary,
+      sensitivity_hint: sensitivity.trim() === '' ? null : sensitivity.trim(),
+    });
+    return back(project, '/inbox', 'annotated');
+  });
+  action('/p/:project/inbox/:capture/state', async (c, project) => {
+    await call(c, 'svc_capture_set_state', { capture_id: captureId(c), review_state: await field(c, 'review_state') });
+    return back(project, '/inbox', 'state');
+  });
+  action('/p/:project/inbox/:capture/discard', async (c, project) => {
+    await call(c, 'svc_capture_discard', { capture_id: captureId(c) });
+    return back(project, '/inbox', 'discarded');
+  });
+  action('/p/:project/inbox/:capture/redact', async (c, project) => {
+    await call(c, 'svc_capture_redact', { capture_id: captureId(c) });
+    return back(project, '/inbox', 'redacted');
+  });
+  action('/p/:project/inbox/:capture/promote', async (c, project) => {
+    const promoted = await call<{ item_id?: string; item?: { id: string } }>(c, 'svc_capture_promote', {
+      capture_id: captureId(c),
+      project_id: project.id,
+      title: await field(c, 'title'),
+      item_type: await field(c, 'item_type'),
+      body: await field(c, 'body'),
+    });
+    const itemId = promoted.item_id ?? promoted.item?.id;
+    return itemId ? `${projectPath(project.slug, `/items/${encodeURIComponent(itemId)}`)}?done=promoted` : back(project, '/inbox', 'promoted');
+  });
+
+  app.get('/p/:project/glossary', async (c) => {
+    let project: ProjectInfo | undefined;
+    try {
+      project = await projectOf(c);
+      const [list, queue] = await Promise.all([
+        call<{ groups: { id: string; name: string; accepted: { id: string; term: string }[]; proposed: { id: string; term: string }[] }[] }>(
+          c,
+          'glossary_list',
+          { project_id: project.id, limit: 200 },
+        ),
+        call<{ terms: { id: string; term: string; group_name: string; created_at: string }[] }>(c, 'glossary_queue', { project_id: project.id, limit: 200 }),
+      ]);
+      return render(c, <GlossaryPage ctx={pageContext(c, nav(project, 'glossary'))} slug={project.slug} groups={list.groups} queue={queue.terms} />);
+    } catch (error) {
+      return fail(c, error, project ? nav(project, 'glossary') : {});
+    }
+  });
+
+  action('/p/:project/glossary/:term/accept', async (c, project) => {
+    await call(c, 'glossary_term_accept', { project_id: project.id, term_id: c.req.param('term') });
+    return back(project, '/glossary', 'accepted');
+  });
+  action('/p/:project/glossary/:term/reject', async (c, project) => {
+    await call(c, 'glossary_term_reject', { project_id: project.id, term_id: c.req.param('term'), reason: await field(c, 'reason') });
+    return back(project, '/glossary', 'rejected');
+  });
+
+  app.get('/p/:project/checks', async (c) => {
+    let project: ProjectInfo | undefined;
+    try {
+      project = await projectOf(c);
+      const wanted = c.req.query('severity') ?? 'info';
+      const severity = ['info', 'warn', 'error'].includes(wanted) ? wanted : 'info';
+      const checked = await call<{ results: RuleResult[]; counts: Record<string, number> }>(c, 'svc_check', { project_id: project.id, severity });
+      return render(
+        c,
+        <ChecksPage ctx={pageContext(c, nav(project, 'checks'))} slug={project.slug} severity={severity} results={checked.results} counts={checked.counts} />,
+      );
+    } catch (error) {
+      return fail(c, error, project ? nav(project, 'checks') : {});
+    }
+  });
+}
+
+/** svc_brief's own markdown presentation (what MCP shows), rendered on the home page. */
+function findBriefPresentation(): (result: unknown) => string {
+  const presentation = findOperation('svc_brief')?.presentation;
+  if (presentation?.kind !== 'markdown') return (result) => '```json\n' + JSON.stringify(result, null, 2) + '\n```';
+  return (result) => presentation.render(result);
+}

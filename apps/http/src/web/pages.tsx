@@ -1,0 +1,875 @@
+// @jsxRuntime automatic
+// @jsxImportSource hono/jsx
+import { raw } from 'hono/html';
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import { DiffTable } from './diff.js';
+import { type GraphEdge, type GraphNode, ImpactGraph } from './graph.js';
+import { Layout, type PageContext, projectPath, ReadOnlyNotice, Token, when } from './layout.js';
+import { renderMarkdown } from './markdown.js';
+
+// The shapes the catalog's operations answer with, as far as the pages read them.
+export interface Project {
+  id: string;
+  slug: string;
+  name: string;
+  created_at: string;
+}
+export interface System {
+  id: string;
+  name: string;
+}
+export interface Item {
+  id: string;
+  chain_id: string;
+  item_type: string;
+  title: string;
+  body: string;
+  context: Record<string, unknown>;
+  source_url: string | null;
+  system_id: string | null;
+  work_unit_id: string | null;
+  status: string | null;
+  version: number;
+  is_head: boolean;
+  created_by: string | null;
+  updated_at: string;
+  deleted_at: string | null;
+}
+export interface HistoryEntry {
+  item_id: string;
+  version: number;
+  change_kind: string;
+  changed_at: string;
+  actor_id: string | null;
+  source: string;
+  semantic_impacts: string[];
+}
+export interface Reached {
+  id: string;
+  chain_id: string;
+  title: string;
+  item_type: string;
+  status: string | null;
+  depth: number;
+  link_type: string;
+  via_chain_id: string;
+}
+export interface Impact {
+  item: { id: string; chain_id: string; title: string; item_type: string };
+  depth: number;
+  direction: 'outgoing' | 'incoming';
+  reachable: Reached[];
+  total: number;
+  truncated: boolean;
+}
+export interface Capture {
+  id: string;
+  text: string;
+  summary: string | null;
+  sensitivity_hint: string | null;
+  signals: Record<string, unknown>;
+  review_state: string;
+  created_at: string;
+  redacted_at: string | null;
+  promoted_item_id: string | null;
+}
+interface Finding {
+  items: { id: string; title: string; kind: string }[];
+  note: string;
+}
+export interface RuleResult {
+  rule: string;
+  severity: string;
+  description: string;
+  fix: string;
+  total: number;
+  findings: Finding[];
+  truncated: boolean;
+}
+
+/** Findings name items, and also glossary terms and work units, which have no item page. */
+const NOT_ITEMS = new Set(['glossary_term', 'work_unit']);
+
+function itemHref(slug: string, id: string): string {
+  return projectPath(slug, `/items/${encodeURIComponent(id)}`);
+}
+
+/** Stored text as markdown: raw HTML off, only http(s)/mailto links (see markdown.ts). */
+function Markdown(props: { text: string }) {
+  return <div class="prose">{raw(renderMarkdown(props.text))}</div>;
+}
+
+/**
+ * A search snippet: the store marks matched words `**word**` (ts_headline), the same marks a markdown body uses
+ * for bold. A marked run is shown as a match only when it is one word that shares its start with a query word
+ * (stemming matches `replicas` for `replica`); any other run keeps its asterisks, as text.
+ */
+function Snippet(props: { text: string; query: string }) {
+  const words = props.query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length >= 2 && w !== 'or');
+  const isMatch = (run: string) => {
+    if (run === '' || /\s/.test(run)) return false;
+    const lower = run.toLowerCase();
+    return words.some((w) => {
+      const stem = w.slice(0, Math.max(3, w.length - 2));
+      return lower.startsWith(stem) || w.startsWith(lower.slice(0, Math.max(3, lower.length - 2)));
+    });
+  };
+  const parts = props.text.split('**');
+  const out: (string | JSX.Element)[] = [];
+  parts.forEach((part, i) => {
+    if (i % 2 === 0) out.push(part);
+    else if (isMatch(part)) out.push(<mark>{part}</mark>);
+    else out.push(i === parts.length - 1 ? `**${part}` : `**${part}**`);
+  });
+  return <p class="muted">{out}</p>;
+}
+
+function SafeLink(props: { url: string }) {
+  return /^https?:\/\//i.test(props.url) ? (
+    <a href={props.url} rel="noopener noreferrer nofollow">
+      {props.url}
+    </a>
+  ) : (
+    <code>{props.url}</code>
+  );
+}
+
+export function ProjectsPage(props: { ctx: PageContext; projects: Project[] }) {
+  return (
+    <Layout ctx={props.ctx} title="Projects">
+      <h1>Projects</h1>
+      {props.projects.length === 0 ? (
+        <p>
+          No projects yet: <code>svc project create SLUG</code> makes one.
+        </p>
+      ) : (
+        <ul class="cards" data-nav>
+          {props.projects.map((p) => (
+            <li>
+              <a href={projectPath(p.slug)} data-nav-focus>
+                {p.name}
+              </a>{' '}
+              <span class="muted">
+                ({p.slug}, since {when(p.created_at)})
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p class="muted">
+        Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous entry in a list, <kbd>/</kbd> search.
+      </p>
+    </Layout>
+  );
+}
+
+export function HomePage(props: {
+  ctx: PageContext;
+  slug: string;
+  briefMarkdown: string;
+  recent: { id: string; title: string; item_type: string; version: number; updated_at: string }[];
+}) {
+  return (
+    <Layout ctx={props.ctx} title="Home">
+      <h1>{props.ctx.project?.name}</h1>
+      <SearchForm slug={props.slug} query="" types={[]} systems={[]} />
+      <section aria-labelledby="brief-h">
+        <h2 id="brief-h">Brief</h2>
+        <Markdown text={props.briefMarkdown} />
+      </section>
+      <section aria-labelledby="recent-h">
+        <h2 id="recent-h">Recent items</h2>
+        <ul class="cards" data-nav>
+          {props.recent.map((item) => (
+            <li>
+              <a href={itemHref(props.slug, item.id)} data-nav-focus>
+                {item.title}
+              </a>{' '}
+              <span class="tag">{item.item_type}</span>
+              <span class="muted">
+                v{item.version}, {when(item.updated_at)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </Layout>
+  );
+}
+
+function SearchForm(props: {
+  slug: string;
+  query: string;
+  types: string[];
+  systems: System[];
+  type?: string | undefined;
+  system?: string | undefined;
+}) {
+  return (
+    <form method="get" action={projectPath(props.slug, '/search')} class="stack" aria-label="Search items">
+      <label for="q">Search items</label>
+      <input id="q" type="search" name="q" value={props.query} placeholder='e.g. postgres -mysql "read replica"' />
+      {props.types.length > 0 ? (
+        <>
+          <label for="type">Type</label>
+          <select id="type" name="type">
+            <option value="">any type</option>
+            {props.types.map((t) => (
+              <option value={t} selected={t === props.type}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </>
+      ) : null}
+      {props.systems.length > 0 ? (
+        <>
+          <label for="system">System</label>
+          <select id="system" name="system">
+            <option value="">any system</option>
+            {props.systems.map((s) => (
+              <option value={s.id} selected={s.id === props.system}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </>
+      ) : null}
+      <div>
+        <button type="submit">Search</button>
+      </div>
+    </form>
+  );
+}
+
+export function SearchPage(props: {
+  ctx: PageContext;
+  slug: string;
+  query: string;
+  types: string[];
+  systems: System[];
+  type?: string | undefined;
+  system?: string | undefined;
+  results: { id: string; title: string; item_type: string; snippet: string; updated_at: string }[] | null;
+  truncated: boolean;
+}) {
+  return (
+    <Layout ctx={props.ctx} title={props.query ? `Search: ${props.query}` : 'Search'}>
+      <h1>Search</h1>
+      <SearchForm {...props} />
+      <p class="muted">
+        The query dialect: words (all must match), <code>"a phrase"</code>, <code>-word</code> to exclude, <code>a OR b</code>; accepted glossary terms expand to their group.
+      </p>
+      {props.results === null ? null : (
+        <section aria-labelledby="results-h">
+          <h2 id="results-h">
+            {props.results.length} result{props.results.length === 1 ? '' : 's'}
+            {props.truncated ? ' (more not shown)' : ''}
+          </h2>
+          <ul class="cards" data-nav>
+            {props.results.map((r) => (
+              <li>
+                <a href={itemHref(props.slug, r.id)} data-nav-focus>
+                  {r.title}
+                </a>{' '}
+                <span class="tag">{r.item_type}</span> <span class="muted">{when(r.updated_at)}</span>
+                <Snippet text={r.snippet} query={props.query} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </Layout>
+  );
+}
+
+function LinkList(props: { slug: string; reached: Reached[]; empty: string }) {
+  if (props.reached.length === 0) return <p class="muted">{props.empty}</p>;
+  return (
+    <ul>
+      {props.reached.map((r) => (
+        <li>
+          <span class="tag">{r.link_type}</span> <a href={itemHref(props.slug, r.id)}>{r.title}</a>{' '}
+          <span class="muted">
+            {r.item_type}
+            {r.status ? `, ${r.status}` : ''}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function contextText(context: Record<string, unknown>): string {
+  return Object.keys(context).length === 0 ? '' : JSON.stringify(context, null, 2);
+}
+
+export function ItemPage(props: {
+  ctx: PageContext;
+  slug: string;
+  item: Item;
+  systemName: string | undefined;
+  versions: Item[];
+  entries: HistoryEntry[];
+  outgoing: Reached[];
+  incoming: Reached[];
+  pendingQa: Item[];
+  staleQa: { id: string; title: string }[];
+  compare: { from: Item; to: Item } | null;
+}) {
+  const { item, slug } = props;
+  const impactsByVersion = new Map<number, string[]>();
+  for (const entry of props.entries) {
+    impactsByVersion.set(entry.version, [...(impactsByVersion.get(entry.version) ?? []), ...entry.semantic_impacts]);
+  }
+  const head = props.versions.find((v) => v.is_head) ?? item;
+  return (
+    <Layout ctx={props.ctx} title={item.title}>
+      <h1>{item.title}</h1>
+      <p>
+        <span class="tag">{item.item_type}</span>
+        {item.status ? <span class="tag">{item.status}</span> : null}
+        {props.systemName ? <span class="tag">system: {props.systemName}</span> : null}
+        <span class="muted">
+          version {item.version}
+          {item.is_head ? ' (current)' : ` (superseded; current is v${head.version})`}, {when(item.updated_at)}
+        </span>
+      </p>
+      {!item.is_head ? (
+        <p class="notice">
+          This is an old version. <a href={itemHref(slug, head.id)}>Open the current version</a>.
+        </p>
+      ) : null}
+      <p>
+        <a href={projectPath(slug, `/impact/${encodeURIComponent(head.id)}`)}>Impact graph</a>
+      </p>
+      <section aria-labelledby="body-h">
+        <h2 id="body-h">Body</h2>
+        {item.body ? <Markdown text={item.body} /> : <p class="muted">(no body)</p>}
+        {contextText(item.context) ? (
+          <>
+            <h3>Context</h3>
+            <pre>{contextText(item.context)}</pre>
+          </>
+        ) : null}
+        {item.source_url ? (
+          <p>
+            Source: <SafeLink url={item.source_url} />
+          </p>
+        ) : null}
+      </section>
+      <section aria-labelledby="chain-h">
+        <h2 id="chain-h">Versions</h2>
+        <ol>
+          {props.versions.map((v) => (
+            <li>
+              <a href={itemHref(slug, v.id)} aria-current={v.id === item.id ? 'page' : undefined}>
+                v{v.version}
+              </a>{' '}
+              {v.title !== item.title ? <span>“{v.title}” </span> : null}
+              <span class="muted">{when(v.updated_at)}</span>{' '}
+              {(impactsByVersion.get(v.version) ?? []).map((impact) => (
+                <span class="tag">{impact}</span>
+              ))}
+              {v.is_head ? <span class="tag">current</span> : null}
+            </li>
+          ))}
+        </ol>
+        {props.versions.length > 1 ? (
+          <form method="get" action={itemHref(slug, item.id)} class="actions" aria-label="Compare two versions">
+            <label for="from">Compare</label>
+            <select id="from" name="from">
+              {props.versions.map((v) => (
+                <option value={String(v.version)} selected={props.compare ? v.version === props.compare.from.version : v.version === head.version - 1}>
+                  v{v.version}
+                </option>
+              ))}
+            </select>
+            <label for="to">with</label>
+            <select id="to" name="to">
+              {props.versions.map((v) => (
+                <option value={String(v.version)} selected={props.compare ? v.version === props.compare.to.version : v.version === head.version}>
+                  v{v.version}
+                </option>
+              ))}
+            </select>
+            <button type="submit">Compare</button>
+          </form>
+        ) : null}
+        {props.compare ? <Compare from={props.compare.from} to={props.compare.to} /> : null}
+      </section>
+      <section aria-labelledby="links-h">
+        <h2 id="links-h">Links</h2>
+        <h3>Out (this item → others)</h3>
+        <LinkList slug={slug} reached={props.outgoing} empty="No links out." />
+        <h3>In (others → this item)</h3>
+        <LinkList slug={slug} reached={props.incoming} empty="No links in." />
+      </section>
+      <section aria-labelledby="qa-h">
+        <h2 id="qa-h">QA checks targeting it</h2>
+        {props.pendingQa.length === 0 && props.staleQa.length === 0 ? <p class="muted">None pending, none stale.</p> : null}
+        <ul>
+          {props.pendingQa.map((q) => (
+            <li>
+              <a href={itemHref(slug, q.id)}>{q.title}</a> <span class="tag">{q.status ?? 'pending'}</span>
+            </li>
+          ))}
+          {props.staleQa.map((q) => (
+            <li>
+              <a href={itemHref(slug, q.id)}>{q.title}</a> <span class="tag">passed</span>
+              <span class="tag stale">stale: this item changed after the check passed</span>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </Layout>
+  );
+}
+
+function Compare(props: { from: Item; to: Item }) {
+  const l = `v${props.from.version}`;
+  const r = `v${props.to.version}`;
+  return (
+    <section aria-labelledby="compare-h">
+      <h3 id="compare-h">
+        v{props.from.version} compared with v{props.to.version}
+      </h3>
+      <DiffTable field="Title" before={props.from.title} after={props.to.title} leftLabel={l} rightLabel={r} />
+      <DiffTable field="Body" before={props.from.body ?? ''} after={props.to.body ?? ''} leftLabel={l} rightLabel={r} />
+      <DiffTable field="Context" before={contextText(props.from.context)} after={contextText(props.to.context)} leftLabel={l} rightLabel={r} />
+      <DiffTable field="Status" before={props.from.status ?? ''} after={props.to.status ?? ''} leftLabel={l} rightLabel={r} />
+    </section>
+  );
+}
+
+export function WorkPage(props: {
+  ctx: PageContext;
+  slug: string;
+  units: { id: string; title: string; description: string; status: string; updated_at: string }[];
+  tasks: Item[];
+  qa: Item[];
+}) {
+  const statuses = ['in_progress', 'proposed', 'blocked', 'done'] as const;
+  const inProgress = props.tasks.find((t) => t.status === 'in_progress');
+  return (
+    <Layout ctx={props.ctx} title="Work">
+      <h1>Work board</h1>
+      <p>
+        In progress:{' '}
+        {inProgress ? <a href={itemHref(props.slug, inProgress.id)}>{inProgress.title}</a> : <span class="muted">nothing</span>}
+      </p>
+      {props.units.length === 0 ? <p class="muted">No open work units.</p> : null}
+      {props.units.map((unit) => {
+        const tasks = props.tasks.filter((t) => t.work_unit_id === unit.id);
+        const qa = props.qa.filter((q) => q.work_unit_id === unit.id);
+        return (
+          <section aria-labelledby={`wu-${unit.id}`}>
+            <h2 id={`wu-${unit.id}`}>
+              {unit.title} <span class="tag">{unit.status}</span>
+            </h2>
+            {unit.description ? <p>{unit.description}</p> : null}
+            <div class="board">
+              {statuses.map((status) => (
+                <section aria-label={`${unit.title}: ${status.replace('_', ' ')}`}>
+                  <h3>{status.replace('_', ' ')}</h3>
+                  <ul class="cards" data-nav>
+                    {tasks
+                      .filter((t) => t.status === status)
+                      .map((t) => (
+                        <li>
+                          <a href={itemHref(props.slug, t.id)} data-nav-focus>
+                            {t.title}
+                          </a>
+                        </li>
+                      ))}
+                  </ul>
+                </section>
+              ))}
+            </div>
+            {qa.length > 0 ? (
+              <>
+                <h3>QA checks</h3>
+                <ul>
+                  {qa.map((q) => (
+                    <li>
+                      <a href={itemHref(props.slug, q.id)}>{q.title}</a> <span class="tag">{q.status}</span>
+                    </li>
+                  ))}
+                </ul>
+              </>
+            ) : null}
+          </section>
+        );
+      })}
+      {(() => {
+        const loose = props.qa.filter((q) => !props.units.some((u) => u.id === q.work_unit_id));
+        return loose.length === 0 ? null : (
+          <section aria-labelledby="qa-loose">
+            <h2 id="qa-loose">Other QA checks</h2>
+            <ul>
+              {loose.map((q) => (
+                <li>
+                  <a href={itemHref(props.slug, q.id)}>{q.title}</a> <span class="tag">{q.status}</span>
+                </li>
+              ))}
+            </ul>
+          </section>
+        );
+      })()}
+    </Layout>
+  );
+}
+
+export function InboxPage(props: { ctx: PageContext; slug: string; state: string; captures: Capture[]; types: string[] }) {
+  const { ctx, slug } = props;
+  const action = (capture: Capture, verb: string) => projectPath(slug, `/inbox/${encodeURIComponent(capture.id)}/${verb}`);
+  return (
+    <Layout ctx={ctx} title="Inbox">
+      <h1>Capture inbox</h1>
+      <form method="get" action={projectPath(slug, '/inbox')} class="actions">
+        <label for="state">Show</label>
+        <select id="state" name="state">
+          {['inbox', 'review', 'promoted', 'discarded', 'redacted'].map((s) => (
+            <option value={s} selected={s === props.state}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <button type="submit">Show</button>
+      </form>
+      {ctx.actor ? (
+        <p class="muted">
+          Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous capture, <kbd>a</kbd> annotate, <kbd>s</kbd> set state, <kbd>p</kbd> promote,{' '}
+          <kbd>r</kbd> redact, <kbd>x</kbd> discard, <kbd>Esc</kbd> leave a field.
+        </p>
+      ) : (
+        <ReadOnlyNotice />
+      )}
+      {props.captures.length === 0 ? <p class="muted">Nothing here.</p> : null}
+      <ul class="cards" data-nav aria-label="Captures">
+        {props.captures.map((capture, i) => (
+          <li>
+            <h2 id={`cap-${capture.id}`}>
+              <a href={`#cap-${capture.id}`} data-nav-focus>
+                Capture {i + 1}
+              </a>{' '}
+              <span class="tag">{capture.review_state}</span>
+              {capture.sensitivity_hint ? <span class="tag">sensitivity: {capture.sensitivity_hint}</span> : null}
+              <span class="muted">{when(capture.created_at)}</span>
+            </h2>
+            <pre>{capture.text}</pre>
+            {capture.summary ? (
+              <p>
+                <strong>Summary:</strong> {capture.summary}
+              </p>
+            ) : null}
+            {Object.keys(capture.signals ?? {}).length > 0 ? (
+              <p>
+                <strong>Signals:</strong> <code>{JSON.stringify(capture.signals)}</code>
+              </p>
+            ) : null}
+            {capture.promoted_item_id ? (
+              <p>
+                Promoted to <a href={itemHref(slug, capture.promoted_item_id)}>an item</a>.
+              </p>
+            ) : null}
+            {ctx.actor && capture.review_state !== 'redacted' ? (
+              <div class="actions">
+                <details>
+                  <summary>Annotate</summary>
+                  <form method="post" action={action(capture, 'annotate')} class="stack">
+                    <Token ctx={ctx} />
+                    <label for={`sum-${capture.id}`}>Summary</label>
+                    <textarea id={`sum-${capture.id}`} name="summary" data-key="annotate">
+                      {capture.summary ?? ''}
+                    </textarea>
+                    <label for={`sens-${capture.id}`}>Sensitivity hint</label>
+                    <input id={`sens-${capture.id}`} type="text" name="sensitivity_hint" value={capture.sensitivity_hint ?? ''} />
+                    <div>
+                      <button type="submit">Save annotation</button>
+                    </div>
+                  </form>
+                </details>
+                <form method="post" action={action(capture, 'state')} class="actions">
+                  <Token ctx={ctx} />
+                  <label for={`state-${capture.id}`}>State</label>
+                  <select id={`state-${capture.id}`} name="review_state" data-key="state">
+                    {['inbox', 'review', 'discarded'].map((s) => (
+                      <option value={s} selected={s === capture.review_state}>
+                        {s}
+                      </option>
+                    ))}
+                  </select>
+                  <button type="submit">Set state</button>
+                </form>
+                {capture.review_state !== 'promoted' ? (
+                  <details>
+                    <summary>Promote to an item</summary>
+                    <form method="post" action={action(capture, 'promote')} class="stack">
+                      <Token ctx={ctx} />
+                      <label for={`title-${capture.id}`}>Title</label>
+                      <input id={`title-${capture.id}`} type="text" name="title" required data-key="promote" />
+                      <label for={`type-${capture.id}`}>Type</label>
+                      <select id={`type-${capture.id}`} name="item_type">
+                        {props.types.map((t) => (
+                          <option value={t} selected={t === 'knowledge'}>
+                            {t}
+                          </option>
+                        ))}
+                      </select>
+                      <label for={`body-${capture.id}`}>Body (empty: the capture text)</label>
+                      <textarea id={`body-${capture.id}`} name="body" />
+                      <div>
+                        <button type="submit">Promote</button>
+                      </div>
+                    </form>
+                  </details>
+                ) : null}
+                <form method="post" action={action(capture, 'discard')} class="inline" data-confirm="Discard this capture? (The text is kept; redact removes it.)">
+                  <Token ctx={ctx} />
+                  <button type="submit" data-key="discard">
+                    Discard
+                  </button>
+                </form>
+                <a href={action(capture, 'redact')} data-key="redact">
+                  Redact…
+                </a>
+              </div>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </Layout>
+  );
+}
+
+export function RedactConfirmPage(props: { ctx: PageContext; slug: string; capture: Capture; promotedTitle: string | undefined }) {
+  const { ctx, capture, slug } = props;
+  return (
+    <Layout ctx={ctx} title="Redact capture">
+      <h1>Redact this capture?</h1>
+      <p>Redacting removes for good, and it cannot be undone:</p>
+      <ul>
+        <li>
+          the capture's text ({capture.text.length} characters), shown below, becomes <code>[redacted]</code>{';'}
+        </li>
+        <li>{capture.summary ? 'its summary becomes [redacted];' : 'its summary (none now);'}</li>
+        <li>its sensitivity hint and signals are cleared;</li>
+        {capture.promoted_item_id ? (
+          <li>
+            the item it was promoted to{props.promotedTitle ? ` (“${props.promotedTitle}”)` : ''} loses the title and body of all its
+            versions (type, status, links and history stay).
+          </li>
+        ) : null}
+      </ul>
+      <pre>{capture.text}</pre>
+      {ctx.actor ? (
+        <form method="post" action={projectPath(slug, `/inbox/${encodeURIComponent(capture.id)}/redact`)} class="actions">
+          <Token ctx={ctx} />
+          <button type="submit" class="danger">
+            Redact for good
+          </button>
+          <a href={projectPath(slug, '/inbox')}>Cancel</a>
+        </form>
+      ) : (
+        <ReadOnlyNotice />
+      )}
+    </Layout>
+  );
+}
+
+export function GlossaryPage(props: {
+  ctx: PageContext;
+  slug: string;
+  groups: { id: string; name: string; accepted: { id: string; term: string }[]; proposed: { id: string; term: string }[] }[];
+  queue: { id: string; term: string; group_name: string; created_at: string }[];
+}) {
+  const { ctx, slug } = props;
+  return (
+    <Layout ctx={ctx} title="Glossary">
+      <h1>Glossary</h1>
+      <section aria-labelledby="queue-h">
+        <h2 id="queue-h">Review queue</h2>
+        {ctx.actor ? null : <ReadOnlyNotice />}
+        {props.queue.length === 0 ? <p class="muted">No proposed terms.</p> : null}
+        <ul class="cards" data-nav>
+          {props.queue.map((term) => (
+            <li>
+              <strong data-nav-focus tabindex={-1}>
+                {term.term}
+              </strong>{' '}
+              <span class="muted">
+                in {term.group_name}, proposed {when(term.created_at)}
+              </span>
+              {ctx.actor ? (
+                <div class="actions">
+                  <form method="post" action={projectPath(slug, `/glossary/${encodeURIComponent(term.id)}/accept`)} class="inline">
+                    <Token ctx={ctx} />
+                    <button type="submit" aria-label={`Accept ${term.term}`}>
+                      Accept
+                    </button>
+                  </form>
+                  <form method="post" action={projectPath(slug, `/glossary/${encodeURIComponent(term.id)}/reject`)} class="actions">
+                    <Token ctx={ctx} />
+                    <label for={`reason-${term.id}`}>Reason</label>
+                    <input id={`reason-${term.id}`} type="text" name="reason" />
+                    <button type="submit" aria-label={`Reject ${term.term}`}>
+                      Reject
+                    </button>
+                  </form>
+                </div>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section aria-labelledby="groups-h">
+        <h2 id="groups-h">Groups</h2>
+        {props.groups.length === 0 ? <p class="muted">No groups yet.</p> : null}
+        {props.groups.map((group) => (
+          <section aria-label={`Group ${group.name}`}>
+            <h3>{group.name}</h3>
+            <p>
+              {group.accepted.length === 0 ? <span class="muted">No accepted terms.</span> : null}
+              {group.accepted.map((t) => (
+                <span class="tag">{t.term}</span>
+              ))}
+            </p>
+            {group.proposed.length > 0 ? <p class="muted">{group.proposed.length} proposed, in the queue above.</p> : null}
+          </section>
+        ))}
+      </section>
+    </Layout>
+  );
+}
+
+export function ChecksPage(props: { ctx: PageContext; slug: string; severity: string; results: RuleResult[]; counts: Record<string, number> }) {
+  const { slug } = props;
+  const shown = props.results.filter((r) => r.total > 0);
+  return (
+    <Layout ctx={props.ctx} title="Checks">
+      <h1>Checks</h1>
+      <form method="get" action={projectPath(slug, '/checks')} class="actions">
+        <label for="severity">At least</label>
+        <select id="severity" name="severity">
+          {['info', 'warn', 'error'].map((s) => (
+            <option value={s} selected={s === props.severity}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <button type="submit">Show</button>
+      </form>
+      <p>
+        {Object.entries(props.counts).map(([severity, n]) => (
+          <span class={`tag sev-${severity}`}>
+            {severity}: {n}
+          </span>
+        ))}
+      </p>
+      {shown.length === 0 ? <p>No findings.</p> : null}
+      {shown.map((result) => (
+        <section aria-labelledby={`rule-${result.rule}`}>
+          <h2 id={`rule-${result.rule}`}>
+            {result.rule} <span class={`tag sev-${result.severity}`}>{result.severity}</span> <span class="muted">{result.total}</span>
+          </h2>
+          <p>{result.description}</p>
+          <p class="muted">Fix: {result.fix}</p>
+          <ul class="cards" data-nav>
+            {result.findings.map((f) => (
+              <li>
+                {f.items.map((it, i) => (
+                  <>
+                    {i > 0 ? ', ' : ''}
+                    {!NOT_ITEMS.has(it.kind) ? (
+                      <a href={itemHref(slug, it.id)} data-nav-focus={i === 0 ? true : undefined}>
+                        {it.title}
+                      </a>
+                    ) : (
+                      <span>{it.title}</span>
+                    )}
+                  </>
+                ))}
+                {f.note ? <span class="muted"> — {f.note}</span> : null}
+              </li>
+            ))}
+          </ul>
+          {result.truncated ? <p class="muted">{result.total - result.findings.length} more not shown.</p> : null}
+        </section>
+      ))}
+    </Layout>
+  );
+}
+
+export function ImpactPage(props: { ctx: PageContext; slug: string; impact: Impact }) {
+  const { slug, impact } = props;
+  const nodes: GraphNode[] = [
+    { id: impact.item.chain_id, label: impact.item.title, href: itemHref(slug, impact.item.id), root: true },
+    ...impact.reachable.map((r) => ({ id: r.chain_id, label: r.title, href: itemHref(slug, r.id) })),
+  ];
+  const edges: GraphEdge[] = impact.reachable.map((r) =>
+    impact.direction === 'outgoing'
+      ? { from: r.via_chain_id, to: r.chain_id, label: r.link_type }
+      : { from: r.chain_id, to: r.via_chain_id, label: r.link_type },
+  );
+  return (
+    <Layout ctx={props.ctx} title={`Impact of ${impact.item.title}`}>
+      <h1>Impact of “{impact.item.title}”</h1>
+      <form method="get" action={projectPath(slug, `/impact/${encodeURIComponent(impact.item.id)}`)} class="actions">
+        <label for="depth">Depth</label>
+        <select id="depth" name="depth">
+          {[1, 2, 3, 4, 5].map((d) => (
+            <option value={String(d)} selected={d === impact.depth}>
+              {d}
+            </option>
+          ))}
+        </select>
+        <label for="direction">Direction</label>
+        <select id="direction" name="direction">
+          <option value="incoming" selected={impact.direction === 'incoming'}>
+            incoming (what depends on it)
+          </option>
+          <option value="outgoing" selected={impact.direction === 'outgoing'}>
+            outgoing (what it depends on)
+          </option>
+        </select>
+        <button type="submit">Draw</button>
+      </form>
+      <p>
+        {impact.total} item{impact.total === 1 ? '' : 's'} reachable{impact.truncated ? ' (more not drawn)' : ''}.{' '}
+        <a href={itemHref(slug, impact.item.id)}>Back to the item</a>
+      </p>
+      <figure class="graph">
+        <ImpactGraph nodes={nodes} edges={edges} title={`Items reachable from ${impact.item.title}, ${impact.direction}`} />
+      </figure>
+      <h2>As a list</h2>
+      <ul class="cards" data-nav>
+        {impact.reachable.map((r) => (
+          <li>
+            <a href={itemHref(slug, r.id)} data-nav-focus>
+              {r.title}
+            </a>{' '}
+            <span class="tag">{r.link_type}</span> <span class="muted">depth {r.depth}</span>
+          </li>
+        ))}
+      </ul>
+    </Layout>
+  );
+}
+
+export function ErrorPage(props: { ctx: PageContext; title: string; message: string; back?: string | undefined }) {
+  return (
+    <Layout ctx={props.ctx} title={props.title}>
+      <h1>{props.title}</h1>
+      <p class="notice error" role="alert">
+        {props.message}
+      </p>
+      <p>
+        <a href={props.back ?? '/'}>Back</a>
+      </p>
+    </Layout>
+  );
+}

@@ -1,0 +1,71 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+
+/** The web pages' paths: the index and everything under /p/ (projects) and /static/ (assets). */
+const WEB_FORM_PREFIX = '/p/';
+
+/**
+ * The one exception to "a write needs Content-Type: application/json" (the HTTP trust layer): a browser form
+ * POST to a web page's action. Those routes refuse anything without the same-origin check and the form token,
+ * so the exception buys a cross-site page nothing. REST and MCP paths never match.
+ */
+export function isWebFormPost(method: string, path: string, contentType: string | undefined): boolean {
+  return (
+    method === 'POST' &&
+    path.startsWith(WEB_FORM_PREFIX) &&
+    contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded'
+  );
+}
+
+/** No inline script or style, nothing from elsewhere, forms only back here, never framed. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function pageHeaders(c: Context): void {
+  c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Referrer-Policy', 'same-origin');
+  c.header('X-Frame-Options', 'DENY');
+  c.header('Cache-Control', 'no-store');
+}
+
+const COOKIE = 'svc_csrf';
+export const TOKEN_FIELD = '_csrf';
+
+/** The form token (double submit): a random value in a SameSite=Strict, HttpOnly cookie, repeated in each form. */
+export function formToken(c: Context): string {
+  const existing = getCookie(c, COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+  const token = randomBytes(32).toString('base64url');
+  setCookie(c, COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+  return token;
+}
+
+/** Whether a posted form carries the token of this browser's cookie. */
+export function tokenMatches(c: Context, given: unknown): boolean {
+  const cookie = getCookie(c, COOKIE);
+  if (!cookie || typeof given !== 'string' || given.length !== cookie.length) return false;
+  return timingSafeEqual(Buffer.from(cookie), Buffer.from(given));
+}
+
+/**
+ * Same origin for hono's csrf middleware: the Origin's host is the request's Host (the allow-list has already
+ * vetted both). The scheme is not compared, so a TLS-terminating proxy in front of plain HTTP still matches.
+ */
+export function sameOrigin(origin: string, c: Context): boolean {
+  try {
+    const host = c.req.header('host') ?? new URL(c.req.url).host;
+    return new URL(origin).host.toLowerCase() === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,146 @@
+import { ops, type Service } from '@svc/service';
+import { openTestService, type TestService, testBackends } from '@svc/service/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpApp } from '../app.js';
+import { CSS_PATH, JS_PATH } from './static.js';
+
+/** The web view's guards, in process (the browser suite drives the pages themselves). */
+describe.each(testBackends())('web view guards on $name', (backend) => {
+  let svc: TestService;
+  let withDefault: Service;
+  let actorId: string;
+  let slug: string;
+  let captureId: string;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+    ({ actorId, slug } = await svc.seed('webg'));
+    captureId = ((await svc.as(actorId)(ops.svc_capture_add, { project_id: slug, text: 'a capture' })) as { id: string }).id;
+    withDefault = svc.sibling({ defaultActorId: actorId });
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  const summary = async () =>
+    ((await svc.call('svc_capture_list', { project_id: slug }, { source: 'cli' })) as { captures: { id: string; summary: string | null }[] }).captures.find(
+      (c) => c.id === captureId,
+    )?.summary;
+
+  /** Open the inbox as a browser would: the token is in the form and in the cookie. */
+  async function session(app: ReturnType<typeof createHttpApp>, headers: Record<string, string> = {}) {
+    const page = await app.request(`/p/${slug}/inbox`, { headers });
+    const html = await page.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+    const cookie = page.headers.get('set-cookie')?.split(';', 1)[0];
+    return { page, html, token, cookie };
+  }
+
+  const post = (app: ReturnType<typeof createHttpApp>, path: string, headers: Record<string, string>, body: string) =>
+    app.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+
+  it('serves pages with a strict Content-Security-Policy and assets named by their hash, cached for a year', async () => {
+    const app = createHttpApp(withDefault);
+    const page = await app.request('/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    const html = await page.text();
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    expect(html).not.toMatch(/\sstyle=/);
+    for (const path of [CSS_PATH, JS_PATH]) {
+      const asset = await app.request(path);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    }
+    expect((await app.request('/static/000000000000/app.js')).status).toBe(404);
+  });
+
+  it('without X-Actor or SVC_DEFAULT_ACTOR_ID says how to set one and offers no write form', async () => {
+    const { page, html } = await session(createHttpApp(svc));
+    expect(page.status).toBe(200);
+    expect(html).toContain('read-only');
+    expect(html).toContain('X-Actor');
+    expect(html).toContain('SVC_DEFAULT_ACTOR_ID');
+    expect(html).not.toContain('method="post"');
+    // With the header set by a proxy, the forms are there.
+    expect((await session(createHttpApp(svc), { 'x-actor': actorId })).html).toContain('method="post"');
+  });
+
+  it('runs a same-origin form post with the token, attributed to the default actor', async () => {
+    const app = createHttpApp(withDefault);
+    const { token, cookie } = await session(app);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const answer = await post(app, `/p/${slug}/inbox/${captureId}/annotate`, { cookie: cookie!, origin: 'http://localhost' }, `_csrf=${token}&summary=Kept`);
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(`/p/${slug}/inbox?done=annotated`);
+    expect(await summary()).toBe('Kept');
+  });
+
+  it('refuses a form post without the token, with another token, or from another origin, and writes nothing', async () => {
+    const app = createHttpApp(withDefault);
+    const { token, cookie } = await session(app);
+    const path = `/p/${slug}/inbox/${captureId}/annotate`;
+    const before = await summary();
+    const refusals = [
+      await post(app, path, { cookie: cookie!, origin: 'http://localhost' }, 'summary=Forged'),
+      await post(app, path, { cookie: cookie!, origin: 'http://localhost' }, `_csrf=${'x'.repeat(43)}&summary=Forged`),
+      await post(app, path, { origin: 'http://localhost' }, `_csrf=${token}&summary=Forged`),
+      // Same host name, another port: another origin (and the token alone does not make it ours).
+      await post(app, path, { cookie: cookie!, origin: 'http://localhost:8081' }, `_csrf=${token}&summary=Forged`),
+      await post(app, path, { cookie: cookie!, 'sec-fetch-site': 'cross-site' }, `_csrf=${token}&summary=Forged`),
+      // Neither Origin nor Sec-Fetch-Site: not provably same-origin.
+      await post(app, path, { cookie: cookie! }, `_csrf=${token}&summary=Forged`),
+    ];
+    expect(refusals.map((r) => r.status)).toEqual([403, 403, 403, 403, 403, 403]);
+    expect(await summary()).toBe(before);
+    // Sec-Fetch-Site: same-origin is enough without Origin.
+    const ok = await post(app, path, { cookie: cookie!, 'sec-fetch-site': 'same-origin' }, `_csrf=${token}&summary=Fine`);
+    expect(ok.status).toBe(303);
+    expect(await summary()).toBe('Fine');
+  });
+
+  it('keeps the form exception to the web paths and the form media type: REST still answers 415, a foreign Host 403', async () => {
+    const app = createHttpApp(withDefault);
+    const { token, cookie } = await session(app);
+    const rest = await post(app, '/captures', { cookie: cookie!, origin: 'http://localhost' }, `_csrf=${token}&text=forged`);
+    expect(rest.status).toBe(415);
+    const json = await app.request(`/p/${slug}/inbox/${captureId}/discard`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: cookie!, origin: 'http://localhost' },
+      body: JSON.stringify({ _csrf: token }),
+    });
+    expect(json.status).toBe(415);
+    const plain = await app.request(`/p/${slug}/inbox/${captureId}/discard`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', cookie: cookie!, origin: 'http://localhost' },
+      body: `_csrf=${token}`,
+    });
+    expect(plain.status).toBe(415);
+    expect((await app.request('/', { headers: { host: 'attacker.example' } })).status).toBe(403);
+  });
+
+  it('answers a write without any actor with a page saying how to name one', async () => {
+    const app = createHttpApp(svc);
+    // A read-only page has no form; the token from a page opened with X-Actor, the post without it.
+    const { token, cookie } = await session(app, { 'x-actor': actorId });
+    const answer = await post(app, `/p/${slug}/inbox/${captureId}/discard`, { cookie: cookie!, origin: 'http://localhost' }, `_csrf=${token}`);
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('X-Actor');
+  });
+
+  it('answers an unknown project or item with a 404 page, and bad search syntax on the search page', async () => {
+    const app = createHttpApp(withDefault);
+    const missing = await app.request('/p/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await app.request(`/p/${slug}/items/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+    const long = await app.request(`/p/${slug}/search?q=${'a '.repeat(2000)}`);
+    expect(long.status).toBe(400);
+    expect(await long.text()).toContain('role="alert"');
+  });
+});

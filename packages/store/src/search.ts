@@ -60,7 +60,7 @@ function filters(f: SearchFilters): RawBuilder<unknown> {
  * tf = TITLE_WEIGHT × title occurrences + body occurrences; an item's length dl counts its indexed positions;
  * score = Σ over the query's terms of idf(t) × tf (K1 + 1) / (tf + K1 (1 − B + B dl / avgdl)), with
  * idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)) and N, avgdl, df the project's current statistics.
- * The same constants live in migrations/0011 (svc_bm25_tf, svc_search_add).
+ * The same constants live in migrations/0011 (svc_bm25_tf, svc_search_rebuild) and 0012 (svc_search_apply, inline).
  */
 export const BM25 = { K1: 1.2, B: 0.75, TITLE_WEIGHT: 3 } as const;
 

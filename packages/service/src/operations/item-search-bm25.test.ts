@@ -38,7 +38,8 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
 
   /**
    * Differences between the maintained index and one recomputed from the current heads: postings (term, item,
-   * tf, dl), document frequencies, document count and total length. [] when the index is right.
+   * tf, dl, and an impact equal to svc_bm25_tf's), document frequencies, document count and total length.
+   * [] when the index is right.
    */
   const drift = async (slug = 'rank') => {
     const { rows } = await sql<{ problem: string }>`
@@ -70,6 +71,8 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       union all select 'posting extra ' || term || ' ' || id from (select id, term, tf, dl from kept except select id, term, tf::real, dl::int from live) b
       union all select 'df ' || coalesce(w.term, d.term) || ' want ' || coalesce(w.df, 0) || ' have ' || coalesce(d.df, 0)
         from want_df w full join (select * from df where df <> 0) d on d.term = w.term where coalesce(w.df, 0) <> coalesce(d.df, 0)
+      union all select 'impact ' || s.term || ' ' || s.item_id from search_postings s join search_stats st on st.project_id = s.project_id
+        where s.project_id = (select id from p) and s.impact <> svc_bm25_tf(s.tf, s.dl, st.ref_avgdl)
       union all select 'docs want ' || (select count(distinct id) from live) || ' have ' || coalesce((select docs from stats), 0)
         where (select count(distinct id) from live) <> coalesce((select docs from stats), 0)
       union all select 'length want ' || (select coalesce(sum(tf), 0) from (select distinct id, dl as tf from live) x) || ' have ' || coalesce((select len from stats), 0)

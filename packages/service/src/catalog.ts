@@ -1,50 +1,69 @@
 import type { AnyOperation } from './operation.js';
-import { actorAdd, actorList } from './operations/actor.js';
+import { actorAdd } from './operations/actor-add.js';
+import { actorList } from './operations/actor-list.js';
 import { brief } from './operations/brief.js';
 import { check } from './operations/check.js';
 import { completion } from './operations/completion.js';
 import { decisionList } from './operations/decision-list.js';
-import {
-  captureAdd,
-  captureAnnotate,
-  captureDiscard,
-  captureList,
-  capturePromote,
-  captureRedact,
-  captureSearch,
-  captureSetState,
-} from './operations/capture.js';
-import {
-  glossaryGroupAdd,
-  glossaryList,
-  glossaryQueue,
-  glossaryTermAccept,
-  glossaryTermAdd,
-  glossaryTermPropose,
-  glossaryTermReject,
-} from './operations/glossary.js';
+import { captureAdd } from './operations/capture-add.js';
+import { captureAnnotate } from './operations/capture-annotate.js';
+import { captureDiscard } from './operations/capture-discard.js';
+import { captureList } from './operations/capture-list.js';
+import { capturePromote } from './operations/capture-promote.js';
+import { captureRedact } from './operations/capture-redact.js';
+import { captureSearch } from './operations/capture-search.js';
+import { captureSetState } from './operations/capture-set-state.js';
+import { glossaryGroupAdd } from './operations/glossary-group-add.js';
+import { glossaryList } from './operations/glossary-list.js';
+import { glossaryQueue } from './operations/glossary-queue.js';
+import { glossaryTermAccept } from './operations/glossary-term-accept.js';
+import { glossaryTermAdd } from './operations/glossary-term-add.js';
+import { glossaryTermPropose } from './operations/glossary-term-propose.js';
+import { glossaryTermReject } from './operations/glossary-term-reject.js';
 import { historyQuery } from './operations/history-query.js';
-import { ideaAdd, ideaList, ideaRedact, ideaSearch } from './operations/idea.js';
+import { ideaAdd } from './operations/idea-add.js';
+import { ideaList } from './operations/idea-list.js';
+import { ideaRedact } from './operations/idea-redact.js';
+import { ideaSearch } from './operations/idea-search.js';
 import { impact } from './operations/impact.js';
-import { itemDelete, itemRestore } from './operations/item-delete.js';
+import { itemDelete } from './operations/item-delete.js';
+import { itemRestore } from './operations/item-restore.js';
 import { itemHistory } from './operations/item-history.js';
 import { itemSearch } from './operations/item-search.js';
 import { itemShow } from './operations/item-show.js';
-import { typeAdd, typeList } from './operations/item-type.js';
+import { typeAdd } from './operations/type-add.js';
+import { typeList } from './operations/type-list.js';
 import { itemUpsert } from './operations/item-upsert.js';
-import { linkAdd, linkRemove } from './operations/link.js';
+import { linkAdd } from './operations/link-add.js';
+import { linkRemove } from './operations/link-remove.js';
 import { pageSync } from './operations/page-sync.js';
-import { projectCreate, projectList, projectShow } from './operations/project.js';
-import { projectConfigExport, projectConfigImport } from './operations/project-config.js';
-import { qaAdd, qaFail, qaListPending, qaPass } from './operations/qa.js';
+import { projectCreate } from './operations/project-create.js';
+import { projectList } from './operations/project-list.js';
+import { projectShow } from './operations/project-show.js';
+import { projectConfigExport } from './operations/project-config-export.js';
+import { projectConfigImport } from './operations/project-config-import.js';
+import { qaAdd } from './operations/qa-add.js';
+import { qaFail } from './operations/qa-fail.js';
+import { qaListPending } from './operations/qa-list-pending.js';
+import { qaPass } from './operations/qa-pass.js';
 import { researchSweep } from './operations/research-sweep.js';
 import { saveDecisions } from './operations/save-decisions.js';
 import { setup } from './operations/setup.js';
 import { storagePurge } from './operations/storage-purge.js';
 import { systemAdd } from './operations/system-add.js';
-import { inboxExport, projectExport, projectImport } from './operations/transfer.js';
-import { taskAdd, taskBlock, taskDone, taskEdit, taskList, taskStart } from './operations/task.js';
-import { workClose, workOpen, workReopen, workResume } from './operations/work.js';
+import { inboxExport } from './operations/inbox-export.js';
+import { projectExport } from './operations/project-export.js';
+import { projectImport } from './operations/project-import.js';
+import { taskAdd } from './operations/task-add.js';
+import { taskBlock } from './operations/task-block.js';
+import { taskDone } from './operations/task-done.js';
+import { taskEdit } from './operations/task-edit.js';
+import { taskList } from './operations/task-list.js';
+import { taskStart } from './operations/task-start.js';
+import { workClose } from './operations/work-close.js';
+import { workOpen } from './operations/work-open.js';
+import { workReopen } from './operations/work-reopen.js';
+import { workResume } from './operations/work-resume.js';
 
 const operations = [
   brief,

@@ -23,8 +23,8 @@ export {
 } from './operation.js';
 export { type CallContext, normaliseInput } from './runner.js';
 export { codeVersion, createService, migrateDatabase, openService, schemaStatus, type Service } from './service.js';
-export { CONFIG_MAX_BYTES } from './operations/project-config.js';
-export { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES } from './operations/transfer.js';
+export { CONFIG_MAX_BYTES } from './operations/project-config-shared.js';
+export { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES } from './transfer/file.js';
 export { type Check, type CheckStatus, type DiagnoseOptions, type Diagnosis, diagnose } from './doctor.js';
 export { DEFAULT_PROJECT, defaultActorEmail } from './operations/setup.js';
 export type { CompletionKind } from './operations/completion.js';

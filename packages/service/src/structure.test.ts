@@ -13,7 +13,7 @@ function sources(dir: string): string[] {
     if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) return [];
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
+    return /\.tsx?$/.test(entry.name) ? [path] : [];
   });
 }
 
@@ -46,5 +46,23 @@ describe('structure: reads and writes told apart by type (decision 0033)', () =>
       lockHead(ctx.db, 'chain');
     const write = (ctx: WriteContext) => lockHead(ctx.tx, 'chain');
     expect([typeof readOnly, typeof write]).toEqual(['function', 'function']);
+  });
+});
+
+describe('structure: one operation per file', () => {
+  const dir = join(root, 'packages/service/src/operations');
+  const files = readdirSync(dir).filter((name) => /\.ts$/.test(name) && !name.endsWith('.test.ts'));
+
+  it("finds each operation in the file named after it (svc_task_start: operations/task-start.ts)", () => {
+    const misplaced = catalog.flatMap((op) => {
+      const file = `${op.name.replace(/^svc_/, '').replaceAll('_', '-')}.ts`;
+      return files.includes(file) && readFileSync(join(dir, file), 'utf8').includes(`'${op.name}'`) ? [] : [`${op.name} is not in operations/${file}`];
+    });
+    expect(misplaced).toEqual([]);
+  });
+
+  it('keeps nothing else in operations/ but the helpers a family of operations shares (<family>-shared.ts)', () => {
+    const names = new Set(catalog.map((op) => `${op.name.replace(/^svc_/, '').replaceAll('_', '-')}.ts`));
+    expect(files.filter((file) => !names.has(file) && !file.endsWith('-shared.ts'))).toEqual([]);
   });
 });

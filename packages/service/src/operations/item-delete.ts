@@ -1,28 +1,5 @@
-import { itemLifecycleTransition, parseIdRef, SvcError } from '@svc/domain';
-import { resolveItem, resolveProject, lockHead } from '@svc/store';
-import { z } from 'zod';
-import { writeAnswer } from '../answers.js';
-import { itemRef, projectRef } from '../inputs.js';
-import { markChainDeleted } from '../items/write.js';
-import { defineOperation, type WriteContext } from '../operation.js';
-
-const input = z.object({
-  item_id: itemRef,
-  project_id: projectRef.optional().describe('Resolve the id only inside this project'),
-});
-
-/** Soft delete and restore: mark every row of the chain, and record it in history. */
-async function setDeleted(ctx: WriteContext, raw: z.output<typeof input>, deleted: boolean) {
-  const projectId = raw.project_id ? (await resolveProject(ctx.tx, raw.project_id)).id : undefined;
-  const { head: seen } = await resolveItem(ctx.tx, parseIdRef(raw.item_id, 'item_id'), { projectId, includeDeleted: true });
-  const head = await lockHead(ctx.tx, seen.chain_id);
-  if (!head) throw new SvcError('not_found', `item ${raw.item_id} not found`);
-  itemLifecycleTransition(head, deleted ? 'delete' : 'restore');
-  await markChainDeleted(ctx, head, deleted);
-  ctx.audit({ project_id: head.project_id, target_kind: 'item', target_id: head.chain_id });
-  const { head: after } = await resolveItem(ctx.tx, parseIdRef(head.id), { includeDeleted: true });
-  return writeAnswer(after);
-}
+import { defineOperation } from '../operation.js';
+import { input, setDeleted } from './item-delete-shared.js';
 
 export const itemDelete = defineOperation({
   name: 'item_delete',
@@ -33,15 +10,4 @@ export const itemDelete = defineOperation({
   kind: 'write',
   annotations: { destructiveHint: true, idempotentHint: false },
   run: (ctx, raw) => setDeleted(ctx, raw, true),
-});
-
-export const itemRestore = defineOperation({
-  name: 'item_restore',
-  surface: 'operator',
-  title: 'Restore a deleted item',
-  description: 'Undo a soft delete of an item (its whole chain).',
-  input,
-  kind: 'write',
-  annotations: { destructiveHint: false, idempotentHint: false },
-  run: (ctx, raw) => setDeleted(ctx, raw, false),
 });

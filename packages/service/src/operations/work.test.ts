@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Call, openTestService, operation, refusal, skipWithoutPostgres, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
-import { RESUME_TASKS, RESUME_UNITS } from './work.js';
+import { RESUME_TASKS, RESUME_UNITS } from './work-shared.js';
 import { ops } from '../catalog.js';
 
 

@@ -11,7 +11,7 @@ import {
   REDACTED,
   TABLES,
 } from '@svc/store';
-import { validateProjectSettings } from '../operations/project-config.js';
+import { validateProjectSettings } from '../operations/project-config-shared.js';
 import { type ImportRecord, isObject, lineError, UUID } from './file.js';
 
 /**

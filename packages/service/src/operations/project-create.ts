@@ -1,7 +1,6 @@
 import { invalidInput, isSlug } from '@svc/domain';
-import { insertProject, listProjects, listSystems, resolveProject } from '@svc/store';
+import { insertProject } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, limit, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 export const projectCreate = defineOperation({
@@ -22,34 +21,5 @@ export const projectCreate = defineOperation({
     const project = await insertProject(ctx.tx, { slug: input.slug, name: input.name ?? input.slug });
     ctx.audit({ project_id: project.id, target_kind: 'project', target_id: project.id });
     return project;
-  },
-});
-
-export const projectList = defineOperation({
-  name: 'project_list',
-  surface: 'operator',
-  title: 'List projects',
-  description: 'List projects by slug.',
-  input: z.object({ limit }),
-  kind: 'read',
-  annotations: { idempotentHint: true },
-  async run(ctx, input) {
-    const max = boundedLimit(input.limit);
-    const projects = await listProjects(ctx.db, max + 1);
-    return { projects: projects.slice(0, max), truncated: projects.length > max };
-  },
-});
-
-export const projectShow = defineOperation({
-  name: 'project_show',
-  surface: 'operator',
-  title: 'Show a project',
-  description: 'Show a project, its settings and its systems.',
-  input: z.object({ project_id: projectRef }),
-  kind: 'read',
-  annotations: { idempotentHint: true },
-  async run(ctx, input) {
-    const project = await resolveProject(ctx.db, input.project_id);
-    return { ...project, systems: await listSystems(ctx.db, project.id) };
   },
 });

@@ -1,5 +1,5 @@
 import { invalidInput, isTypeKey, validateTypeSchema } from '@svc/domain';
-import { insertItemType, listItemTypes } from '@svc/store';
+import { insertItemType } from '@svc/store';
 import { z } from 'zod';
 import { jsonObject } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -30,18 +30,5 @@ export const typeAdd = defineOperation({
     });
     ctx.audit({ target_kind: 'item_type', details: { key: type.key } });
     return type;
-  },
-});
-
-export const typeList = defineOperation({
-  name: 'type_list',
-  surface: 'operator',
-  title: 'List item types',
-  description: 'List the item types: the seven system types and any custom ones.',
-  input: z.object({}),
-  kind: 'read',
-  annotations: { idempotentHint: true },
-  async run(ctx) {
-    return { types: await listItemTypes(ctx.db) };
   },
 });

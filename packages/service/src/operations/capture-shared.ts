@@ -1,0 +1,42 @@
+import { CAPTURE_STATES, parseIdRef, shortId } from '@svc/domain';
+import { type Capture, lockCapture, resolveProject } from '@svc/store';
+import { z } from 'zod';
+import { type WriteAnswer, writeAnswer } from '../answers.js';
+import { idRef, limit } from '../inputs.js';
+import type { ReadContext, WriteContext } from '../operation.js';
+
+export const captureRef = idRef('Capture');
+
+export const actorId = z.string().max(100).optional().describe('Actor UUID (default: the caller)');
+
+/** Captures are filed under a project or left in the shared inbox: docs/decisions/0025. */
+// No minLength: "" already means omitted, and the tool list has a size budget (apps/mcp e2e).
+const optionalProject = z.string().max(200).optional();
+
+export const fileUnder = optionalProject.describe('File under this project; else: inbox');
+
+const filterBy = optionalProject.describe('Filed under this project');
+
+/** A capture's write answer: its review state, and the item it was promoted to, if any. */
+export const answer = (capture: Capture): WriteAnswer =>
+  writeAnswer({ id: capture.id, state: capture.review_state, item_id: capture.promoted_item_id });
+
+export const ack = (result: WriteAnswer) =>
+  `capture ${shortId(result.id)} ${result.state}${result.item_id ? ` item ${shortId(result.item_id)}` : ''}`;
+
+export async function lock(ctx: WriteContext, ref: string): Promise<Capture> {
+  return lockCapture(ctx.tx, parseIdRef(ref, 'capture_id'));
+}
+
+export const listFilters = {
+  project_id: filterBy,
+  review_state: z.enum(CAPTURE_STATES).optional().describe('Only captures in this state'),
+  include_discarded: z.boolean().optional().describe('Also show discarded captures (default false)'),
+  include_redacted: z.boolean().optional().describe('Also show redacted captures, masked (default false)'),
+  limit,
+};
+
+/** The id of the project a list filters by; an unknown project is `not_found`, never an empty list. */
+export async function filedUnder(ctx: ReadContext, ref: string | undefined): Promise<string | undefined> {
+  return ref === undefined ? undefined : (await resolveProject(ctx.db, ref)).id;
+}

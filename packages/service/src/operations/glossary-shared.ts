@@ -1,0 +1,32 @@
+import { findGroupByName, insertTerm, resolveProject } from '@svc/store';
+import { z } from 'zod';
+import { idRef, projectRef } from '../inputs.js';
+import { defineOperation } from '../operation.js';
+
+export const groupName = z.string().trim().min(1).max(200).describe('Glossary group name (a set of synonyms)');
+
+const termText = z.string().trim().min(1).max(200).describe('The term (a word or a short phrase)');
+
+export function termOperation<const N extends string>(name: N, status: 'accepted' | 'proposed', description: string) {
+  return defineOperation({
+    name,
+    surface: 'operator',
+    title: status === 'accepted' ? 'Add a glossary term' : 'Propose a glossary term',
+    description,
+    input: z.object({ project_id: projectRef, group: groupName, term: termText }),
+    kind: 'write',
+    annotations: { destructiveHint: false, idempotentHint: false },
+    async run(ctx, input) {
+      const project = await resolveProject(ctx.tx, input.project_id);
+      const group = await findGroupByName(ctx.tx, project.id, input.group);
+      const term = await insertTerm(ctx.tx, group, input.term, status, ctx.actor?.id ?? null);
+      ctx.audit({ project_id: project.id, target_kind: 'glossary_term', target_id: term.id, details: { status } });
+      return term;
+    },
+  });
+}
+
+export const decision = z.object({
+  project_id: projectRef,
+  term_id: idRef('Glossary term'),
+});

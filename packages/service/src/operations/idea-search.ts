@@ -1,0 +1,50 @@
+import { isUuid, parseQuery, planQuery, SvcError } from '@svc/domain';
+import { listIdeas, resolveProject } from '@svc/store';
+import { z } from 'zod';
+import { actorRef, boundedLimit, isoTime, limit, projectRef, searchQuery, truncation } from '../inputs.js';
+import { defineOperation } from '../operation.js';
+import { findWorkUnit } from '../work/shared.js';
+
+export const ideaSearch = defineOperation({
+  name: 'svc_idea_search',
+  surface: 'tool',
+  title: 'Search ideas (legacy)',
+  description:
+    'Search the ideas of a project (item-search dialect; empty query only filters), newest first, narrowed by ' +
+    'work unit, author and time [since, until). Returns {ideas, truncated}; truncated: false or ["limit"].',
+  input: z.object({
+    project_id: projectRef,
+    query: searchQuery('Search text; empty lists by filters only').optional(),
+    work_unit_id: z.string().max(100).optional().describe('Only this work unit'),
+    author_id: actorRef('Only ideas by this actor (UUID)').optional(),
+    since: isoTime('Only ideas at or after this ISO 8601 time').optional(),
+    until: isoTime('Only ideas before this ISO 8601 time').optional(),
+    limit,
+  }),
+  kind: 'read',
+  annotations: { idempotentHint: true },
+  async run(ctx, input) {
+    const project = await resolveProject(ctx.db, input.project_id);
+    const unit = input.work_unit_id ? await findWorkUnit(ctx.db, input.work_unit_id, project) : undefined;
+    if (input.author_id !== undefined && !isUuid(input.author_id)) {
+      throw new SvcError('invalid_input', `author_id: '${input.author_id}' is not an actor UUID`, { field: 'author_id' });
+    }
+    const query = input.query?.trim() ?? '';
+    const plan = query === '' ? undefined : planQuery(parseQuery(query));
+    if (query !== '' && !plan) return { ideas: [], truncated: false };
+    const max = boundedLimit(input.limit);
+    const ideas = await listIdeas(
+      ctx.db,
+      {
+        project_id: project.id,
+        work_unit_id: unit?.id,
+        author_id: input.author_id?.toLowerCase(),
+        since: input.since ? new Date(input.since) : undefined,
+        until: input.until ? new Date(input.until) : undefined,
+        plan,
+      },
+      max,
+    );
+    return { ideas: ideas.slice(0, max), truncated: truncation({ limit: ideas.length > max }) };
+  },
+});

@@ -44,6 +44,8 @@ const ref = (id: string): string => `\`${shortId(id)}\``;
 
 // ---------------------------------------------------------------------------------------------------------
 // Task (SPEC: Task). States proposed, in_progress, blocked, done; a new task is proposed (svc_task_add).
+// svc's own choice where SPEC is silent ("Transitions out of blocked: not shown"): a blocked task resumes with
+// svc_task_start (under the same one-in-progress rule), and nothing else leaves blocked.
 
 export type TaskTrigger = 'start' | 'done' | 'block' | 'edit';
 export const TASK_TRIGGERS: readonly TaskTrigger[] = ['start', 'done', 'block', 'edit'];

@@ -1,4 +1,4 @@
-import { type Config, type codeVersion, findOperation, type Service } from '@svc/service';
+import { type Config, type codeVersion, findOperation, type ops, type Service } from '@svc/service';
 import { Argument, type Command, Option } from 'commander';
 import { type ExitCode, type Io, print } from './output.js';
 import type { ProgressBar } from './progress.js';
@@ -46,7 +46,8 @@ type GroupCommand = Pick<Declared, 'name' | 'description'>;
  * operation writes (decided by the catalog, docs/decisions/0020), before its own options.
  */
 interface OperationCommand extends Declared {
-  operation: string;
+  /** A catalog operation's name: a misspelt one does not compile. */
+  operation: keyof typeof ops;
   /** The operation's input from the command's arguments and options. */
   input(args: string[], opts: Opts): Record<string, unknown>;
   /** The result as text without --json; default: the operation's own presentation, else a readable dump. */

@@ -35,7 +35,6 @@ export interface AuditTarget {
 }
 
 interface BaseContext {
-  readonly store: Store;
   readonly source: Source;
   readonly requestId: string;
   readonly logger: Logger;
@@ -49,16 +48,24 @@ export interface ReadContext extends BaseContext {
   readonly db: Kysely<Database>;
 }
 
-/** What a write outside a transaction block (VACUUM) gets: no handle; it takes a session with store.maintenance. */
-export interface MaintenanceContext extends BaseContext {
+/** What every write gets: its actor and its audit row to fill in. */
+export interface AttributedContext extends BaseContext {
   /** The attributed actor (null only for operator writes from the CLI without one). */
   readonly actor: Actor | null;
   /** Say what the write touched; the runner writes one audit row per write. */
   audit(target: AuditTarget): void;
 }
 
+/**
+ * What a write outside a transaction block (VACUUM) gets: no handle, only a way to take a maintenance session
+ * (Store.maintenance). No other context holds the store, so a read cannot reach a write through it.
+ */
+export interface MaintenanceContext extends AttributedContext {
+  readonly maintenance: Store['maintenance'];
+}
+
 /** What a write gets: its transaction, its actor, and its audit row to fill in. */
-export interface WriteContext extends MaintenanceContext {
+export interface WriteContext extends AttributedContext {
   /** The operation's one transaction. */
   readonly tx: Transaction<Database>;
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { checkJsonDepth, invalidInput, isUuid, SvcError } from '@svc/domain';
-import { type Database, type Kysely, requireActor, type Store, writeAudit } from '@svc/store';
+import { type AuditEntry, type Database, type Kysely, requireActor, type Store, writeAudit } from '@svc/store';
 import type { z } from 'zod';
 import { fromDatabase, fromZod, isRetryable, refineRefusal } from './errors.js';
 import type { Logger } from './logger.js';
-import type { AnyOperation, AuditTarget, MaintenanceContext, ReadContext, Source } from './operation.js';
+import type { AnyOperation, AttributedContext, AuditTarget, ReadContext, Source } from './operation.js';
 
 export interface Runtime {
   readonly store: Store;
@@ -162,11 +162,14 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
     }
     const actorId = actorIdFor(op, input, call, runtime);
     checkAttribution(actorId, call);
-    /** Run the write on `db` (its transaction, or the pool for a maintenance write) and write its audit row. */
-    const write = async (db: Kysely<Database>, run: (ctx: MaintenanceContext) => Promise<unknown>) => {
+    /**
+     * Run the write with `db` to read its actor through (its transaction, or the pool for a maintenance write),
+     * then `record` its audit row.
+     */
+    const write = async (db: Kysely<Database>, run: (ctx: AttributedContext) => Promise<unknown>, record: (entry: AuditEntry) => Promise<void>) => {
       const actor = actorId === undefined ? null : await requireActor(db, actorId.toLowerCase(), 'actor');
       let target: AuditTarget = {};
-      const ctx: MaintenanceContext = {
+      const ctx: AttributedContext = {
         ...baseContext(runtime, call, requestId),
         actor,
         audit: (t) => {
@@ -174,7 +177,7 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
         },
       };
       const result = await run(ctx);
-      await writeAudit(db, {
+      await record({
         actor_id: actor?.id ?? null,
         source: call.source,
         operation: op.name,
@@ -186,10 +189,17 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       });
       return result;
     };
-    if (op.outsideTransaction) return await write(runtime.store.db, (ctx) => op.run(ctx, input));
+    if (op.outsideTransaction) {
+      const { store } = runtime;
+      return await write(
+        store.db,
+        (ctx) => op.run({ ...ctx, maintenance: (fn) => store.maintenance(fn) }, input),
+        (entry) => store.db.transaction().execute((tx) => writeAudit(tx, entry)),
+      );
+    }
     for (let attempt = 1; ; attempt++) {
       try {
-        return await runtime.store.db.transaction().execute((tx) => write(tx, (ctx) => op.run({ ...ctx, tx }, input)));
+        return await runtime.store.db.transaction().execute((tx) => write(tx, (ctx) => op.run({ ...ctx, tx }, input), (entry) => writeAudit(tx, entry)));
       } catch (error) {
         if (attempt < 3 && isRetryable(error)) continue;
         throw error;
@@ -211,5 +221,5 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
 
 function baseContext(runtime: Runtime, call: CallContext, requestId: string): Omit<ReadContext, 'db'> {
   const progress = call.onProgress ?? (() => {});
-  return { store: runtime.store, source: call.source, requestId, logger: runtime.logger, progress };
+  return { source: call.source, requestId, logger: runtime.logger, progress };
 }

@@ -1,5 +1,5 @@
 import { type Actor, SvcError } from '@svc/domain';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { iso } from './refs.js';
 import type { ActorRow, Database } from './schema.js';
 
@@ -48,7 +48,7 @@ export async function actorIdsByEmail(db: Kysely<Database>, emails: string[]): P
 }
 
 export async function insertActor(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   values: { email: string; name: string; role: string | null; external_ids: Record<string, string> },
 ): Promise<Actor> {
   const row = await db

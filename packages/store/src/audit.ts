@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { AuditLogTable, Database } from './schema.js';
 
 /** An audit row as written: the table's columns but its own id and time. */
@@ -7,7 +7,7 @@ export interface AuditEntry extends Omit<AuditLogTable, 'id' | 'at' | 'details'>
   details: Record<string, unknown>;
 }
 
-export async function writeAudit(db: Kysely<Database>, entry: AuditEntry): Promise<void> {
+export async function writeAudit(db: Transaction<Database>, entry: AuditEntry): Promise<void> {
   await db
     .insertInto('audit_log')
     .values({ ...entry, details: JSON.stringify(entry.details) })

@@ -1,5 +1,5 @@
 import type { TsPlan } from '@svc/domain';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { iso, likeContains } from './refs.js';
 import { researchExpired } from './research.js';
 import type { Database } from './schema.js';
@@ -157,7 +157,7 @@ export async function currentDecisions(
 }
 
 export async function recordSyncJob(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   job: { project_id: string; kind: string; details: Record<string, unknown>; created_by: string | null },
 ): Promise<{ id: string; started_at: string }> {
   const row = await db

@@ -56,7 +56,7 @@ function toCapture(row: Row): Capture {
   };
 }
 
-export async function insertCapture(db: Kysely<Database>, text: string, createdBy: string | null, projectId: string | null = null): Promise<Capture> {
+export async function insertCapture(db: Transaction<Database>, text: string, createdBy: string | null, projectId: string | null = null): Promise<Capture> {
   const row = await db
     .insertInto('captures')
     .values({ text, signals: '{}', created_by: createdBy, project_id: projectId })
@@ -80,7 +80,7 @@ export async function lockCapture(db: Transaction<Database>, ref: IdRef): Promis
 }
 
 export async function updateCapture(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   id: string,
   patch: Partial<{
     summary: string | null;
@@ -107,7 +107,7 @@ export async function updateCapture(
  * Redact: the text and summary become the literal [redacted], hints and signals are cleared; the search vector
  * is generated from the masked text, so the original words are no longer searchable anywhere.
  */
-export async function redactCapture(db: Kysely<Database>, id: string, actorId: string | null): Promise<Capture> {
+export async function redactCapture(db: Transaction<Database>, id: string, actorId: string | null): Promise<Capture> {
   await db
     .updateTable('captures')
     .set({
@@ -126,7 +126,7 @@ export async function redactCapture(db: Kysely<Database>, id: string, actorId: s
 }
 
 export async function recordPromotion(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   p: { capture_id: string; item_id: string; project_id: string; promoted_by: string | null },
 ): Promise<void> {
   await db.insertInto('capture_promotions').values(p).execute();

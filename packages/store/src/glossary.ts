@@ -1,5 +1,5 @@
 import { type GlossaryTermStatus, type IdRef, normalizeTerm, notFound, SvcError } from '@svc/domain';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
 
@@ -22,7 +22,7 @@ export interface GlossaryTerm {
   decided_at: string | null;
 }
 
-export async function insertGroup(db: Kysely<Database>, projectId: string, name: string): Promise<GlossaryGroup> {
+export async function insertGroup(db: Transaction<Database>, projectId: string, name: string): Promise<GlossaryGroup> {
   const row = await db.insertInto('glossary_groups').values({ project_id: projectId, name }).returningAll().executeTakeFirstOrThrow();
   return { ...row, created_at: iso(row.created_at) };
 }
@@ -66,7 +66,7 @@ function toTerm(row: TermRow): GlossaryTerm {
  * group; a proposal of a rejected term is refused (it was already decided).
  */
 export async function insertTerm(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   group: GlossaryGroup,
   term: string,
   status: GlossaryTermStatus,
@@ -112,13 +112,13 @@ export async function resolveTerm(db: Kysely<Database>, projectId: string, ref: 
   return toTerm(onlyMatch(rows, 'glossary term', ref, (r) => ({ id: r.id, label: r.term })));
 }
 
-export async function acceptTerm(db: Kysely<Database>, term: GlossaryTerm): Promise<GlossaryTerm> {
+export async function acceptTerm(db: Transaction<Database>, term: GlossaryTerm): Promise<GlossaryTerm> {
   await db.updateTable('glossary_terms').set({ status: 'accepted', decided_at: new Date() }).where('id', '=', term.id).execute();
   return findTerm(db, term.project_id, term.id);
 }
 
 /** Reject a proposed term: it leaves the group and is remembered, so it is never proposed or expanded again. */
-export async function rejectTerm(db: Kysely<Database>, term: GlossaryTerm, reason: string, rejectedBy: string | null): Promise<void> {
+export async function rejectTerm(db: Transaction<Database>, term: GlossaryTerm, reason: string, rejectedBy: string | null): Promise<void> {
   await db.deleteFrom('glossary_terms').where('id', '=', term.id).execute();
   await db
     .insertInto('glossary_rejections')

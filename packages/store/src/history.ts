@@ -1,5 +1,5 @@
 import type { SemanticImpact } from '@svc/domain';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { iso } from './refs.js';
 import type { Database, HistoryRow } from './schema.js';
 
@@ -24,7 +24,7 @@ function toEntry(row: HistoryRow): HistoryEntry {
 }
 
 export async function recordHistory(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   entry: {
     project_id: string;
     chain_id: string;

@@ -1,4 +1,4 @@
-import { type IdRef, type TsPlan } from '@svc/domain';
+import type { IdRef, TsPlan } from '@svc/domain';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { REDACTED } from './captures.js';
 import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
@@ -24,7 +24,7 @@ function toIdea(row: { id: string; project_id: string; work_unit_id: string; tex
 }
 
 export async function insertIdea(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   v: { project_id: string; work_unit_id: string; text: string; author_id: string | null },
 ): Promise<Idea> {
   const row = await db.insertInto('ideas').values(v).returning(COLUMNS).executeTakeFirstOrThrow();
@@ -41,7 +41,7 @@ export async function lockIdea(db: Transaction<Database>, ref: IdRef, projectId?
 }
 
 /** Mask the idea's text and stamp who redacted it; the row stays, so the work unit's history keeps its shape. */
-export async function redactIdea(db: Kysely<Database>, id: string, actorId: string | null): Promise<Idea> {
+export async function redactIdea(db: Transaction<Database>, id: string, actorId: string | null): Promise<Idea> {
   const row = await db
     .updateTable('ideas')
     .set({ text: REDACTED, redacted_at: new Date(), redacted_by: actorId })

@@ -37,6 +37,7 @@ export {
   findProjectByIdOrSlug,
   findProjectBySlug,
   insertProject,
+  lockFirstUse,
   listProjects,
   oldestProject,
   projectSlugsByPrefix,

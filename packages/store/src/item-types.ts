@@ -1,5 +1,5 @@
 import type { JsonSchema } from '@svc/domain';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { iso } from './refs.js';
 import type { Database } from './schema.js';
 
@@ -21,7 +21,7 @@ export async function listItemTypes(db: Kysely<Database>): Promise<ItemType[]> {
   return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
 }
 
-export async function insertItemType(db: Kysely<Database>, type: Omit<ItemType, 'created_at'>): Promise<ItemType> {
+export async function insertItemType(db: Transaction<Database>, type: Omit<ItemType, 'created_at'>): Promise<ItemType> {
   const row = await db
     .insertInto('item_types')
     .values({ ...type, schema: JSON.stringify(type.schema) })

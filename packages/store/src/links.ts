@@ -1,5 +1,5 @@
 import type { LinkType } from '@svc/domain';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { iso } from './refs.js';
 import type { Database } from './schema.js';
 
@@ -15,7 +15,7 @@ export interface Link {
 
 /** Add a link; adding one that exists returns the existing one (links are a set). */
 export async function addLink(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   values: { project_id: string; from_chain_id: string; link_type: LinkType; to_chain_id: string; created_by: string | null },
 ): Promise<{ link: Link; created: boolean }> {
   const inserted = await db
@@ -38,7 +38,7 @@ export async function addLink(
 }
 
 export async function removeLink(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   values: { project_id: string; from_chain_id: string; link_type: LinkType; to_chain_id: string },
 ): Promise<boolean> {
   const result = await db

@@ -1,5 +1,5 @@
 import { type IdRef, isSlug, isUuid, notFound, type Project, parseIdRef, projectSettings } from '@svc/domain';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { idMatches, iso, likeStartsWith, onlyMatch } from './refs.js';
 import type { Database, ProjectRow } from './schema.js';
 
@@ -34,7 +34,7 @@ export async function resolveProject(db: Kysely<Database>, raw: string, field = 
 }
 
 export async function insertProject(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   values: { slug: string; name: string; settings?: Record<string, unknown> },
 ): Promise<Project> {
   const row = await db
@@ -71,7 +71,7 @@ export async function oldestProject(db: Kysely<Database>): Promise<Project | und
 }
 
 export async function updateProjectSettings(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   projectId: string,
   settings: Record<string, unknown>,
 ): Promise<Project> {
@@ -89,4 +89,12 @@ export async function projectSlugsByPrefix(db: Kysely<Database>, prefix: string,
   const like = likeStartsWith(prefix.toLowerCase());
   const rows = await db.selectFrom('projects').select('slug').where('slug', 'like', like).orderBy('slug').limit(limit + 1).execute();
   return rows.map((r) => r.slug);
+}
+
+/** Serialises two first uses of one database (two `svc init` on PostgreSQL at once): one creates, one finds. */
+const FIRST_USE_LOCK_KEY = 0x737663_0028n;
+
+/** Wait for, then hold until the transaction ends, the first-use lock (docs/decisions/0028). */
+export async function lockFirstUse(tx: Transaction<Database>): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${sql.lit(FIRST_USE_LOCK_KEY.toString())}::bigint)`.execute(tx);
 }

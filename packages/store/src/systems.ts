@@ -1,5 +1,5 @@
 import { type IdRef, notFound, parseIdRef } from '@svc/domain';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { idMatches, iso, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
 
@@ -41,7 +41,7 @@ export async function resolveSystem(
   return { ...first, created_at: iso(first.created_at) };
 }
 
-export async function insertSystem(db: Kysely<Database>, projectId: string, name: string): Promise<System> {
+export async function insertSystem(db: Transaction<Database>, projectId: string, name: string): Promise<System> {
   const row = await db.insertInto('systems').values({ project_id: projectId, name }).returningAll().executeTakeFirstOrThrow();
   return { ...row, created_at: iso(row.created_at) };
 }

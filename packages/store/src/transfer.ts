@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -121,7 +121,7 @@ export async function exportRows(
 
 /** Insert rows into a table (columns as given); identity ids are kept when `keepIdentity`. */
 async function importRows(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   spec: TableSpec,
   columns: string[],
   rows: Record<string, unknown>[],
@@ -141,7 +141,7 @@ function valueFor(value: unknown) {
 }
 
 /** After importing rows with explicit identity values, move each identity past the largest id. */
-export async function resetIdentities(db: Kysely<Database>): Promise<void> {
+export async function resetIdentities(db: Transaction<Database>): Promise<void> {
   for (const table of ['items_history', 'audit_log']) {
     await sql.raw(`select setval(pg_get_serial_sequence('${table}', 'id'), greatest((select max(id) from ${table}), 1))`).execute(db);
   }
@@ -152,7 +152,7 @@ export async function resetIdentities(db: Kysely<Database>): Promise<void> {
  * database's refusal returned (the import then names the row it refuses); undefined when the rows are in.
  */
 export async function tryImportRows(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   spec: TableSpec,
   columns: string[],
   rows: Record<string, unknown>[],

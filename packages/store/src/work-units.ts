@@ -1,4 +1,4 @@
-import { type IdRef, type WorkUnitStatus } from '@svc/domain';
+import type { IdRef, WorkUnitStatus } from '@svc/domain';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { idMatches, iso, isoOrNull, likeContains, likeStartsWith, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
@@ -44,14 +44,14 @@ export async function lockWorkUnit(tx: Transaction<Database>, id: string): Promi
 }
 
 export async function insertWorkUnit(
-  db: Kysely<Database>,
+  db: Transaction<Database>,
   values: { project_id: string; system_id: string | null; title: string; description: string; created_by: string | null },
 ): Promise<WorkUnit> {
   const row = await db.insertInto('work_units').values(values).returningAll().executeTakeFirstOrThrow();
   return toWorkUnit(row);
 }
 
-export async function setWorkUnitStatus(db: Kysely<Database>, id: string, status: WorkUnitStatus): Promise<WorkUnit> {
+export async function setWorkUnitStatus(db: Transaction<Database>, id: string, status: WorkUnitStatus): Promise<WorkUnit> {
   const row = await db
     .updateTable('work_units')
     .set({ status, updated_at: new Date(), closed_at: status === 'closed' ? new Date() : null })
@@ -62,7 +62,7 @@ export async function setWorkUnitStatus(db: Kysely<Database>, id: string, status
 }
 
 /** Mark a work unit active (brief orders by it). */
-export async function touchWorkUnit(db: Kysely<Database>, id: string): Promise<void> {
+export async function touchWorkUnit(db: Transaction<Database>, id: string): Promise<void> {
   await db.updateTable('work_units').set({ updated_at: new Date() }).where('id', '=', id).execute();
 }
 

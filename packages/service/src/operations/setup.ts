@@ -1,16 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { invalidInput, isSlug } from '@svc/domain';
-import { findActorByEmail, findProjectBySlug, insertActor, insertProject, listActors, oldestProject } from '@svc/store';
-import { sql } from 'kysely';
+import { findActorByEmail, findProjectBySlug, insertActor, insertProject, listActors, lockFirstUse, oldestProject } from '@svc/store';
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 
 /** The project first use creates when none is named (SVC_PROJECT, --project). */
 export const DEFAULT_PROJECT = 'default';
-
-/** Serialises two first uses of one database (two `svc init` on PostgreSQL at once): one creates, one finds. */
-const SETUP_LOCK_KEY = 0x737663_0028n;
 
 const email = z.email().max(320);
 
@@ -66,7 +62,7 @@ export const setup = defineOperation({
         `'${input.project}' is not a valid slug: use lowercase letters, digits and hyphens (at most 63), starting with a letter or digit`,
       );
     }
-    await sql`select pg_advisory_xact_lock(${sql.lit(SETUP_LOCK_KEY.toString())}::bigint)`.execute(ctx.tx);
+    await lockFirstUse(ctx.tx);
 
     const slug = input.project ?? DEFAULT_PROJECT;
     let project = (await findProjectBySlug(ctx.tx, slug)) ?? (input.project === undefined ? await oldestProject(ctx.tx) : undefined);

@@ -26,7 +26,7 @@ export const storagePurge = defineOperation({
       [...r.tables.map((t) => `rewrote ${t.table}: ${kib(t.bytes_before)} → ${kib(t.bytes_after)}`), 'redacted text is gone from the data files'].join('\n'),
   },
   async run(ctx): Promise<PurgeResult> {
-    const tables = await ctx.store.maintenance((db) => rewriteTables(db, REDACTABLE_TABLES));
+    const tables = await ctx.maintenance((db) => rewriteTables(db, REDACTABLE_TABLES));
     ctx.audit({ target_kind: 'storage', details: { tables: tables.map((t) => t.table) } });
     return { tables };
   },

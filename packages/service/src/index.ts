@@ -1,4 +1,16 @@
-export { type Actor, type ErrorCode, type Item, isSvcError, type Project, SvcError, shortId } from '@svc/domain';
+export {
+  type Actor,
+  CAPTURE_STATES,
+  type CaptureState,
+  type ErrorCode,
+  type Item,
+  isSvcError,
+  type Project,
+  SEVERITIES,
+  type Severity,
+  SvcError,
+  shortId,
+} from '@svc/domain';
 export { catalog, findOperation, ops, toolOperations } from './catalog.js';
 export { type Config, loadConfig } from './config.js';
 export { fromDatabase } from './errors.js';

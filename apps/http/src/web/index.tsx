@@ -1,6 +1,18 @@
 // @jsxRuntime automatic
 // @jsxImportSource hono/jsx
-import { type ErrorCode, findOperation, isSvcError, type Service } from '@svc/service';
+import {
+  type AnyOperation,
+  CAPTURE_STATES,
+  type CaptureState,
+  type ErrorCode,
+  findOperation,
+  type InputOf,
+  isSvcError,
+  type OutputOf,
+  ops,
+  SEVERITIES,
+  type Service,
+} from '@svc/service';
 import type { Context, Hono } from 'hono';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
@@ -13,16 +25,12 @@ import {
   ErrorPage,
   GlossaryPage,
   HomePage,
-  type HistoryEntry,
-  type Impact,
   ImpactPage,
   InboxPage,
-  type Item,
   ItemPage,
   type Project,
   ProjectsPage,
   RedactConfirmPage,
-  type RuleResult,
   SearchPage,
   type System,
   WorkPage,
@@ -54,8 +62,8 @@ const DONE: Record<string, string> = {
  */
 export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<ErrorCode, ContentfulStatusCode>): void {
   const log = service.logger;
-  const call = <T,>(c: C, name: string, input: Record<string, unknown>) =>
-    service.call(name, input, { source: 'http', actorId: c.req.header('x-actor'), requestId: c.get('requestId') }) as Promise<T>;
+  const call = <Op extends AnyOperation>(c: C, op: Op, input: InputOf<Op>): Promise<OutputOf<Op>> =>
+    service.call(op, input, { source: 'http', actorId: c.req.header('x-actor'), requestId: c.get('requestId') });
 
   const actorOf = (c: C): string | undefined => c.req.header('x-actor')?.trim() || service.defaultActorId?.trim() || undefined;
 
@@ -88,7 +96,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   };
 
   type ProjectInfo = Project & { systems: System[] };
-  const projectOf = (c: C) => call<ProjectInfo>(c, 'project_show', { project_id: c.req.param('project') });
+  const projectOf = (c: C) => call(c, ops.project_show, { project_id: c.req.param('project') ?? '' });
   const nav = (project: ProjectInfo, section: PageContext['section']) => ({ project: { slug: project.slug, name: project.name }, section });
 
   // ---- static assets: named by content hash, cached for a year ----
@@ -144,7 +152,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   // ---- pages ----
   app.get('/', async (c) => {
     try {
-      const { projects } = await call<{ projects: Project[] }>(c, 'project_list', { limit: 200 });
+      const { projects } = await call(c, ops.project_list, { limit: 200 });
       return render(c, <ProjectsPage ctx={pageContext(c, { section: 'projects' })} projects={projects} />);
     } catch (error) {
       return fail(c, error);
@@ -154,7 +162,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   app.get('/p/:project', async (c) => {
     try {
       const project = await projectOf(c);
-      const brief = await call<{ recent_items: { id: string; title: string; item_type: string; version: number; updated_at: string }[] }>(c, 'svc_brief', {
+      const brief = await call(c, ops.svc_brief, {
         project_id: project.id,
       });
       const presentation = findBriefPresentation();
@@ -171,7 +179,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const { types } = await call<{ types: { key: string }[] }>(c, 'type_list', {});
+      const { types } = await call(c, ops.type_list, {});
       const query = c.req.query('q') ?? '';
       const type = c.req.query('type') || undefined;
       const system = c.req.query('system') || undefined;
@@ -183,18 +191,16 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         type,
         system,
       };
-      if (query.trim() === '') return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} results={null} truncated={false} />);
+      if (query.trim() === '') return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} found={null} />);
       try {
-        const found = await call<{ items: { id: string; title: string; item_type: string; snippet: string; updated_at: string }[]; truncated: boolean }>(
-          c,
-          'svc_item_search',
+        const found = await call(c, ops.svc_item_search,
           { project_id: project.id, query, item_types: type ? [type] : undefined, system_ids: system ? [system] : undefined, limit: 20 },
         );
-        return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} results={found.items} truncated={found.truncated} />);
+        return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} found={found} />);
       } catch (error) {
         if (!isSvcError(error) || error.code !== 'invalid_input') throw error;
         const ctx = pageContext(c, { ...nav(project, 'search'), notice: { kind: 'error', text: error.message } });
-        return render(c, <SearchPage ctx={ctx} {...base} results={null} truncated={false} />, 400);
+        return render(c, <SearchPage ctx={ctx} {...base} found={null} />, 400);
       }
     } catch (error) {
       return fail(c, error, project ? nav(project, 'search') : {});
@@ -205,18 +211,18 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const shown = await call<{ item: Item }>(c, 'item_show', { project_id: project.id, item_id: c.req.param('id') });
+      const shown = await call(c, ops.item_show, { project_id: project.id, item_id: c.req.param('id') });
       const item = shown.item;
-      const history = await call<{ versions: Item[]; entries: HistoryEntry[]; head_id: string }>(c, 'item_history', {
+      const history = await call(c, ops.item_history, {
         project_id: project.id,
         item_id: item.id,
       });
       const headId = history.head_id ?? item.id;
       const [outgoing, incoming, pending, stale] = await Promise.all([
-        call<Impact>(c, 'svc_impact', { project_id: project.id, item_id: headId, depth: 1, direction: 'outgoing' }),
-        call<Impact>(c, 'svc_impact', { project_id: project.id, item_id: headId, depth: 1, direction: 'incoming' }),
-        call<{ qa_checks: Item[] }>(c, 'svc_qa_list_pending', { project_id: project.id, item_id: headId, limit: 50 }),
-        call<{ results: RuleResult[] }>(c, 'svc_check', { project_id: project.id, rule: 'qa-passed-on-superseded-target' }),
+        call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'outgoing' }),
+        call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'incoming' }),
+        call(c, ops.svc_qa_list_pending, { project_id: project.id, item_id: headId, limit: 50 }),
+        call(c, ops.svc_check, { project_id: project.id, rule: 'qa-passed-on-superseded-target' }),
       ]);
       const staleQa = stale.results
         .flatMap((r) => r.findings)
@@ -254,11 +260,11 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     try {
       project = await projectOf(c);
       const depth = c.req.query('depth');
-      const impact = await call<Impact>(c, 'svc_impact', {
+      const impact = await call(c, ops.svc_impact, {
         project_id: project.id,
         item_id: c.req.param('id'),
         depth: depth && /^\d+$/.test(depth) ? Number(depth) : 2,
-        direction: c.req.query('direction') || 'incoming',
+        direction: c.req.query('direction') === 'outgoing' ? 'outgoing' : 'incoming',
       });
       return render(c, <ImpactPage ctx={pageContext(c, nav(project, undefined))} slug={project.slug} impact={impact} />);
     } catch (error) {
@@ -270,11 +276,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const resume = await call<{
-        work_units: { id: string; title: string; description: string; status: string; updated_at: string }[];
-        tasks: Item[];
-        qa_checks: Item[];
-      }>(c, 'svc_work_resume', { project_id: project.id });
+      const resume = await call(c, ops.svc_work_resume, { project_id: project.id });
       return render(
         c,
         <WorkPage ctx={pageContext(c, nav(project, 'work'))} slug={project.slug} units={resume.work_units} tasks={resume.tasks} qa={resume.qa_checks} />,
@@ -284,9 +286,8 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     }
   });
 
-  const STATES = ['inbox', 'review', 'promoted', 'discarded', 'redacted'];
-  const listCaptures = (c: C, project: ProjectInfo, state: string) =>
-    call<{ captures: Capture[] }>(c, 'svc_capture_list', {
+  const listCaptures = (c: C, project: ProjectInfo, state: CaptureState) =>
+    call(c, ops.svc_capture_list, {
       project_id: project.id,
       review_state: state,
       include_discarded: state === 'discarded',
@@ -298,9 +299,9 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const wanted = c.req.query('state') ?? 'inbox';
-      const state = STATES.includes(wanted) ? wanted : 'inbox';
-      const [{ captures }, { types }] = await Promise.all([listCaptures(c, project, state), call<{ types: { key: string }[] }>(c, 'type_list', {})]);
+      const wanted = c.req.query('state');
+      const state = CAPTURE_STATES.find((s) => s === wanted) ?? 'inbox';
+      const [{ captures }, { types }] = await Promise.all([listCaptures(c, project, state), call(c, ops.type_list, {})]);
       // Tasks need an open work unit and QA checks their own tools: promotion offers the other types.
       const promotable = types.map((t) => t.key).filter((k) => k !== 'task' && k !== 'qa_check');
       return render(c, <InboxPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} state={state} captures={captures} types={promotable} />);
@@ -315,7 +316,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       project = await projectOf(c);
       const id = c.req.param('capture').toLowerCase();
       let capture: Capture | undefined;
-      for (const state of ['inbox', 'review', 'promoted', 'discarded']) {
+      for (const state of ['inbox', 'review', 'promoted', 'discarded'] as const) {
         capture = (await listCaptures(c, project, state)).captures.find((x) => x.id === id);
         if (capture) break;
       }
@@ -326,7 +327,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       }
       let promotedTitle: string | undefined;
       if (capture.promoted_item_id) {
-        promotedTitle = (await call<{ item: Item }>(c, 'item_show', { project_id: project.id, item_id: capture.promoted_item_id })).item.title;
+        promotedTitle = (await call(c, ops.item_show, { project_id: project.id, item_id: capture.promoted_item_id })).item.title;
       }
       return render(c, <RedactConfirmPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} capture={capture} promotedTitle={promotedTitle} />);
     } catch (error) {
@@ -340,7 +341,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   action('/p/:project/inbox/:capture/annotate', async (c, project) => {
     const summary = await field(c, 'summary');
     const sensitivity = await field(c, 'sensitivity_hint');
-    await call(c, 'svc_capture_annotate', {
+    await call(c, ops.svc_capture_annotate, {
       capture_id: captureId(c),
       summary: summary.trim() === '' ? null : summary,
       sensitivity_hint: sensitivity.trim() === '' ? null : sensitivity.trim(),
@@ -348,26 +349,26 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     return back(project, '/inbox', 'annotated');
   });
   action('/p/:project/inbox/:capture/state', async (c, project) => {
-    await call(c, 'svc_capture_set_state', { capture_id: captureId(c), review_state: await field(c, 'review_state') });
+    await call(c, ops.svc_capture_set_state, { capture_id: captureId(c), review_state: await field(c, 'review_state') });
     return back(project, '/inbox', 'state');
   });
   action('/p/:project/inbox/:capture/discard', async (c, project) => {
-    await call(c, 'svc_capture_discard', { capture_id: captureId(c) });
+    await call(c, ops.svc_capture_discard, { capture_id: captureId(c) });
     return back(project, '/inbox', 'discarded');
   });
   action('/p/:project/inbox/:capture/redact', async (c, project) => {
-    await call(c, 'svc_capture_redact', { capture_id: captureId(c) });
+    await call(c, ops.svc_capture_redact, { capture_id: captureId(c) });
     return back(project, '/inbox', 'redacted');
   });
   action('/p/:project/inbox/:capture/promote', async (c, project) => {
-    const promoted = await call<{ item_id?: string; item?: { id: string } }>(c, 'svc_capture_promote', {
+    const promoted = await call(c, ops.svc_capture_promote, {
       capture_id: captureId(c),
       project_id: project.id,
       title: await field(c, 'title'),
       item_type: await field(c, 'item_type'),
       body: await field(c, 'body'),
     });
-    const itemId = promoted.item_id ?? promoted.item?.id;
+    const itemId = promoted.item_id;
     return itemId ? `${projectPath(project.slug, `/items/${encodeURIComponent(itemId)}`)}?done=promoted` : back(project, '/inbox', 'promoted');
   });
 
@@ -376,12 +377,10 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     try {
       project = await projectOf(c);
       const [list, queue] = await Promise.all([
-        call<{ groups: { id: string; name: string; accepted: { id: string; term: string }[]; proposed: { id: string; term: string }[] }[] }>(
-          c,
-          'glossary_list',
+        call(c, ops.glossary_list,
           { project_id: project.id, limit: 200 },
         ),
-        call<{ terms: { id: string; term: string; group_name: string; created_at: string }[] }>(c, 'glossary_queue', { project_id: project.id, limit: 200 }),
+        call(c, ops.glossary_queue, { project_id: project.id, limit: 200 }),
       ]);
       return render(c, <GlossaryPage ctx={pageContext(c, nav(project, 'glossary'))} slug={project.slug} groups={list.groups} queue={queue.terms} />);
     } catch (error) {
@@ -390,11 +389,11 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   });
 
   action('/p/:project/glossary/:term/accept', async (c, project) => {
-    await call(c, 'glossary_term_accept', { project_id: project.id, term_id: c.req.param('term') });
+    await call(c, ops.glossary_term_accept, { project_id: project.id, term_id: c.req.param('term') ?? '' });
     return back(project, '/glossary', 'accepted');
   });
   action('/p/:project/glossary/:term/reject', async (c, project) => {
-    await call(c, 'glossary_term_reject', { project_id: project.id, term_id: c.req.param('term'), reason: await field(c, 'reason') });
+    await call(c, ops.glossary_term_reject, { project_id: project.id, term_id: c.req.param('term') ?? '', reason: await field(c, 'reason') });
     return back(project, '/glossary', 'rejected');
   });
 
@@ -402,9 +401,9 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const wanted = c.req.query('severity') ?? 'info';
-      const severity = ['info', 'warn', 'error'].includes(wanted) ? wanted : 'info';
-      const checked = await call<{ results: RuleResult[]; counts: Record<string, number> }>(c, 'svc_check', { project_id: project.id, severity });
+      const wanted = c.req.query('severity');
+      const severity = SEVERITIES.find((s) => s === wanted) ?? 'info';
+      const checked = await call(c, ops.svc_check, { project_id: project.id, severity });
       return render(
         c,
         <ChecksPage ctx={pageContext(c, nav(project, 'checks'))} slug={project.slug} severity={severity} results={checked.results} counts={checked.counts} />,

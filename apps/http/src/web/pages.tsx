@@ -1,5 +1,6 @@
 // @jsxRuntime automatic
 // @jsxImportSource hono/jsx
+import type { OutputOf, ops } from '@svc/service';
 import { raw } from 'hono/html';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DiffTable } from './diff.js';
@@ -253,9 +254,10 @@ export function SearchPage(props: {
   systems: System[];
   type?: string | undefined;
   system?: string | undefined;
-  results: { id: string; title: string; item_type: string; snippet: string; updated_at: string }[] | null;
-  truncated: boolean;
+  found: OutputOf<typeof ops.svc_item_search> | null;
 }) {
+  const found = props.found;
+  const cuts = found?.truncated || [];
   return (
     <Layout ctx={props.ctx} title={props.query ? `Search: ${props.query}` : 'Search'}>
       <h1>Search</h1>
@@ -263,14 +265,19 @@ export function SearchPage(props: {
       <p class="muted">
         The query dialect: words (all must match), <code>"a phrase"</code>, <code>-word</code> to exclude, <code>a OR b</code>; accepted glossary terms expand to their group.
       </p>
-      {props.results === null ? null : (
+      {found === null ? null : (
         <section aria-labelledby="results-h">
           <h2 id="results-h">
-            {props.results.length} result{props.results.length === 1 ? '' : 's'}
-            {props.truncated ? ' (more not shown)' : ''}
+            {found.items.length} result{found.items.length === 1 ? '' : 's'}
+            {cuts.includes('limit') ? ' (more not shown)' : ''}
           </h2>
+          {found.expansion_cut || cuts.includes('glossary_expansion') ? (
+            <p class="muted" id="expansion-cut">
+              Some glossary synonyms of the query were left out of the search (too many to expand).
+            </p>
+          ) : null}
           <ul class="cards" data-nav>
-            {props.results.map((r) => (
+            {found.items.map((r) => (
               <li>
                 <a href={itemHref(props.slug, r.id)} data-nav-focus>
                   {r.title}
@@ -282,6 +289,23 @@ export function SearchPage(props: {
           </ul>
         </section>
       )}
+      {found?.partial && found.partial.length > 0 ? (
+        <section aria-labelledby="near-h">
+          <h2 id="near-h">Near misses</h2>
+          <p class="muted">Items holding some but not all of the words.</p>
+          <ul class="cards" data-nav id="near-misses">
+            {found.partial.map((r) => (
+              <li>
+                <a href={itemHref(props.slug, r.id)} data-nav-focus>
+                  {r.title}
+                </a>{' '}
+                <span class="tag">{r.item_type}</span> <span class="muted">lacks: {r.missing.join(', ')}</span>
+                <Snippet text={r.snippet} query={props.query} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
     </Layout>
   );
 }

@@ -143,4 +143,17 @@ describe.each(testBackends())('web view guards on $name', (backend) => {
     expect(long.status).toBe(400);
     expect(await long.text()).toContain('role="alert"');
   });
+
+  it('shows near misses, naming the words each lacks, when no item holds every word', async () => {
+    const app = createHttpApp(withDefault);
+    await svc.as(actorId)(ops.svc_item_upsert, { project_id: slug, title: 'Autovacuum tuning', body: 'Thresholds for autovacuum on big tables.' });
+    const page = await app.request(`/p/${slug}/search?q=${encodeURIComponent('autovacuum zebra')}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('0 results');
+    expect(html).toContain('Near misses');
+    const near = html.slice(html.indexOf('id="near-misses"'));
+    expect(near).toContain('Autovacuum tuning');
+    expect(near).toContain('lacks: zebra');
+  });
 });

@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createHttpApp } from '@svc/http';
-import { createService, type Service } from '@svc/service';
+import { createService, type InputOf, ops, type Service } from '@svc/service';
 import { migrate, openStore } from '@svc/store';
 import { sql } from 'kysely';
 import { rng, SEED, VOCABULARY, vocabulary } from './corpus.js';
@@ -41,12 +41,12 @@ const log = (message: string) => process.stderr.write(`${message}\n`);
 
 /** A root with 10 dependants, each with 19 of its own: 200 items reach the root within depth 2. */
 async function seedTree(service: Service, actorId: string, project: string): Promise<string> {
-  const call = (name: string, input: unknown) => service.call(name, input, { source: 'test', actorId }) as Promise<{ id: string }>;
-  const root = await call('svc_item_upsert', { project_id: project, title: 'Impact root: the billing database' });
+  const call = (input: InputOf<typeof ops.svc_item_upsert>) => service.call(ops.svc_item_upsert, input, { source: 'test', actorId });
+  const root = await call({ project_id: project, title: 'Impact root: the billing database' });
   for (let i = 0; i < 10; i++) {
-    const mid = await call('svc_item_upsert', { project_id: project, title: `Service ${i} uses the billing database`, links: [{ type: 'depends', target_id: root.id }] });
+    const mid = await call({ project_id: project, title: `Service ${i} uses the billing database`, links: [{ type: 'depends', target_id: root.id }] });
     for (let j = 0; j < 19; j++) {
-      await call('svc_item_upsert', { project_id: project, title: `Feature ${i}.${j} of service ${i}`, links: [{ type: 'depends', target_id: mid.id }] });
+      await call({ project_id: project, title: `Feature ${i}.${j} of service ${i}`, links: [{ type: 'depends', target_id: mid.id }] });
     }
   }
   return root.id;
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     await seedItems(store.db, v, r, [{ project: bench, items: ITEMS - tasks }], { from: now - SPAN, to: now - DAY }, (done, total) => {
       if (done === total || done % 20_000 < 2_000) log(`  seeded ${done.toLocaleString('en')} / ${total.toLocaleString('en')} items`);
     });
-    const actor = (await service.call('actor_add', { email: 'bench-web@example.test' }, { source: 'cli' })) as { id: string };
+    const actor = (await service.call(ops.actor_add, { email: 'bench-web@example.test' }, { source: 'cli' }));
     const root = await seedTree(service, actor.id, bench.slug);
     await sql`vacuum analyze`.execute(store.db);
     log(`  seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);

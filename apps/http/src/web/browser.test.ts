@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { createService, type Service } from '@svc/service';
+import { createService, ops, type Service } from '@svc/service';
 import { testBackends } from '@svc/service/testing';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -273,12 +273,12 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
   });
 
   it('refuses a cross-origin form post and changes nothing', async () => {
-    const terms = (await service.call('glossary_queue', { project_id: fixture.slug }, { source: 'cli' })) as { terms: { id: string; term: string }[] };
+    const terms = (await service.call(ops.glossary_queue, { project_id: fixture.slug }, { source: 'cli' })) as { terms: { id: string; term: string }[] };
     const target = terms.terms.find((t) => t.term !== 'credit note') ?? terms.terms[0];
     // glossary_queue may be empty after the accept and reject above: propose one to aim at.
     const termId =
       target?.id ??
-      ((await service.call('glossary_term_propose', { project_id: fixture.slug, group: 'Billing', term: 'chargeback' }, { source: 'cli' })) as { id: string }).id;
+      ((await service.call(ops.glossary_term_propose, { project_id: fixture.slug, group: 'Billing', term: 'chargeback' }, { source: 'cli' })) as { id: string }).id;
     const evil: Server = createServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
       res.end(
@@ -293,7 +293,7 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
       await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
       const response = await answer;
       expect(response.status()).toBe(403);
-      const queue = (await service.call('glossary_queue', { project_id: fixture.slug }, { source: 'cli' })) as { terms: { id: string }[] };
+      const queue = (await service.call(ops.glossary_queue, { project_id: fixture.slug }, { source: 'cli' })) as { terms: { id: string }[] };
       expect(queue.terms.map((t) => t.id)).toContain(termId);
       await page.close();
     } finally {

@@ -23,7 +23,7 @@ describe.each(testBackends())('web view guards on $name', (backend) => {
   });
 
   const summary = async () =>
-    ((await svc.call('svc_capture_list', { project_id: slug }, { source: 'cli' })) as { captures: { id: string; summary: string | null }[] }).captures.find(
+    ((await svc.call(ops.svc_capture_list, { project_id: slug }, { source: 'cli' })) as { captures: { id: string; summary: string | null }[] }).captures.find(
       (c) => c.id === captureId,
     )?.summary;
 

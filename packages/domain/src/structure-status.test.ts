@@ -38,7 +38,7 @@ describe('no status is cast, no refusal is read by its words', () => {
   const files = ['packages', 'apps'].flatMap((top) => sources(join(root, top)));
 
   it('finds the sources it guards', () => {
-    expect(files.some((f) => f.endsWith(join('service', 'src', 'operations', 'task.ts')))).toBe(true);
+    expect(files.some((f) => f.endsWith(join('service', 'src', 'operations', 'task-start.ts')))).toBe(true);
     expect(files.some((f) => f.endsWith(join('store', 'src', 'captures.ts')))).toBe(true);
   });
 

@@ -96,6 +96,19 @@ function itemHref(slug: string, id: string): string {
 }
 
 /** Stored text as markdown: raw HTML off, only http(s)/mailto links (see markdown.ts). */
+/** QA checks as links to their items, each with its status. */
+function QaList(props: { slug: string; checks: readonly { id: string; title: string; status: string | null }[] }) {
+  return (
+    <ul>
+      {props.checks.map((q) => (
+        <li>
+          <a href={itemHref(props.slug, q.id)}>{q.title}</a> <span class="tag">{q.status}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function Markdown(props: { text: string }) {
   return <div class="prose">{raw(renderMarkdown(props.text))}</div>;
 }
@@ -516,13 +529,7 @@ export function WorkPage(props: {
             {qa.length > 0 ? (
               <>
                 <h3>QA checks</h3>
-                <ul>
-                  {qa.map((q) => (
-                    <li>
-                      <a href={itemHref(props.slug, q.id)}>{q.title}</a> <span class="tag">{q.status}</span>
-                    </li>
-                  ))}
-                </ul>
+                <QaList slug={props.slug} checks={qa} />
               </>
             ) : null}
           </section>
@@ -533,13 +540,7 @@ export function WorkPage(props: {
         return loose.length === 0 ? null : (
           <section aria-labelledby="qa-loose">
             <h2 id="qa-loose">Other QA checks</h2>
-            <ul>
-              {loose.map((q) => (
-                <li>
-                  <a href={itemHref(props.slug, q.id)}>{q.title}</a> <span class="tag">{q.status}</span>
-                </li>
-              ))}
-            </ul>
+            <QaList slug={props.slug} checks={loose} />
           </section>
         );
       })()}

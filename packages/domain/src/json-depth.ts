@@ -26,30 +26,43 @@ export function jsonDepth(value: unknown, max = MAX_JSON_DEPTH): number {
   return deepest;
 }
 
+/** Where a value sits inside a parameter, kept as a chain and spelled out only when a refusal names it. */
+interface Place {
+  readonly parent: Place | undefined;
+  readonly step: string;
+}
+
+function spell(place: Place | undefined, field: string): string {
+  const steps: string[] = [];
+  for (let p = place; p; p = p.parent) steps.push(p.step);
+  return field + steps.reverse().join('');
+}
+
 /**
  * The input gate's check of one JSON parameter, in one walk without recursion: refuse a value nested deeper
  * than MAX_JSON_DEPTH levels, an own `__proto__` key anywhere in it (zod's record drops it silently, and
  * it must never reach code that copies objects), and a NUL character in any string or key (neither text nor
- * jsonb can hold one). Each refusal names the field it was sent as.
+ * jsonb can hold one). A depth refusal names the parameter; the others name where in it the value sits
+ * (`context.code`, `signals.list[2]`), the way a schema refusal does.
  */
 export function checkJsonDepth(value: unknown, field: string): void {
-  const stack: [unknown, number][] = [[value, 0]];
+  const stack: [unknown, number, Place | undefined][] = [[value, 0, undefined]];
   while (stack.length > 0) {
-    const [node, level] = stack.pop() as [unknown, number];
+    const [node, level, place] = stack.pop() as [unknown, number, Place | undefined];
     if (typeof node === 'string') {
-      if (node.includes('\u0000')) throw invalidInput(field, 'holds a NUL character (\\u0000), which no text can store');
+      if (node.includes('\u0000')) throw invalidInput(spell(place, field), 'holds a NUL character (\\u0000), which no text can store');
       continue;
     }
     if (node === null || typeof node !== 'object') continue;
     if (level >= MAX_JSON_DEPTH) throw invalidInput(field, `nested deeper than ${MAX_JSON_DEPTH} levels`);
     if (Array.isArray(node)) {
-      for (const child of node) stack.push([child, level + 1]);
+      for (const [i, child] of node.entries()) stack.push([child, level + 1, { parent: place, step: `[${i}]` }]);
       continue;
     }
     for (const key of Object.keys(node)) {
-      if (key === '__proto__') throw invalidInput(field, "holds a '__proto__' key, which is not accepted in any value");
-      if (key.includes('\u0000')) throw invalidInput(field, 'holds a NUL character (\\u0000) in a key, which no text can store');
-      stack.push([(node as Record<string, unknown>)[key], level + 1]);
+      if (key === '__proto__') throw invalidInput(spell(place, field), "holds a '__proto__' key, which is not accepted in any value");
+      if (key.includes('\u0000')) throw invalidInput(spell(place, field), 'holds a NUL character (\\u0000) in a key, which no text can store');
+      stack.push([(node as Record<string, unknown>)[key], level + 1, { parent: place, step: `.${key}` }]);
     }
   }
 }

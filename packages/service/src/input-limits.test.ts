@@ -74,15 +74,15 @@ describe.each(testBackends())('input limits on $name', (backend) => {
       });
       const capture = (await call(ops.svc_capture_add, { text: 'note' })) as { id: string };
       const signals = JSON.parse('{"a":{"__proto__":1}}') as unknown;
-      expect(await refusal(call(ops.svc_capture_annotate, unchecked({ capture_id: capture.id, signals })))).toMatchObject({ details: { field: 'signals' } });
+      expect(await refusal(call(ops.svc_capture_annotate, unchecked({ capture_id: capture.id, signals })))).toMatchObject({ details: { field: 'signals.a' } });
       expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Proto').execute()).toEqual([]);
     });
 
-    it('refuses a NUL character in title, body or context with invalid_input naming the field', async () => {
+    it('refuses a NUL character in title, body or context with invalid_input naming the field and the place in it', async () => {
       for (const [field, input] of [
         ['title', { title: 'a\u0000b' }],
         ['body', { title: 't', body: '\u0000' }],
-        ['context', { title: 't', context: { k: ['\u0000'] } }],
+        ['context.k[0]', { title: 't', context: { k: ['\u0000'] } }],
       ] as const) {
         expect(await refusal(call(ops.svc_item_upsert, { project_id: 'lim', ...input }))).toMatchObject({ code: 'invalid_input', details: { field } });
       }

@@ -9,6 +9,10 @@ export const MAX_TEXT = 1024 * 1024;
 
 export const projectRef = z.string().min(1).max(200).describe('Project slug, id or prefix');
 export const itemRef = z.string().min(1).max(100).describe('Item UUID or prefix');
+/** The optional scope of an id lookup: prefixes then resolve only inside this project. */
+export const scopeOfId = projectRef.optional().describe('Resolve the id only inside this project');
+/** An item named by id or prefix, optionally inside one project. */
+export const itemInProject = z.object({ item_id: itemRef, project_id: scopeOfId });
 export const idRef = (what: string) =>
   z.string().min(1).max(100).describe(`${what} id or prefix`);
 export const limit = z

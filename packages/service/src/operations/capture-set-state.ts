@@ -1,9 +1,8 @@
-import { captureMoveEvent, captureTransition } from '@svc/domain';
-import { updateCapture } from '@svc/store';
+import { captureMoveEvent } from '@svc/domain';
 import { z } from 'zod';
 import type { WriteAnswer } from '../answers.js';
 import { defineOperation } from '../operation.js';
-import { ack, actorId, answer, captureRef, lock } from './capture-shared.js';
+import { ack, actorId, captureRef, moveCapture } from './capture-shared.js';
 
 export const captureSetState = defineOperation({
   name: 'svc_capture_set_state',
@@ -21,11 +20,6 @@ export const captureSetState = defineOperation({
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
-    const event = captureMoveEvent(input.review_state);
-    const capture = await lock(ctx, input.capture_id);
-    const target = captureTransition(capture, event);
-    const updated = await updateCapture(ctx.tx, capture.id, { review_state: target });
-    ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: target } });
-    return answer(updated);
+    return moveCapture(ctx, input.capture_id, captureMoveEvent(input.review_state));
   },
 });

@@ -1,5 +1,5 @@
-import { CAPTURE_STATES, parseIdRef, shortId } from '@svc/domain';
-import { type Capture, lockCapture, resolveProject } from '@svc/store';
+import { CAPTURE_STATES, type CaptureEvent, captureTransition, parseIdRef, shortId } from '@svc/domain';
+import { type Capture, lockCapture, resolveProject, updateCapture } from '@svc/store';
 import { z } from 'zod';
 import { type WriteAnswer, writeAnswer } from '../answers.js';
 import { idRef, limit } from '../inputs.js';
@@ -26,6 +26,15 @@ export const ack = (result: WriteAnswer) =>
 
 export async function lock(ctx: WriteContext, ref: string): Promise<Capture> {
   return lockCapture(ctx.tx, parseIdRef(ref, 'capture_id'));
+}
+
+/** Lock a capture, move it to the review state `event` leads to (refused where the table says so), and audit the move. */
+export async function moveCapture(ctx: WriteContext, ref: string, event: CaptureEvent): Promise<WriteAnswer> {
+  const capture = await lock(ctx, ref);
+  const target = captureTransition(capture, event);
+  const updated = await updateCapture(ctx.tx, capture.id, { review_state: target });
+  ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { from: capture.review_state, to: target } });
+  return answer(updated);
 }
 
 export const listFilters = {

@@ -1,15 +1,12 @@
 import { itemLifecycleTransition, parseIdRef, SvcError } from '@svc/domain';
 import { resolveItem, resolveProject, lockHead } from '@svc/store';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { writeAnswer } from '../answers.js';
-import { itemRef, projectRef } from '../inputs.js';
+import { itemInProject } from '../inputs.js';
 import { markChainDeleted } from '../items/write.js';
 import type { WriteContext } from '../operation.js';
 
-export const input = z.object({
-  item_id: itemRef,
-  project_id: projectRef.optional().describe('Resolve the id only inside this project'),
-});
+export const input = itemInProject;
 
 /** Soft delete and restore: mark every row of the chain, and record it in history. */
 export async function setDeleted(ctx: WriteContext, raw: z.output<typeof input>, deleted: boolean) {

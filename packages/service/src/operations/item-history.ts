@@ -1,7 +1,6 @@
 import { parseIdRef } from '@svc/domain';
 import { listChainVersions, queryHistory, resolveItem, resolveProject } from '@svc/store';
-import { z } from 'zod';
-import { itemRef, projectRef } from '../inputs.js';
+import { itemInProject } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 const MAX_VERSIONS = 200;
@@ -13,10 +12,7 @@ export const itemHistory = defineOperation({
   description:
     `The versions of an item, oldest first, and its history entries, newest first: the latest ${MAX_VERSIONS} of each. ` +
     'Returns {chain_id, head_id, versions, entries, truncated}.',
-  input: z.object({
-    item_id: itemRef,
-    project_id: projectRef.optional().describe('Resolve the id only inside this project'),
-  }),
+  input: itemInProject,
   kind: 'read',
   annotations: { idempotentHint: true },
   async run(ctx, input) {

@@ -1,7 +1,6 @@
 import { parseIdRef } from '@svc/domain';
 import { resolveProject, showItem } from '@svc/store';
-import { z } from 'zod';
-import { itemRef, projectRef } from '../inputs.js';
+import { itemInProject } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 /** Links listed with an item; the rest are counted out by `truncated` (project_export lists them all). */
@@ -14,10 +13,7 @@ export const itemShow = defineOperation({
   description:
     'Show the current version of an item (any version id or prefix resolves to it), with its links, oldest first: ' +
     `at most ${MAX_LINKS}. Returns {item, links, truncated}.`,
-  input: z.object({
-    item_id: itemRef,
-    project_id: projectRef.optional().describe('Resolve the id only inside this project'),
-  }),
+  input: itemInProject,
   kind: 'read',
   annotations: { idempotentHint: true },
   async run(ctx, input) {

@@ -1,8 +1,8 @@
 import { refuseCloseWhileRunning, workUnitTransition } from '@svc/domain';
-import { inProgressTasks, lockWorkUnit, setWorkUnitStatus } from '@svc/store';
+import { inProgressTasks, setWorkUnitStatus } from '@svc/store';
 import { writeAnswer } from '../answers.js';
 import { defineOperation } from '../operation.js';
-import { findWorkUnit, scope } from '../work/shared.js';
+import { lockScopedWorkUnit } from '../work/shared.js';
 import { closeInput } from './work-shared.js';
 
 export const workClose = defineOperation({
@@ -16,9 +16,7 @@ export const workClose = defineOperation({
   kind: 'write',
   annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
-    const project = await scope(ctx.tx, input.project_id);
-    const found = await findWorkUnit(ctx.tx, input.work_unit_id, project);
-    const unit = await lockWorkUnit(ctx.tx, found.id);
+    const unit = await lockScopedWorkUnit(ctx, input.work_unit_id, input.project_id);
     const next = workUnitTransition(unit.status, 'close');
     const running = await inProgressTasks(ctx.tx, unit.id);
     refuseCloseWhileRunning(unit.id, running, input.force === true);

@@ -1,10 +1,10 @@
 import { workUnitTransition } from '@svc/domain';
-import { lockWorkUnit, setWorkUnitStatus } from '@svc/store';
+import { setWorkUnitStatus } from '@svc/store';
 import { z } from 'zod';
 import { writeAnswer } from '../answers.js';
 import { idRef, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
-import { findWorkUnit, scope } from '../work/shared.js';
+import { lockScopedWorkUnit } from '../work/shared.js';
 
 export const workReopen = defineOperation({
   name: 'work_reopen',
@@ -15,9 +15,7 @@ export const workReopen = defineOperation({
   kind: 'write',
   annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
-    const project = await scope(ctx.tx, input.project_id);
-    const found = await findWorkUnit(ctx.tx, input.work_unit_id, project);
-    const unit = await lockWorkUnit(ctx.tx, found.id);
+    const unit = await lockScopedWorkUnit(ctx, input.work_unit_id, input.project_id);
     const reopened = await setWorkUnitStatus(ctx.tx, unit.id, workUnitTransition(unit.status, 'reopen'));
     ctx.audit({ project_id: unit.project_id, target_kind: 'work_unit', target_id: unit.id });
     return writeAnswer(reopened);

@@ -2,6 +2,7 @@ import { type Item, type ItemStatus, parseIdRef, type Project } from '@svc/domai
 import {
   type Database,
   lockHead,
+  lockWorkUnit,
   recordHistory,
   resolveItem,
   resolveProject,
@@ -19,6 +20,12 @@ export async function scope(db: Kysely<Database>, projectRef: string | undefined
 
 export async function findWorkUnit(db: Kysely<Database>, ref: string, project: Project | undefined, field = 'work_unit_id'): Promise<WorkUnit> {
   return resolveWorkUnit(db, parseIdRef(ref, field), project?.id);
+}
+
+/** Resolve a work-unit reference, within the optional project scope, and lock the unit for the rest of the transaction. */
+export async function lockScopedWorkUnit(ctx: WriteContext, ref: string, projectRef: string | undefined): Promise<WorkUnit> {
+  const found = await findWorkUnit(ctx.tx, ref, await scope(ctx.tx, projectRef));
+  return lockWorkUnit(ctx.tx, found.id);
 }
 
 /** Resolve a task or QA check reference to its head and lock it for the rest of the transaction. */

@@ -63,6 +63,17 @@ const brokenChains = (p: string) => sql`
   union all
   select o.chain_id from items o where ${headlessEnds(p)}`;
 
+/** Current research items of project p that `expiry` selects, each noted `expired`/`expires` with its date, oldest refresh first. */
+const researchByExpiry = (db: Kysely<Database>, p: string, word: 'expired' | 'expires', expiry: RawBuilder<unknown>, ttlDays: number) =>
+  bounded(
+    db,
+    sql`select jsonb_build_array(${item('i')}) as items,
+               ${`${word} `} || to_char(${researchExpiresAt('i', ttlDays)}, 'YYYY-MM-DD') as note
+        from items i
+        where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')} and ${expiry}
+        order by i.refreshed_at, i.id`,
+  );
+
 export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
   'conflicting-decisions': (db, p) =>
     bounded(
@@ -148,15 +159,7 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
           order by a.title, b.title`,
     ),
 
-  'research-expired': (db, p, s) =>
-    bounded(
-      db,
-      sql`select jsonb_build_array(${item('i')}) as items,
-                 'expired ' || to_char(${researchExpiresAt('i', s.research_ttl_days)}, 'YYYY-MM-DD') as note
-          from items i
-          where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')} and ${researchExpired('i', s.research_ttl_days)}
-          order by i.refreshed_at, i.id`,
-    ),
+  'research-expired': (db, p, s) => researchByExpiry(db, p, 'expired', researchExpired('i', s.research_ttl_days), s.research_ttl_days),
 
   'closed-unit-unfinished-tasks': (db, p) =>
     bounded(
@@ -216,15 +219,7 @@ export const RULE_QUERIES: Record<RuleId, RuleQuery> = {
     ),
 
   'research-expiring': (db, p, s) =>
-    bounded(
-      db,
-      sql`select jsonb_build_array(${item('i')}) as items,
-                 'expires ' || to_char(${researchExpiresAt('i', s.research_ttl_days)}, 'YYYY-MM-DD') as note
-          from items i
-          where i.project_id = ${p}::uuid and i.item_type = 'research' and ${current('i')}
-            and ${researchExpiring('i', s.research_ttl_days, RESEARCH_EXPIRING_DAYS)}
-          order by i.refreshed_at, i.id`,
-    ),
+    researchByExpiry(db, p, 'expires', researchExpiring('i', s.research_ttl_days, RESEARCH_EXPIRING_DAYS), s.research_ttl_days),
 
   'done-task-without-qa': (db, p) =>
     bounded(

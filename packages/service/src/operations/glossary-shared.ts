@@ -1,7 +1,8 @@
-import { findGroupByName, insertTerm, resolveProject } from '@svc/store';
+import { type GlossaryTermEvent, glossaryTermTransition, parseIdRef } from '@svc/domain';
+import { findGroupByName, insertTerm, resolveProject, resolveTerm } from '@svc/store';
 import { z } from 'zod';
 import { idRef, projectRef } from '../inputs.js';
-import { defineOperation } from '../operation.js';
+import { defineOperation, type WriteContext } from '../operation.js';
 
 export const groupName = z.string().trim().min(1).max(200).describe('Glossary group name (a set of synonyms)');
 
@@ -30,3 +31,11 @@ export const decision = z.object({
   project_id: projectRef,
   term_id: idRef('Glossary term'),
 });
+
+/** The term a review decision names, inside its project, once the review table allows `event` on it. */
+export async function termToDecide(ctx: WriteContext, input: z.output<typeof decision>, event: GlossaryTermEvent) {
+  const project = await resolveProject(ctx.tx, input.project_id);
+  const term = await resolveTerm(ctx.tx, project.id, parseIdRef(input.term_id, 'term_id'));
+  glossaryTermTransition(term, event);
+  return { project, term };
+}

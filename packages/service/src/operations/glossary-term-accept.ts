@@ -1,7 +1,6 @@
-import { glossaryTermTransition, parseIdRef } from '@svc/domain';
-import { acceptTerm, resolveProject, resolveTerm } from '@svc/store';
+import { acceptTerm } from '@svc/store';
 import { defineOperation } from '../operation.js';
-import { decision } from './glossary-shared.js';
+import { decision, termToDecide } from './glossary-shared.js';
 
 export const glossaryTermAccept = defineOperation({
   name: 'glossary_term_accept',
@@ -12,9 +11,7 @@ export const glossaryTermAccept = defineOperation({
   kind: 'write',
   annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
-    const term = await resolveTerm(ctx.tx, project.id, parseIdRef(input.term_id, 'term_id'));
-    glossaryTermTransition(term, 'accept');
+    const { project, term } = await termToDecide(ctx, input, 'accept');
     const accepted = await acceptTerm(ctx.tx, term);
     ctx.audit({ project_id: project.id, target_kind: 'glossary_term', target_id: term.id, details: { status: 'accepted' } });
     return accepted;

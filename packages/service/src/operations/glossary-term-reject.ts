@@ -1,8 +1,7 @@
-import { glossaryTermTransition, parseIdRef } from '@svc/domain';
-import { rejectTerm, resolveProject, resolveTerm } from '@svc/store';
+import { rejectTerm } from '@svc/store';
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
-import { decision } from './glossary-shared.js';
+import { decision, termToDecide } from './glossary-shared.js';
 
 export const glossaryTermReject = defineOperation({
   name: 'glossary_term_reject',
@@ -13,9 +12,7 @@ export const glossaryTermReject = defineOperation({
   kind: 'write',
   annotations: { destructiveHint: true, idempotentHint: false },
   async run(ctx, input) {
-    const project = await resolveProject(ctx.tx, input.project_id);
-    const term = await resolveTerm(ctx.tx, project.id, parseIdRef(input.term_id, 'term_id'));
-    glossaryTermTransition(term, 'reject');
+    const { project, term } = await termToDecide(ctx, input, 'reject');
     await rejectTerm(ctx.tx, term, input.reason ?? '', ctx.actor?.id ?? null);
     ctx.audit({ project_id: project.id, target_kind: 'glossary_term', target_id: term.id, details: { status: 'rejected' } });
     return { rejected: { id: term.id, term: term.term, group: term.group_name } };

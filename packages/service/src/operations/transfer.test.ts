@@ -249,6 +249,9 @@ describe.each(testBackends())('import confines a crafted file to its own project
     const i = lineOf('item');
     await refusedAt(edited(i, (r) => { r.version = '1'; }), i, 'version', /field 'version' of a item record must be a whole number/);
     await refusedAt(edited(i, (r) => { r.version = 1e300; }), i, 'version', /must be a whole number/);
+    await refusedAt(edited(i, (r) => { r.version = 0; }), i, 'version', /must be 1 or more/);
+    const h = lineOf('history', (r) => r.version !== null);
+    await refusedAt(edited(h, (r) => { r.version = -1; }), h, 'version', /field 'version' of a history record must be 1 or more/);
     await refusedAt(edited(i, (r) => { r.title = 7; }), i, 'title', /must be a string/);
     await refusedAt(edited(i, (r) => { r.created_at = 'yesterday'; }), i, 'created_at', /ISO 8601/);
     await refusedAt(edited(i, (r) => { r.body = 'nul \u0000 byte'; }), i, 'body', /NUL/);

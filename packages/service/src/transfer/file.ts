@@ -74,7 +74,9 @@ function valueProblem(column: ColumnType, value: unknown): string | undefined {
     case 'timestamptz':
       return typeof value === 'string' && TIMESTAMP.test(value) && isIsoTime(value) ? undefined : 'must be an ISO 8601 time such as 2024-05-01T12:00:00.000Z';
     case 'int4':
-      return Number.isInteger(value) && (value as number) >= -2_147_483_648 && (value as number) <= 2_147_483_647 ? undefined : 'must be a whole number below 2^31';
+      if (!(Number.isInteger(value) && (value as number) >= -2_147_483_648 && (value as number) <= 2_147_483_647)) return 'must be a whole number below 2^31';
+      // A version counts a chain's rows from 1, in items and in the history that names them.
+      return column.name === 'version' && (value as number) < 1 ? 'must be 1 or more (versions count from 1)' : undefined;
     case 'int8':
       // Exports write bigint ids as strings (as the database driver reads them).
       return (typeof value === 'string' && /^[1-9]\d{0,17}$/.test(value)) || (Number.isSafeInteger(value) && (value as number) >= 1)

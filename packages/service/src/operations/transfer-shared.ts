@@ -28,6 +28,9 @@ export async function exportLines(ctx: ReadContext, tables: readonly TableSpec[]
   return { lines, counts };
 }
 
+/** For the import's audit row: which actors of the file were taken for actors here by their email (file id → id here). */
+export const adoptedActors = (adopted: Map<string, string>) => (adopted.size > 0 ? { actors_by_email: Object.fromEntries(adopted) } : {});
+
 /** The file's one project record. */
 export function projectRecordOf(records: ImportRecord[]): ImportRecord {
   const projects = records.filter((r) => r.spec.kind === 'project');
@@ -42,9 +45,9 @@ export function projectRecordOf(records: ImportRecord[]): ImportRecord {
  */
 export async function importInbox(ctx: WriteContext, records: ImportRecord[], columns: Map<string, ColumnType[]>, asSlug: string | undefined) {
   if (asSlug !== undefined) throw new SvcError('invalid_input', 'as_slug: the file is the shared inbox, which belongs to no project; import it without --as', { field: 'as_slug' });
-  await confineInbox(ctx.tx, records);
+  const adopted = await confineInbox(ctx.tx, records);
   await writeInbox(ctx.tx, records, columns, ctx.progress);
   const counts = Object.fromEntries(INBOX_TABLES.map((t) => [t.kind, records.filter((r) => r.spec.kind === t.kind).length]));
-  ctx.audit({ project_id: null, target_kind: 'inbox', target_id: null, details: { imported: counts } });
+  ctx.audit({ project_id: null, target_kind: 'inbox', target_id: null, details: { imported: counts, ...adoptedActors(adopted) } });
   return { inbox: true, counts };
 }

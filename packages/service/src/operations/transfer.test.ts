@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { deferSearchIndex, rebuildSearchIndex } from '@svc/store';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +111,7 @@ describe.each(testBackends())('import confines a crafted file to its own project
   /** The export of project 'mine', as lines without the final empty one. */
   let lines: string[];
   let mine: string;
+  let myActor: string;
   let other: { projectId: string; actorId: string; itemId: string; taskId: string };
 
   const importing = (file: string[], as_slug?: string) => svc.call(ops.project_import, { lines: file, ...(as_slug ? { as_slug } : {}) }, { source: 'cli' });
@@ -157,6 +159,7 @@ describe.each(testBackends())('import confines a crafted file to its own project
 
     const me = await svc.seed('mine');
     mine = me.projectId;
+    myActor = me.actorId;
     const call = svc.as(me.actorId);
     await call(ops.type_add, { key: 'note', schema: { type: 'object', properties: { n: { type: 'integer' } } } });
     const a = (await call(ops.svc_item_upsert, { project_id: 'mine', title: 'A', item_type: 'note', context: { n: 1 } })) as { id: string };
@@ -186,6 +189,23 @@ describe.each(testBackends())('import confines a crafted file to its own project
     await refusedAt(edited(n, (r) => { r.project_id = other.projectId; }), n, 'project_id', /field 'project_id' is .*, not the imported project/);
     const s = lineOf('system');
     if (s > 0) await refusedAt(edited(s, (r) => { r.project_id = other.projectId; }), s, 'project_id', /not the imported project/);
+  });
+
+  it('takes an actor of the file whose email is registered here under another id for that actor', async () => {
+    // The same person, registered on the machine that exported under another id.
+    const elsewhere = randomUUID();
+    const file = lines.map((l) => l.replaceAll(myActor, elsewhere));
+    expect(file.join('\n')).not.toContain(myActor);
+    const actorsBefore = (await snapshot()).actors;
+    const result = (await importing(file, 'same-person')) as { project_id: string };
+    expect((await snapshot()).actors).toBe(actorsBefore);
+    const creators = await svc.store.db.selectFrom('items').select('created_by').distinct().where('project_id', '=', result.project_id).execute();
+    expect(creators).toEqual([{ created_by: myActor }]);
+    // The import's own audit row says whom it took for whom.
+    const audit = await svc.store.db.selectFrom('audit_log').select('details').where('target_id', '=', result.project_id).where('project_id', 'is', null).executeTakeFirstOrThrow();
+    expect(audit.details).toMatchObject({ actors_by_email: { [elsewhere]: myActor } });
+    const exported = (await svc.call(ops.project_export, { project_id: 'same-person' }, { source: 'cli' })) as { lines: string[] };
+    expect(exported.lines.join('\n')).not.toContain(elsewhere);
   });
 
   it('refuses audit rows forged into another project or naming an actor the file does not carry', async () => {

@@ -12,7 +12,7 @@ import {
   TABLES,
 } from '@svc/store';
 import { validateProjectSettings } from '../operations/project-config-shared.js';
-import { type ImportRecord, isObject, lineError, UUID } from './file.js';
+import { type ImportRecord, isObject, lineError, remap, UUID } from './file.js';
 
 /**
  * The trust checks of an import (docs/decisions/0014), run before anything is written: a file holds one
@@ -50,30 +50,37 @@ const EMAIL = /^[^@\s]+@[^@\s]+$/;
  * Check that the file holds one project and nothing else: every record carries the project's id, every
  * reference names a record of the same file, settings and item-type schemas pass the checks they pass when
  * given by hand, and (keeping ids) no id is taken already. Returns the identity-keyed kinds (history, audit)
- * whose ids are free here and can be kept.
+ * whose ids are free here and can be kept, and the file's actors taken for actors here by their email (file id →
+ * id here; every record already names them so).
  */
-export async function confine(tx: Transaction<Database>, records: ImportRecord[], projectRecord: ImportRecord, fresh: boolean): Promise<Set<string>> {
+export async function confine(
+  tx: Transaction<Database>,
+  records: ImportRecord[],
+  projectRecord: ImportRecord,
+  fresh: boolean,
+): Promise<{ keptIdentity: Set<string>; adopted: Map<string, string> }> {
   await checkProjectRecord(tx, projectRecord, fresh);
   const has = uniqueKeys(records);
   const schemas = await checkItemTypes(tx, records);
-  await checkActors(tx, records);
+  const known = await checkActors(tx, records);
   const gone = checkRecords(records, String(projectRecord.row.id), schemas, has);
   await checkGoneTargets(tx, gone);
-  return fresh ? new Set<string>() : freeIds(tx, records);
+  adoptActors(records, known);
+  return { keptIdentity: fresh ? new Set<string>() : await freeIds(tx, records), adopted: known };
 }
 
 /**
  * The inbox file's checks: captures of no project and the actors they name only, references inside the file,
  * redacted captures masked, and no capture id that exists here already (it would be someone else's capture).
  */
-export async function confineInbox(tx: Transaction<Database>, records: ImportRecord[]): Promise<void> {
+export async function confineInbox(tx: Transaction<Database>, records: ImportRecord[]): Promise<Map<string, string>> {
   for (const r of records) {
     if (r.spec.kind !== 'actor' && r.spec.kind !== 'capture') {
       throw lineError(r.line, `a ${r.spec.kind} record in an inbox file, which holds only captures and the actors they name`, 'type');
     }
   }
   const has = uniqueKeys(records);
-  await checkActors(tx, records);
+  const known = await checkActors(tx, records);
   const captures = records.filter((r) => r.spec.kind === 'capture');
   for (const r of captures) {
     if (r.row.project_id !== null) throw lineError(r.line, `field 'project_id' is ${String(r.row.project_id)}: an inbox file holds only captures of no project`, 'project_id');
@@ -81,7 +88,8 @@ export async function confineInbox(tx: Transaction<Database>, records: ImportRec
     if (r.row.review_state === 'promoted') throw lineError(r.line, "a promoted capture in an inbox file: it travels with its project's export", 'review_state');
     checkCapture(r, false);
   }
-  if (captures.length === 0) return;
+  adoptActors(records, known);
+  if (captures.length === 0) return known;
   const taken = await firstTakenUuid(tx, (captures[0] as ImportRecord).spec, 'id', captures.map((r) => r.row.id));
   if (taken !== undefined) {
     const r = captures.find((c) => c.row.id === taken) as ImportRecord;
@@ -91,6 +99,7 @@ export async function confineInbox(tx: Transaction<Database>, records: ImportRec
       record_field: 'id',
     });
   }
+  return known;
 }
 
 /** The project record: a valid slug and settings, and (keeping ids) neither its id nor its slug taken here. */
@@ -288,8 +297,11 @@ function checkReferences(r: ImportRecord, known: (target: string, value: string)
   }
 }
 
-/** Actors: well-formed, and one that is new here must not take another actor's email. */
-async function checkActors(tx: Transaction<Database>, records: ImportRecord[]): Promise<void> {
+/**
+ * Actors: well-formed, one record per email. An actor of the file whose email an actor here has under another
+ * id (the same person, registered on each machine) is that actor: returns file id → id here.
+ */
+async function checkActors(tx: Transaction<Database>, records: ImportRecord[]): Promise<Map<string, string>> {
   const actorRecords = records.filter((r) => r.spec.kind === 'actor');
   const emails = new Map<string, number>();
   for (const r of actorRecords) {
@@ -300,11 +312,19 @@ async function checkActors(tx: Transaction<Database>, records: ImportRecord[]): 
     emails.set(email.toLowerCase(), r.line);
     if (!isObject(r.row.external_ids)) throw lineError(r.line, "field 'external_ids' must be a JSON object", 'external_ids');
   }
-  if (actorRecords.length === 0) return;
+  const known = new Map<string, string>();
+  if (actorRecords.length === 0) return known;
   for (const actor of await actorIdsByEmail(tx, [...emails.keys()])) {
     const r = actorRecords.find((a) => String(a.row.email).toLowerCase() === actor.email) as ImportRecord;
-    if (r.row.id !== actor.id) throw lineError(r.line, `actor email ${String(r.row.email)} belongs to another actor in this database`, 'email');
+    if (r.row.id !== actor.id) known.set(String(r.row.id), actor.id);
   }
+  return known;
+}
+
+/** After the checks: every record names the actors `known` here by their id here (the actor record too, so it is not written again). */
+function adoptActors(records: ImportRecord[], known: Map<string, string>): void {
+  if (known.size === 0) return;
+  for (const r of records) r.row = remap(r.row, known) as Record<string, unknown>;
 }
 
 /**

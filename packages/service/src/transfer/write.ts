@@ -17,7 +17,7 @@ import {
 import { fromDatabase } from '../errors.js';
 import type { WriteContext } from '../operation.js';
 import { SHARED } from './confine.js';
-import { type ImportRecord, lineError } from './file.js';
+import { type ImportRecord, lineError, remap } from './file.js';
 
 /** The last steps of an import: fresh ids for a copy, then the rows, in batches, in foreign-key order. */
 
@@ -41,16 +41,6 @@ export async function renewIds(tx: Transaction<Database>, records: ImportRecord[
   }
   projectRecord.row.slug = slug;
   return ids;
-}
-
-/** Replace every string equal to a mapped id, anywhere in a value (columns and JSON alike). */
-function remap(value: unknown, ids: Map<string, string>): unknown {
-  if (typeof value === 'string') return ids.get(value) ?? value;
-  if (Array.isArray(value)) return value.map((v) => remap(v, ids));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, remap(v, ids)]));
-  }
-  return value;
 }
 
 /**

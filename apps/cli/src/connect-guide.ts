@@ -91,15 +91,18 @@ const indent = (text: string, by = '    ') =>
 const json = (value: unknown) =>
   indent(JSON.stringify(value, null, 2).replace(/\[\n\s*((?:"(?:[^"\\]|\\.)*",?\n\s*)+)\]/g, (_, items: string) => `[${items.trim().split(/,?\n\s*/).join(', ')}]`));
 
-/** The block printed (on stderr) by `svc init` and by the start of `svc serve http` that set svc up. */
-export function renderGuide(c: Connection): string {
+/**
+ * The block printed (on stderr) by `svc init` and by the start of `svc serve http` that set svc up; `serving`
+ * says which, since after `svc init` no server may be running yet.
+ */
+export function renderGuide(c: Connection, serving: boolean): string {
   const made = [c.created.project ? `created project '${c.project.slug}'` : '', c.created.actor ? `registered actor ${c.actor.email}` : '']
     .filter((s) => s !== '')
     .join(' and ');
   return [
     `svc is ready${made ? ` (${made})` : ''}: project '${c.project.slug}', actor ${c.actor.id} (${c.actor.email}).`,
     '',
-    'Connect an assistant over MCP, to the running `svc serve http`:',
+    serving ? 'Connect an assistant over MCP to this server:' : 'Connect an assistant over MCP to `svc serve http` once it runs (`pnpm start` starts it):',
     `  URL:    ${c.mcp_url}`,
     `  header: X-Actor: ${c.actor.id}`,
     '',

@@ -69,6 +69,7 @@ describe('the first start of svc serve http on an empty data directory', () => {
       actorId = header?.[1] as string;
       const mcpUrl = `${first.url}/mcp`;
       expect(printed).toContain(`svc is ready (created project 'default' and registered actor newcomer@example.test)`);
+      expect(printed).toContain('Connect an assistant over MCP to this server:');
       expect(printed).toContain(`URL:    ${mcpUrl}`);
       expect(printed).toContain(`claude mcp add --transport http svc ${mcpUrl} --header "X-Actor: ${actorId}"`);
       // VS Code's .vscode/mcp.json ("servers", typed) and the mcpServers JSON, over HTTP and over stdio.
@@ -146,6 +147,8 @@ describe('svc init', () => {
       clients: { claude_code: `claude mcp add --transport http svc http://127.0.0.1:9123/mcp --header "X-Actor: ${created.actor.id}"` },
     });
     expect(first.stderr).toContain(`header: X-Actor: ${created.actor.id}`);
+    // init serves nothing: the guide says the URL works once a server runs.
+    expect(first.stderr).toContain('to `svc serve http` once it runs (`pnpm start` starts it)');
 
     // Again with the same names, then with none (defaults are not created beside existing ones).
     const again = await svcJson(['init', '--project', 'alpha', '--actor-email', 'init@example.test'], env);

@@ -97,7 +97,7 @@ export async function serveHttp(
   service.logger.info({ url: server.url }, 'svc http listening');
   if (first) {
     const guide = connection(first, cfg, localUrl(host, Number(new URL(server.url).port)));
-    cli.io.err(first.created.project || first.created.actor ? `${renderGuide(guide)}\n` : renderPointer(guide));
+    cli.io.err(first.created.project || first.created.actor ? `${renderGuide(guide, true)}\n` : renderPointer(guide));
   }
   cli.io.err(`svc listening on ${server.url} (database: ${service.database.location})`);
   await new Promise<void>((resolve) => {
@@ -121,7 +121,7 @@ export async function init(cli: Cli, _args: string[], opts: { project?: string; 
     await service.close();
   }
   const guide = connection(first, cfg, localUrl(cfg.httpHost, cfg.httpPort));
-  cli.io.err(renderGuide(guide));
+  cli.io.err(renderGuide(guide, false));
   print(cli.io, guide, opts.json === true, (c: Connection) =>
     [`project: ${c.project.slug} (${c.project.id})`, `actor: ${c.actor.id} (${c.actor.email})`, `mcp_url: ${c.mcp_url}`].join('\n'),
   );

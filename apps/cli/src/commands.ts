@@ -85,6 +85,18 @@ function checkGate(r: { counts?: Record<'error' | 'warn' | 'info', number> }, op
 }
 
 const json: OptionDecl = { flags: '--json', description: 'print the result as JSON' };
+/** `--body` or `--body-file` (the file's text), never both. */
+const itemTextOptions: OptionDecl[] = [
+  { flags: '--body <text>', description: 'the body (markdown)' },
+  { flags: '--body-file <file>', description: 'read the body from this file (markdown, up to 1 MiB)' },
+];
+
+function bodyOf(o: Record<string, unknown>): string | undefined {
+  if (typeof o.bodyFile !== 'string') return o.body as string | undefined;
+  if (o.body !== undefined) throw new SvcError('invalid_input', '--body and --body-file: give one of them, not both', { field: 'body' });
+  return readTextFile(o.bodyFile, '--body-file');
+}
+
 const projectScope: OptionDecl = { flags: '--project <project>', description: 'resolve the id only inside this project' };
 const migrateFirst: OptionDecl = { flags: '--migrate', description: 'apply pending migrations first (PostgreSQL; the embedded database always migrates)' };
 
@@ -221,7 +233,33 @@ export const COMMANDS: readonly CommandEntry[] = [
     text: (r: { types: { key: string; display_name: string; owner: string }[] }) => r.types.map((t) => `${t.key.padEnd(16)} ${t.display_name} (${t.owner})`).join('\n'),
   },
 
-  { name: 'item', description: 'inspect, delete and restore items' },
+  { name: 'item', description: 'record, edit, inspect, delete and restore items' },
+  {
+    name: 'item add',
+    arguments: ['<project>', '<title>'],
+    description: 'record an item: a decision unless --type says otherwise (svc_item_upsert, as an assistant calls it)',
+    operation: 'svc_item_upsert',
+    input: ([p, title], o) => ({ project_id: p, title, item_type: o.type, body: bodyOf(o), system_id: o.system, source_url: o.sourceUrl }),
+    options: [
+      { flags: '--type <type>', description: "item type: decision (default), knowledge, policy, document, research or a custom type" },
+      ...itemTextOptions,
+      { flags: '--system <system>', description: 'the system of the project it belongs to (id, prefix or name)' },
+      { flags: '--source-url <url>', description: 'where the information comes from (required for research)' },
+    ],
+    help: '\nExamples:\n  svc item add my-project "Use PostgreSQL for billing" --body "One primary, two replicas."\n  svc item add my-project "Retention" --type policy --body-file retention.md',
+  },
+  {
+    name: 'item edit',
+    arguments: ['<id>'],
+    description: 'write a new version of an item (it must be the current one; the old version stays in its history)',
+    operation: 'svc_item_upsert',
+    input: ([id], o) => ({ project_id: o.project, item_id: id, title: o.title, body: bodyOf(o) }),
+    options: [
+      { flags: '--project <project>', description: 'the project the item belongs to', required: true },
+      { flags: '--title <title>', description: 'a new title' },
+      ...itemTextOptions,
+    ],
+  },
   {
     name: 'item show',
     arguments: ['<id>'],

@@ -41,6 +41,29 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     expect((await svc(['project', 'config', 'import', 'cfg', config], env)).stderr).toMatch(/not valid TOML \(line 1/);
   }, 180_000);
 
+  it('item add and item edit record and revise an item from the terminal; --body and --body-file together are refused', async () => {
+    expect((await svc(['project', 'create', 'notes'], env)).code).toBe(0);
+    const body = join(dir, 'body.md');
+    writeFileSync(body, 'One primary, two replicas.\n\nBackups run nightly.\n');
+    const added = await svc(['item', 'add', 'notes', 'Use PostgreSQL for billing', '--body-file', body, '--json'], env);
+    expect(added.code, added.stderr).toBe(0);
+    const { id } = JSON.parse(added.stdout) as { id: string };
+    const policy = JSON.parse((await svc(['item', 'add', 'notes', 'Keep invoices seven years', '--type', 'policy', '--json'], env)).stdout) as { id: string };
+    const edited = await svc(['item', 'edit', id.slice(0, 8), '--project', 'notes', '--body', 'One primary, three replicas.', '--json'], env);
+    expect(edited.code, edited.stderr).toBe(0);
+    const v2 = JSON.parse(edited.stdout) as { id: string; version: number };
+    expect(v2.version).toBe(2);
+    const shown = JSON.parse((await svc(['item', 'show', v2.id, '--json'], env)).stdout) as { item: { title: string; body: string; item_type: string } };
+    expect(shown.item).toMatchObject({ title: 'Use PostgreSQL for billing', body: 'One primary, three replicas.', item_type: 'decision' });
+    expect(JSON.parse((await svc(['item', 'show', policy.id, '--json'], env)).stdout)).toMatchObject({ item: { item_type: 'policy' } });
+    const both = await svc(['item', 'add', 'notes', 'Both', '--body', 'x', '--body-file', body], env);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/invalid_input: --body and --body-file: give one of them/);
+    const stale = await svc(['item', 'edit', id, '--project', 'notes', '--title', 'Late'], env);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/conflict/);
+  }, 180_000);
+
   const groupId = async (project: string) => {
     const listed = JSON.parse((await svc(['glossary', 'list', project, '--json'], env)).stdout) as { groups: { id: string }[] };
     return (listed.groups[0] as { id: string }).id;

@@ -102,16 +102,26 @@ export async function confineInbox(tx: Transaction<Database>, records: ImportRec
   return known;
 }
 
+/**
+ * Run a check that also guards input given by hand (settings, a type's schema, an item's context) on a record:
+ * its refusal becomes the record's line refusal, worded by `say` from the check's own message; any other
+ * error is a bug and stays one (internal_error), never a refusal of the file.
+ */
+function refusedAtLine<T>(r: ImportRecord, recordField: string, say: (message: string) => string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof SvcError && error.code === 'invalid_input') throw lineError(r.line, say(error.message), recordField);
+    throw error;
+  }
+}
+
 /** The project record: a valid slug and settings, and (keeping ids) neither its id nor its slug taken here. */
 async function checkProjectRecord(tx: Transaction<Database>, projectRecord: ImportRecord, fresh: boolean): Promise<void> {
   const projectId = projectRecord.row.id as string;
   const { slug, settings } = projectRecord.row;
   if (typeof slug !== 'string' || !isSlug(slug)) throw lineError(projectRecord.line, `field 'slug' '${String(slug)}' is not a valid slug`, 'slug');
-  try {
-    validateProjectSettings(settings);
-  } catch (error) {
-    throw lineError(projectRecord.line, `field 'settings': ${(error as Error).message}`, 'settings');
-  }
+  refusedAtLine(projectRecord, 'settings', (m) => `field 'settings': ${m}`, () => validateProjectSettings(settings));
   if (fresh) return;
   const clash = await findProjectByIdOrSlug(tx, projectId, slug);
   if (clash) {
@@ -134,12 +144,7 @@ async function checkItemTypes(tx: Transaction<Database>, records: ImportRecord[]
     if (!isTypeKey(key)) throw lineError(r.line, `field 'key': '${key}' is not a valid type key`, 'key');
     const here = existing.get(key);
     if (r.row.owner === 'system' || here?.owner === 'system') throw lineError(r.line, `item type '${key}' is a system type or claims to be one; an export carries only custom types`, 'owner');
-    let schema: JsonSchema;
-    try {
-      schema = validateTypeSchema(r.row.schema);
-    } catch (error) {
-      throw lineError(r.line, `field 'schema' of item type '${key}': ${(error as Error).message.replace(/^schema(\.\w+)?: /, '')}`, 'schema');
-    }
+    const schema = refusedAtLine(r, 'schema', (m) => `field 'schema' of item type '${key}': ${m}`, () => validateTypeSchema(r.row.schema));
     if (here && canonical(here.schema) !== canonical(schema)) {
       throw lineError(r.line, `item type '${key}' exists here with a different schema; the file cannot change it`, 'schema');
     }
@@ -184,11 +189,7 @@ function checkRecords(records: ImportRecord[], projectId: string, schemas: Map<s
 /** An item's context fits its type's schema, and a QA check targets items of the file. */
 function checkItem(r: ImportRecord, schemas: Map<string, JsonSchema>, has: (kind: string, id: string) => boolean): void {
   const type = String(r.row.item_type);
-  try {
-    validateContext(type, schemas.get(type) as JsonSchema, r.row.context);
-  } catch (error) {
-    throw lineError(r.line, `field ${(error as Error).message}`, 'context');
-  }
+  refusedAtLine(r, 'context', (m) => `field ${m}`, () => validateContext(type, schemas.get(type) as JsonSchema, r.row.context));
   if (type !== 'qa_check' || !isObject(r.row.context)) return;
   for (const field of ['target_task_ids', 'target_item_ids']) {
     const targets = r.row.context[field];

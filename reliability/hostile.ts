@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Route } from '@svc/http';
 import { send } from '@svc/http/testing';
 import type { listTools } from '@svc/mcp';
-import { createLogger, loadConfig, openService } from '@svc/service';
+import { createLogger, loadConfig, openService, ops } from '@svc/service';
 import fc from 'fast-check';
 import { count, type Probe, run, SVC, type Summary } from './harness.js';
 
@@ -670,21 +670,21 @@ export async function prepareDoors(base: string, env: NodeJS.ProcessEnv, actor: 
   const service = await openService(loadConfig(env), { logger: createLogger('silent') });
   try {
     const as = { source: 'cli' as const, actorId: actor };
-    const intruder = (await service.call('actor_add', { email: 'intruder@example.test' }, as)) as { id: string };
-    const rel = (await service.call('project_show', { project_id: 'rel' }, as)) as { id: string };
-    await service.call('glossary_group_add', { project_id: 'rel', name: 'hostile synonyms' }, as);
+    const intruder = await service.call(ops.actor_add, { email: 'intruder@example.test' }, as);
+    const rel = await service.call(ops.project_show, { project_id: 'rel' }, as);
+    await service.call(ops.glossary_group_add, { project_id: 'rel', name: 'hostile synonyms' }, as);
     const queue = [...terms];
     await Promise.all(
       [0, 1, 2, 3].map(async () => {
         for (let term = queue.shift(); term !== undefined; term = queue.shift()) {
-          await service.call('glossary_term_add', { project_id: 'rel', group: 'hostile synonyms', term }, as);
+          await service.call(ops.glossary_term_add, { project_id: 'rel', group: 'hostile synonyms', term }, as);
         }
       }),
     );
     await post(base, actor, '/projects/rel/items', { title: `glossary ${terms[0]}`, body: `${terms[1]} ${terms[499]}` });
-    await service.call('project_create', { slug: 'hostile-src' }, as);
+    await service.call(ops.project_create, { slug: 'hostile-src' }, as);
     await seedSource(base, actor);
-    const exported = (await service.call('project_export', { project_id: 'hostile-src' }, as)) as { lines: string[] };
+    const exported = await service.call(ops.project_export, { project_id: 'hostile-src' }, as);
     return { valid, intruder: intruder.id, relId: rel.id, terms, source: exported.lines.filter((line) => line !== '') };
   } finally {
     await service.close();

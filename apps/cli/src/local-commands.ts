@@ -8,6 +8,7 @@ import {
   type FirstUse,
   migrateDatabase,
   openService,
+  ops,
   SvcError,
   schemaStatus,
 } from '@svc/service';
@@ -145,10 +146,11 @@ export async function exportFile(cli: Cli, [project]: string[], opts: { inbox?: 
     command.error('error: name a project to export, or pass --inbox for the shared inbox (not both)', { exitCode: 2 });
   }
   const bar = cli.progressBar();
-  const [operation, input] = opts.inbox ? ['inbox_export', {}] : ['project_export', { project_id: project }];
-  const result = (await cli
-    .withService((service) => service.call(operation, input, { source: 'cli', onProgress: bar.onProgress }))
-    .finally(() => bar.stop())) as { lines: string[]; counts: Record<string, number> };
+  const call = { source: 'cli', onProgress: bar.onProgress } as const;
+  const result = await cli
+    // Exactly one of the two is given (refused above otherwise): no project means the inbox.
+    .withService((service) => (project === undefined ? service.call(ops.inbox_export, {}, call) : service.call(ops.project_export, { project_id: project }, call)))
+    .finally(() => bar.stop());
   const text = `${result.lines.join('\n')}\n`;
   if (!opts.out) {
     process.stdout.write(text);

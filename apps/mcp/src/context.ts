@@ -2,7 +2,20 @@ import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { type CallContext, type CompletionKind, findOperation, inline, isSvcError, ref, type Service, SvcError, type ErrorCode as SvcErrorCode } from '@svc/service';
+import {
+  type AnyOperation,
+  type CallContext,
+  type CompletionKind,
+  type InputOf,
+  inline,
+  isSvcError,
+  type OutputOf,
+  ops,
+  ref,
+  type Service,
+  SvcError,
+  type ErrorCode as SvcErrorCode,
+} from '@svc/service';
 import { z } from 'zod';
 
 /** Projects whose brief and decisions resources/list names: resources/list is not paginated here, so bounded. */
@@ -18,30 +31,29 @@ const RESOURCE_NOT_FOUND = -32002;
  * validation and errors are the tools' own; the tool list does not grow.
  */
 export function registerContext(mcp: McpServer, service: Service, call: CallContext): void {
-  const run = async (name: string, input: Record<string, unknown>): Promise<unknown> => {
+  const run = async <Op extends AnyOperation>(op: Op, input: InputOf<Op>): Promise<OutputOf<Op>> => {
     try {
-      return await service.call(name, input, call);
+      return await service.call(op, input, call);
     } catch (error) {
       throw toMcpError(error, service);
     }
   };
-  const markdown = async (name: string, input: Record<string, unknown>): Promise<string> => {
-    const presentation = findOperation(name)?.presentation;
-    const result = await run(name, input);
-    return presentation?.kind === 'markdown' ? presentation.render(result) : JSON.stringify(result);
+  const markdown = async <Op extends AnyOperation>(op: Op, input: InputOf<Op>): Promise<string> => {
+    const result = await run(op, input);
+    return op.presentation?.kind === 'markdown' ? op.presentation.render(result) : JSON.stringify(result);
   };
   /** Completion never fails the client: what cannot be matched completes to nothing. */
   const complete = async (kind: CompletionKind, prefix: string, projectId?: string): Promise<string[]> => {
     try {
       const input = { kind, prefix, ...(kind === 'work_unit' && projectId ? { project_id: projectId } : {}) };
-      return ((await service.call('completion', input, call)) as { values: string[] }).values;
+      return (await service.call(ops.completion, input, call)).values;
     } catch (error) {
       if (isSvcError(error) && (error.code === 'not_found' || error.code === 'invalid_input' || error.code === 'ambiguous_id')) return [];
       throw toMcpError(error, service);
     }
   };
   const projects = async () =>
-    ((await run('project_list', { limit: LISTED_PROJECTS })) as { projects: { slug: string; name: string }[] }).projects;
+    (await run(ops.project_list, { limit: LISTED_PROJECTS })).projects;
   const projectVariable = { project: (value: string) => complete('project', value) };
 
   mcp.registerResource(
@@ -61,7 +73,7 @@ export function registerContext(mcp: McpServer, service: Service, call: CallCont
       description: 'What svc_brief answers (open work units, recent items), at most 2000 characters.',
       mimeType: 'text/markdown',
     },
-    async (uri, variables) => text(uri, 'text/markdown', await markdown('svc_brief', { project_id: variable(variables, 'project') })),
+    async (uri, variables) => text(uri, 'text/markdown', await markdown(ops.svc_brief, { project_id: variable(variables, 'project') })),
   );
 
   mcp.registerResource(
@@ -82,7 +94,7 @@ export function registerContext(mcp: McpServer, service: Service, call: CallCont
       mimeType: 'text/markdown',
     },
     async (uri, variables) =>
-      text(uri, 'text/markdown', await markdown('decision_list', { project_id: variable(variables, 'project'), limit: 50 })),
+      text(uri, 'text/markdown', await markdown(ops.decision_list, { project_id: variable(variables, 'project'), limit: 50 })),
   );
 
   mcp.registerResource(
@@ -93,7 +105,7 @@ export function registerContext(mcp: McpServer, service: Service, call: CallCont
       description: 'One item, current version (any version id or 8-character prefix), with its links: {item, links, truncated}.',
       mimeType: 'application/json',
     },
-    async (uri, variables) => text(uri, 'application/json', JSON.stringify(await run('item_show', { item_id: variable(variables, 'id') }))),
+    async (uri, variables) => text(uri, 'application/json', JSON.stringify(await run(ops.item_show, { item_id: variable(variables, 'id') }))),
   );
 
   const projectArg = completable(z.string().describe('Project slug'), (value) => complete('project', value));
@@ -111,16 +123,13 @@ export function registerContext(mcp: McpServer, service: Service, call: CallCont
       },
     },
     async ({ project, work_unit }): Promise<GetPromptResult> => {
-      const brief = await markdown('svc_brief', { project_id: project });
+      const brief = await markdown(ops.svc_brief, { project_id: project });
       const messages: GetPromptResult['messages'] = [
         { role: 'user', content: { type: 'resource', resource: { uri: projectUri(project, 'brief'), mimeType: 'text/markdown', text: brief } } },
       ];
       let focus = 'Then ask me what to work on.';
       if (work_unit) {
-        const { tasks, truncated } = (await run('svc_task_list', { work_unit_id: work_unit, project_id: project })) as {
-          tasks: { id: string; title: string; status: string }[];
-          truncated: boolean;
-        };
+        const { tasks, truncated } = await run(ops.svc_task_list, { work_unit_id: work_unit, project_id: project });
         const lines = tasks.map((t) => `- [${t.status}] ${inline(t.title)} (${ref(t.id)})`);
         if (tasks.length === 0) lines.push('_No tasks yet._');
         if (truncated) lines.push('- _More tasks not shown; svc_task_list has them._');
@@ -153,7 +162,7 @@ export function registerContext(mcp: McpServer, service: Service, call: CallCont
     },
     async ({ project, topic }): Promise<GetPromptResult> => {
       // Resolves the project first, so an unknown one is refused here rather than at the save.
-      const { slug } = (await run('project_show', { project_id: project })) as { slug: string };
+      const { slug } = await run(ops.project_show, { project_id: project });
       const about = topic ? ` about ${inline(topic, 200)}` : '';
       const search = topic ? `svc_item_search with project_id "${slug}" and a query from the topic` : 'svc_item_search';
       return {
@@ -193,11 +202,8 @@ export function registerContext(mcp: McpServer, service: Service, call: CallCont
       },
     },
     async ({ project, item_type }): Promise<GetPromptResult> => {
-      const slug = project ? ((await run('project_show', { project_id: project })) as { slug: string }).slug : undefined;
-      const { captures, truncated } = (await run('svc_capture_list', { review_state: 'inbox', limit: INBOX })) as {
-        captures: { id: string; text: string; created_at: string }[];
-        truncated: boolean;
-      };
+      const slug = project ? (await run(ops.project_show, { project_id: project })).slug : undefined;
+      const { captures, truncated } = await run(ops.svc_capture_list, { review_state: 'inbox', limit: INBOX });
       const lines = captures.map((c) => `- ${ref(c.id)} (${c.created_at.slice(0, 10)}): ${inline(c.text, 300)}`);
       if (captures.length === 0) lines.push('_The inbox is empty._');
       if (truncated) lines.push(`- _Only the newest ${INBOX} are shown; svc_capture_list has the rest._`);

@@ -370,11 +370,11 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     const other = (await svc.call(ops.actor_add, { email: 'other@example.test' }, { source: 'cli' })) as { id: string };
     const unit = ((await call(ops.svc_work_open, { project_id: 'cap', title: 'Anon' })) as { id: string }).id;
     for (const source of ['test', 'mcp', 'http', 'cli'] as const) {
-      for (const [name, input] of [
-        ['svc_capture_add', { text: 'anonymous' }],
-        ['svc_idea_add', { work_unit_id: unit, text: 'anonymous' }],
+      for (const [name, attempt] of [
+        ['svc_capture_add', () => svc.call(ops.svc_capture_add, { text: 'anonymous', actor_id: other.id }, { source })],
+        ['svc_idea_add', () => svc.call(ops.svc_idea_add, { work_unit_id: unit, text: 'anonymous', actor_id: other.id }, { source })],
       ] as const) {
-        const error = await refusal(svc.call(name, { ...input, actor_id: other.id }, { source }));
+        const error = await refusal(attempt());
         expect(error, `${source} ${name}`).toMatchObject({ code: 'actor_required', details: { field: 'actor' } });
       }
     }

@@ -13,6 +13,7 @@ import { capturePromote } from './operations/capture-promote.js';
 import { captureRedact } from './operations/capture-redact.js';
 import { captureSearch } from './operations/capture-search.js';
 import { captureSetState } from './operations/capture-set-state.js';
+import { captureShow } from './operations/capture-show.js';
 import { glossaryGroupAdd } from './operations/glossary-group-add.js';
 import { glossaryList } from './operations/glossary-list.js';
 import { glossaryQueue } from './operations/glossary-queue.js';
@@ -93,6 +94,7 @@ const operations = [
   captureDiscard,
   captureRedact,
   capturePromote,
+  captureShow,
   ideaAdd,
   ideaList,
   ideaSearch,

@@ -20,7 +20,6 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type PageContext, projectPath } from './layout.js';
 import {
-  type Capture,
   ChecksPage,
   ErrorPage,
   GlossaryPage,
@@ -310,20 +309,19 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     }
   });
 
+  /** The capture the URL names, read by id; one of another project (or of the shared inbox) is not found here. */
+  const captureOf = (c: C, project: ProjectInfo) =>
+    call(c, ops.capture_show, { project_id: project.id, capture_id: c.req.param('capture') ?? '' });
+
   app.get('/p/:project/inbox/:capture/redact', async (c) => {
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const id = c.req.param('capture').toLowerCase();
-      let capture: Capture | undefined;
-      for (const state of ['inbox', 'review', 'promoted', 'discarded'] as const) {
-        capture = (await listCaptures(c, project, state)).captures.find((x) => x.id === id);
-        if (capture) break;
-      }
-      if (!capture) {
+      const capture = await captureOf(c, project);
+      if (capture.review_state === 'redacted') {
         const ctx = pageContext(c, nav(project, 'inbox'));
-        const message = `capture_id: no capture '${id}' to redact among this project's 200 newest of each state (already redacted?)`;
-        return render(c, <ErrorPage ctx={ctx} title="Not found" message={message} back={projectPath(project.slug, '/inbox')} />, 404);
+        const message = 'capture_id: this capture is already redacted; its text is gone.';
+        return render(c, <ErrorPage ctx={ctx} title="Refused" message={message} back={projectPath(project.slug, '/inbox')} />, 409);
       }
       let promotedTitle: string | undefined;
       if (capture.promoted_item_id) {
@@ -331,38 +329,39 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       }
       return render(c, <RedactConfirmPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} capture={capture} promotedTitle={promotedTitle} />);
     } catch (error) {
-      return fail(c, error, project ? nav(project, 'inbox') : {});
+      return fail(c, error, project ? nav(project, 'inbox') : {}, project ? projectPath(project.slug, '/inbox') : undefined);
     }
   });
 
   const back = (project: ProjectInfo, path: string, done: string) => `${projectPath(project.slug, path)}?done=${done}`;
-  const captureId = (c: C) => c.req.param('capture') as string;
+  /** The id of the capture the URL names, once it is known to be filed under the URL's project. */
+  const captureId = async (c: C, project: ProjectInfo) => (await captureOf(c, project)).id;
 
   action('/p/:project/inbox/:capture/annotate', async (c, project) => {
     const summary = await field(c, 'summary');
     const sensitivity = await field(c, 'sensitivity_hint');
     await call(c, ops.svc_capture_annotate, {
-      capture_id: captureId(c),
+      capture_id: await captureId(c, project),
       summary: summary.trim() === '' ? null : summary,
       sensitivity_hint: sensitivity.trim() === '' ? null : sensitivity.trim(),
     });
     return back(project, '/inbox', 'annotated');
   });
   action('/p/:project/inbox/:capture/state', async (c, project) => {
-    await call(c, ops.svc_capture_set_state, { capture_id: captureId(c), review_state: await field(c, 'review_state') });
+    await call(c, ops.svc_capture_set_state, { capture_id: await captureId(c, project), review_state: await field(c, 'review_state') });
     return back(project, '/inbox', 'state');
   });
   action('/p/:project/inbox/:capture/discard', async (c, project) => {
-    await call(c, ops.svc_capture_discard, { capture_id: captureId(c) });
+    await call(c, ops.svc_capture_discard, { capture_id: await captureId(c, project) });
     return back(project, '/inbox', 'discarded');
   });
   action('/p/:project/inbox/:capture/redact', async (c, project) => {
-    await call(c, ops.svc_capture_redact, { capture_id: captureId(c) });
+    await call(c, ops.svc_capture_redact, { capture_id: await captureId(c, project) });
     return back(project, '/inbox', 'redacted');
   });
   action('/p/:project/inbox/:capture/promote', async (c, project) => {
     const promoted = await call(c, ops.svc_capture_promote, {
-      capture_id: captureId(c),
+      capture_id: await captureId(c, project),
       project_id: project.id,
       title: await field(c, 'title'),
       item_type: await field(c, 'item_type'),

@@ -1,7 +1,8 @@
-import { ops, type Service } from '@svc/service';
+import { type AnyOperation, type InputOf, type OutputOf, ops, type Service } from '@svc/service';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../app.js';
+import { type RunningHttpServer, startHttpServer } from '../server.js';
 import { CSS_PATH, JS_PATH } from './static.js';
 
 /** The web view's guards, in process (the browser suite drives the pages themselves). */
@@ -155,5 +156,81 @@ describe.each(testBackends())('web view guards on $name', (backend) => {
     const near = html.slice(html.indexOf('id="near-misses"'));
     expect(near).toContain('Autovacuum tuning');
     expect(near).toContain('lacks: zebra');
+  });
+});
+
+/** The web view over a listening server and real HTTP requests: the outsider review's defects, each kept as a test. */
+describe.each(testBackends())('web view over a listening server on $name', (backend) => {
+  let svc: TestService;
+  let server: RunningHttpServer;
+  let readOnly: RunningHttpServer;
+  let actorId: string;
+  let slug: string;
+  let other: string;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+    ({ actorId, slug } = await svc.seed('weba'));
+    ({ slug: other } = await svc.seed('webb'));
+    // close() of a server closes its service: each server has a service of its own over the shared store.
+    server = await startHttpServer(svc.sibling({ defaultActorId: actorId }), { host: '127.0.0.1', port: 0 });
+    readOnly = await startHttpServer(svc.sibling(), { host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await readOnly?.close();
+    await svc.close();
+  });
+
+  const as = <Op extends AnyOperation>(op: Op, input: InputOf<Op>) => svc.call(op, input, { source: 'test', actorId }) as Promise<OutputOf<Op>>;
+  const get = (path: string, base = server.url) => fetch(base + path, { redirect: 'manual' });
+
+  /** Open a page as a browser would, and keep its form token and cookie for the posts. */
+  async function session(path: string) {
+    const page = await get(path);
+    const html = await page.text();
+    const cookie = page.headers.get('set-cookie')?.split(';', 1)[0] ?? '';
+    // The token a form carries is the cookie's value (double submit); a page without forms still sets it.
+    return { html, token: cookie.slice(cookie.indexOf('=') + 1), cookie };
+  }
+  async function post(path: string, fields: Record<string, string>) {
+    const { token, cookie } = await session(`/p/${slug}/inbox`);
+    return fetch(server.url + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: server.url },
+      body: new URLSearchParams({ _csrf: token, ...fields }).toString(),
+    });
+  }
+  const capture = async (id: string) => (await as(ops.capture_show, { project_id: other, capture_id: id })) as { review_state: string; summary: string | null };
+
+  it("answers an inbox action on another project's capture with a 404 page and leaves the capture alone", async () => {
+    const foreign = (await as(ops.svc_capture_add, { project_id: other, text: 'filed under the other project' })).id;
+    const attempts: [string, Record<string, string>][] = [
+      ['annotate', { summary: 'Hijacked' }],
+      ['state', { review_state: 'review' }],
+      ['promote', { title: 'Hijacked', item_type: 'knowledge', body: '' }],
+      ['discard', {}],
+      ['redact', {}],
+    ];
+    for (const [verb, fields] of attempts) {
+      const answer = await post(`/p/${slug}/inbox/${foreign}/${verb}`, fields);
+      expect({ verb, status: answer.status }).toEqual({ verb, status: 404 });
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await answer.text()).toContain('Not found');
+    }
+    expect(await capture(foreign)).toMatchObject({ review_state: 'inbox', summary: null });
+    const confirm = await get(`/p/${slug}/inbox/${foreign}/redact`);
+    expect(confirm.status).toBe(404);
+    // In its own project the same capture is found.
+    expect((await get(`/p/${other}/inbox/${foreign}/redact`)).status).toBe(200);
+  });
+
+  it('finds the capture to redact by its id, however many newer captures there are', async () => {
+    const old = (await as(ops.svc_capture_add, { project_id: slug, text: 'the oldest capture, to be redacted' })).id;
+    for (let i = 0; i < 201; i++) await as(ops.svc_capture_add, { project_id: slug, text: `newer capture ${i}` });
+    const confirm = await get(`/p/${slug}/inbox/${old}/redact`);
+    expect(confirm.status).toBe(200);
+    expect(await confirm.text()).toContain('the oldest capture, to be redacted');
   });
 });

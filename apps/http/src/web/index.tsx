@@ -136,7 +136,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   };
 
   /** A form action: run the write, then back to the page it came from (Post/Redirect/Get). */
-  const action = (path: string, run: (c: C, project: ProjectInfo) => Promise<string>) =>
+  const action = (path: string, run: (c: C, project: ProjectInfo) => Promise<string>, from = '') =>
     app.post(path, async (c) => {
       let project: ProjectInfo | undefined;
       try {
@@ -144,7 +144,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         const to = await run(c, project);
         return c.redirect(to, 303);
       } catch (error) {
-        return fail(c, error, project ? nav(project, undefined) : {}, project ? projectPath(project.slug) : '/');
+        return fail(c, error, project ? nav(project, undefined) : {}, project ? projectPath(project.slug, from) : '/');
       }
     });
 
@@ -346,19 +346,19 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       sensitivity_hint: sensitivity.trim() === '' ? null : sensitivity.trim(),
     });
     return back(project, '/inbox', 'annotated');
-  });
+  }, '/inbox');
   action('/p/:project/inbox/:capture/state', async (c, project) => {
     await call(c, ops.svc_capture_set_state, { capture_id: await captureId(c, project), review_state: await field(c, 'review_state') });
     return back(project, '/inbox', 'state');
-  });
+  }, '/inbox');
   action('/p/:project/inbox/:capture/discard', async (c, project) => {
     await call(c, ops.svc_capture_discard, { capture_id: await captureId(c, project) });
     return back(project, '/inbox', 'discarded');
-  });
+  }, '/inbox');
   action('/p/:project/inbox/:capture/redact', async (c, project) => {
     await call(c, ops.svc_capture_redact, { capture_id: await captureId(c, project) });
     return back(project, '/inbox', 'redacted');
-  });
+  }, '/inbox');
   action('/p/:project/inbox/:capture/promote', async (c, project) => {
     const promoted = await call(c, ops.svc_capture_promote, {
       capture_id: await captureId(c, project),
@@ -366,10 +366,12 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       title: await field(c, 'title'),
       item_type: await field(c, 'item_type'),
       body: await field(c, 'body'),
+      // Research needs one (the operation names source_url when it is missing); any other type may carry one.
+      source_url: (await field(c, 'source_url')).trim() || undefined,
     });
     const itemId = promoted.item_id;
     return itemId ? `${projectPath(project.slug, `/items/${encodeURIComponent(itemId)}`)}?done=promoted` : back(project, '/inbox', 'promoted');
-  });
+  }, '/inbox');
 
   app.get('/p/:project/glossary', async (c) => {
     let project: ProjectInfo | undefined;
@@ -390,11 +392,11 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   action('/p/:project/glossary/:term/accept', async (c, project) => {
     await call(c, ops.glossary_term_accept, { project_id: project.id, term_id: c.req.param('term') ?? '' });
     return back(project, '/glossary', 'accepted');
-  });
+  }, '/glossary');
   action('/p/:project/glossary/:term/reject', async (c, project) => {
     await call(c, ops.glossary_term_reject, { project_id: project.id, term_id: c.req.param('term') ?? '', reason: await field(c, 'reason') });
     return back(project, '/glossary', 'rejected');
-  });
+  }, '/glossary');
 
   app.get('/p/:project/checks', async (c) => {
     let project: ProjectInfo | undefined;

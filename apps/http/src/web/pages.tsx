@@ -638,13 +638,17 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
                       <label for={`title-${capture.id}`}>Title</label>
                       <input id={`title-${capture.id}`} type="text" name="title" required data-key="promote" />
                       <label for={`type-${capture.id}`}>Type</label>
-                      <select id={`type-${capture.id}`} name="item_type">
+                      <select id={`type-${capture.id}`} name="item_type" data-type-select>
                         {props.types.map((t) => (
                           <option value={t} selected={t === 'knowledge'}>
                             {t}
                           </option>
                         ))}
                       </select>
+                      <div class="stack" data-show-for-type="research">
+                        <label for={`src-${capture.id}`}>Source URL (required for research)</label>
+                        <input id={`src-${capture.id}`} type="url" name="source_url" placeholder="https://…" />
+                      </div>
                       <label for={`body-${capture.id}`}>Body (empty: the capture text)</label>
                       <textarea id={`body-${capture.id}`} name="body" />
                       <div>

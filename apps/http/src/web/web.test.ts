@@ -226,6 +226,26 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect((await get(`/p/${other}/inbox/${foreign}/redact`)).status).toBe(200);
   });
 
+  it('promotes a capture to research with its source_url, and names source_url when it is missing', async () => {
+    const id = (await as(ops.svc_capture_add, { project_id: slug, text: 'PG 17 ships incremental backups.' })).id;
+    const page = await (await get(`/p/${slug}/inbox`)).text();
+    expect(page).toMatch(/<input[^>]*type="url"[^>]*name="source_url"/);
+    const missing = await post(`/p/${slug}/inbox/${id}/promote`, { title: 'PG 17 backups', item_type: 'research', body: '', source_url: '' });
+    expect(missing.status).toBe(400);
+    expect(missing.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await missing.text()).toContain('source_url: research items');
+    const answer = await post(`/p/${slug}/inbox/${id}/promote`, {
+      title: 'PG 17 backups',
+      item_type: 'research',
+      body: '',
+      source_url: 'https://www.postgresql.org/docs/17/release-17.html',
+    });
+    expect(answer.status).toBe(303);
+    const itemId = decodeURIComponent(/\/items\/([^?]+)/.exec(answer.headers.get('location') ?? '')?.[1] ?? '');
+    const shown = await as(ops.item_show, { project_id: slug, item_id: itemId });
+    expect(shown.item).toMatchObject({ item_type: 'research', source_url: 'https://www.postgresql.org/docs/17/release-17.html' });
+  });
+
   it('finds the capture to redact by its id, however many newer captures there are', async () => {
     const old = (await as(ops.svc_capture_add, { project_id: slug, text: 'the oldest capture, to be redacted' })).id;
     for (let i = 0; i < 201; i++) await as(ops.svc_capture_add, { project_id: slug, text: `newer capture ${i}` });

@@ -45,6 +45,7 @@ import { projectConfigExport } from './operations/project-config-export.js';
 import { projectConfigImport } from './operations/project-config-import.js';
 import { qaAdd } from './operations/qa-add.js';
 import { qaFail } from './operations/qa-fail.js';
+import { qaList } from './operations/qa-list.js';
 import { qaListPending } from './operations/qa-list-pending.js';
 import { qaPass } from './operations/qa-pass.js';
 import { researchSweep } from './operations/research-sweep.js';
@@ -84,6 +85,7 @@ const operations = [
   taskEdit,
   qaAdd,
   qaListPending,
+  qaList,
   qaPass,
   qaFail,
   captureAdd,

@@ -217,16 +217,20 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         item_id: item.id,
       });
       const headId = history.head_id ?? item.id;
-      const [outgoing, incoming, pending, stale] = await Promise.all([
+      const [outgoing, incoming, targeting, stale] = await Promise.all([
         call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'outgoing' }),
         call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'incoming' }),
-        call(c, ops.svc_qa_list_pending, { project_id: project.id, item_id: headId, limit: 50 }),
+        call(c, ops.qa_list, { project_id: project.id, item_id: headId, limit: 100 }),
         call(c, ops.svc_check, { project_id: project.id, rule: 'qa-passed-on-superseded-target' }),
       ]);
-      const staleQa = stale.results
-        .flatMap((r) => r.findings)
-        .filter((f) => f.items[1]?.id === headId && f.items[0])
-        .map((f) => ({ id: f.items[0]!.id, title: f.items[0]!.title }));
+      // Stale: the check passed before this item changed (the rule's findings name the check, then its target).
+      const staleIds = new Set(stale.results.flatMap((r) => r.findings).flatMap((f) => (f.items[1]?.id === headId && f.items[0] ? [f.items[0].id] : [])));
+      const staleKnown = stale.results.length > 0 && stale.results.every((r) => !r.truncated);
+      const qa = {
+        checks: targeting.qa_checks.map((q) => ({ id: q.id, title: q.title, status: q.status ?? 'pending', stale: staleIds.has(q.id) })),
+        truncated: targeting.truncated,
+        staleKnown,
+      };
       const versions = [...history.versions].sort((a, b) => a.version - b.version);
       const byVersion = (v: string | undefined) => (v && /^\d+$/.test(v) ? versions.find((x) => x.version === Number(v)) : undefined);
       const head = versions.find((v) => v.id === headId) ?? item;
@@ -244,8 +248,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
           entries={history.entries}
           outgoing={outgoing.reachable}
           incoming={incoming.reachable}
-          pendingQa={pending.qa_checks}
-          staleQa={staleQa}
+          qa={qa}
           compare={from && to && versions.length > 1 ? { from, to } : null}
         />,
       );

@@ -353,8 +353,7 @@ export function ItemPage(props: {
   entries: HistoryEntry[];
   outgoing: Reached[];
   incoming: Reached[];
-  pendingQa: Item[];
-  staleQa: { id: string; title: string }[];
+  qa: { checks: { id: string; title: string; status: string; stale: boolean }[]; truncated: boolean; staleKnown: boolean };
   compare: { from: Item; to: Item } | null;
 }) {
   const { item, slug } = props;
@@ -447,20 +446,23 @@ export function ItemPage(props: {
       </section>
       <section aria-labelledby="qa-h">
         <h2 id="qa-h">QA checks targeting it</h2>
-        {props.pendingQa.length === 0 && props.staleQa.length === 0 ? <p class="muted">None pending, none stale.</p> : null}
-        <ul>
-          {props.pendingQa.map((q) => (
+        {props.qa.checks.length === 0 ? <p class="muted">No QA check targets it.</p> : null}
+        <ul id="qa-checks">
+          {props.qa.checks.map((q) => (
             <li>
-              <a href={itemHref(slug, q.id)}>{q.title}</a> <span class="tag">{q.status ?? 'pending'}</span>
-            </li>
-          ))}
-          {props.staleQa.map((q) => (
-            <li>
-              <a href={itemHref(slug, q.id)}>{q.title}</a> <span class="tag">passed</span>
-              <span class="tag stale">stale: this item changed after the check passed</span>
+              <a href={itemHref(slug, q.id)}>{q.title}</a> <span class="tag">{q.status}</span>
+              {q.stale ? (
+                <span class="tag stale">stale: this item changed after the check passed</span>
+              ) : q.status === 'passed' && props.qa.staleKnown ? (
+                <span class="tag">not stale</span>
+              ) : null}
             </li>
           ))}
         </ul>
+        {props.qa.truncated ? <p class="muted">More QA checks target it than are listed here.</p> : null}
+        {props.qa.checks.some((q) => q.status === 'passed') && !props.qa.staleKnown ? (
+          <p class="muted">Whether a passed check is stale is not known here: the rule qa-passed-on-superseded-target is disabled or had too many findings.</p>
+        ) : null}
       </section>
     </Layout>
   );

@@ -246,6 +246,28 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect(shown.item).toMatchObject({ item_type: 'research', source_url: 'https://www.postgresql.org/docs/17/release-17.html' });
   });
 
+  it('lists every QA check targeting an item with its status, and marks the stale one', async () => {
+    const item = await as(ops.svc_item_upsert, { project_id: slug, title: 'Invoices in UTC', body: 'All invoice times are UTC.' });
+    await as(ops.svc_qa_add, { project_id: slug, title: 'QA pending one', target_item_ids: [item.id] });
+    const failed = await as(ops.svc_qa_add, { project_id: slug, title: 'QA failed one', target_item_ids: [item.id] });
+    const stale = await as(ops.svc_qa_add, { project_id: slug, title: 'QA passed then stale', target_item_ids: [item.id] });
+    await as(ops.svc_qa_fail, { qa_id: failed.id });
+    await as(ops.svc_qa_pass, { qa_id: stale.id });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const v2 = await as(ops.svc_item_upsert, { project_id: slug, item_id: item.id, body: 'All invoice times are UTC, stored as timestamptz.' });
+    const fresh = await as(ops.svc_qa_add, { project_id: slug, title: 'QA passed and fresh', target_item_ids: [v2.id] });
+    await as(ops.svc_qa_pass, { qa_id: fresh.id });
+    const html = await (await get(`/p/${slug}/items/${v2.id}`)).text();
+    const section = html.slice(html.indexOf('id="qa-h"'), html.indexOf('</section>', html.indexOf('id="qa-h"')));
+    const rows = [...section.matchAll(/<li>(.*?)<\/li>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim());
+    expect(rows).toEqual([
+      'QA pending one pending',
+      'QA failed one failed',
+      'QA passed then stale passed stale: this item changed after the check passed',
+      'QA passed and fresh passed not stale',
+    ]);
+  });
+
   it('finds the capture to redact by its id, however many newer captures there are', async () => {
     const old = (await as(ops.svc_capture_add, { project_id: slug, text: 'the oldest capture, to be redacted' })).id;
     for (let i = 0; i < 201; i++) await as(ops.svc_capture_add, { project_id: slug, text: `newer capture ${i}` });

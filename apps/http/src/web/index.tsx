@@ -278,10 +278,18 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const resume = await call(c, ops.svc_work_resume, { project_id: project.id });
+      const keyword = (c.req.query('keyword') ?? '').trim();
+      const resume = await call(c, ops.svc_work_resume, { project_id: project.id, keyword: keyword || undefined });
       return render(
         c,
-        <WorkPage ctx={pageContext(c, nav(project, 'work'))} slug={project.slug} units={resume.work_units} tasks={resume.tasks} qa={resume.qa_checks} />,
+        <WorkPage
+          ctx={pageContext(c, nav(project, 'work'))}
+          slug={project.slug}
+          keyword={keyword}
+          units={resume.work_units}
+          tasks={resume.tasks}
+          qa={resume.qa_checks}
+        />,
       );
     } catch (error) {
       return fail(c, error, project ? nav(project, 'work') : {});

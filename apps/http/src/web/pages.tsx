@@ -487,29 +487,61 @@ function Compare(props: { from: Item; to: Item }) {
 export function WorkPage(props: {
   ctx: PageContext;
   slug: string;
-  units: { id: string; title: string; description: string; status: string; updated_at: string }[];
+  keyword: string;
+  units: {
+    id: string;
+    title: string;
+    description: string;
+    status: string;
+    updated_at: string;
+    truncated: { tasks: boolean; qa_checks: boolean; work_units: boolean };
+  }[];
   tasks: Item[];
   qa: Item[];
 }) {
   const statuses = ['in_progress', 'proposed', 'blocked', 'done'] as const;
-  const inProgress = props.tasks.find((t) => t.status === 'in_progress');
+  const { keyword, slug } = props;
+  const moreUnits = props.units.some((u) => u.truncated.work_units);
   return (
     <Layout ctx={props.ctx} title="Work">
       <h1>Work board</h1>
-      <p>
-        In progress:{' '}
-        {inProgress ? <a href={itemHref(props.slug, inProgress.id)}>{inProgress.title}</a> : <span class="muted">nothing</span>}
-      </p>
-      {props.units.length === 0 ? <p class="muted">No open work units.</p> : null}
+      <form method="get" action={projectPath(slug, '/work')} class="actions" aria-label="Find work units">
+        <label for="keyword">Work units whose title contains</label>
+        <input id="keyword" type="search" name="keyword" value={keyword} />
+        <button type="submit">Show</button>
+      </form>
+      <p class="muted">Open work units first, then the most recently active closed ones.</p>
+      {props.units.length === 0 ? (
+        <p id="work-empty">
+          {keyword ? (
+            <>No work unit has “{keyword}” in its title.</>
+          ) : (
+            <>
+              No work units in this project yet: <code>svc work open</code> (or the svc_work_open tool) opens one.
+            </>
+          )}
+        </p>
+      ) : null}
+      {moreUnits ? (
+        <p class="notice" id="work-cut">
+          More work units {keyword ? 'match' : 'exist'} than the {props.units.length} shown: narrow the list with a word of the title.
+        </p>
+      ) : null}
       {props.units.map((unit) => {
         const tasks = props.tasks.filter((t) => t.work_unit_id === unit.id);
         const qa = props.qa.filter((q) => q.work_unit_id === unit.id);
+        // One task per work unit is in progress at most (svc_task_start enforces it).
+        const inProgress = tasks.find((t) => t.status === 'in_progress');
         return (
           <section aria-labelledby={`wu-${unit.id}`}>
             <h2 id={`wu-${unit.id}`}>
               {unit.title} <span class="tag">{unit.status}</span>
             </h2>
             {unit.description ? <p>{unit.description}</p> : null}
+            <p class="in-progress">
+              In progress:{' '}
+              {inProgress ? <a href={itemHref(slug, inProgress.id)}>{inProgress.title}</a> : <span class="muted">nothing</span>}
+            </p>
             <div class="board">
               {statuses.map((status) => (
                 <section aria-label={`${unit.title}: ${status.replace('_', ' ')}`}>
@@ -519,7 +551,7 @@ export function WorkPage(props: {
                       .filter((t) => t.status === status)
                       .map((t) => (
                         <li>
-                          <a href={itemHref(props.slug, t.id)} data-nav-focus>
+                          <a href={itemHref(slug, t.id)} data-nav-focus>
                             {t.title}
                           </a>
                         </li>
@@ -528,12 +560,14 @@ export function WorkPage(props: {
                 </section>
               ))}
             </div>
+            {unit.truncated.tasks ? <p class="notice">Not every task of this work unit is shown: the board holds a limited number of tasks in all.</p> : null}
             {qa.length > 0 ? (
               <>
                 <h3>QA checks</h3>
-                <QaList slug={props.slug} checks={qa} />
+                <QaList slug={slug} checks={qa} />
               </>
             ) : null}
+            {unit.truncated.qa_checks ? <p class="notice">Not every QA check of this work unit is shown: the board holds a limited number of checks in all.</p> : null}
           </section>
         );
       })}
@@ -542,7 +576,7 @@ export function WorkPage(props: {
         return loose.length === 0 ? null : (
           <section aria-labelledby="qa-loose">
             <h2 id="qa-loose">Other QA checks</h2>
-            <QaList slug={props.slug} checks={loose} />
+            <QaList slug={slug} checks={loose} />
           </section>
         );
       })()}

@@ -268,6 +268,31 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     ]);
   });
 
+  it('shows the work board truthfully: the empty wording, the cut list of units and the task in progress of each unit', async () => {
+    const { slug: empty } = await svc.seed('webw0');
+    const none = await (await get(`/p/${empty}/work`)).text();
+    expect(none).toContain('No work units in this project yet');
+    expect(none).not.toContain('No open work units');
+    const { slug: busy } = await svc.seed('webw1');
+    const started: string[] = [];
+    for (let i = 1; i <= 6; i++) {
+      const unit = await as(ops.svc_work_open, { project_id: busy, title: `Unit ${i}` });
+      const task = await as(ops.svc_task_add, { work_unit_id: unit.id, title: `Task of unit ${i}` });
+      await as(ops.svc_task_add, { work_unit_id: unit.id, title: `Waiting task of unit ${i}` });
+      await as(ops.svc_task_start, { task_id: task.id });
+      started.push(`Task of unit ${i}`);
+    }
+    const html = await (await get(`/p/${busy}/work`)).text();
+    // svc_work_resume lists 5 units and says on the last one that more matched.
+    expect(html).toContain('id="work-cut"');
+    const inProgress = [...html.matchAll(/<p class="in-progress">(.*?)<\/p>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim());
+    expect(inProgress).toHaveLength(5);
+    for (const line of inProgress) expect(started.map((t) => `In progress: ${t}`)).toContain(line);
+    const filtered = await (await get(`/p/${busy}/work?keyword=${encodeURIComponent('no such unit')}`)).text();
+    expect(filtered).toContain('No work unit has “no such unit” in its title.');
+    expect(filtered).not.toContain('id="work-cut"');
+  });
+
   it('finds the capture to redact by its id, however many newer captures there are', async () => {
     const old = (await as(ops.svc_capture_add, { project_id: slug, text: 'the oldest capture, to be redacted' })).id;
     for (let i = 0; i < 201; i++) await as(ops.svc_capture_add, { project_id: slug, text: `newer capture ${i}` });

@@ -5,7 +5,7 @@ import { raw } from 'hono/html';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DiffTable } from './diff.js';
 import { type GraphEdge, type GraphNode, ImpactGraph } from './graph.js';
-import { Layout, type PageContext, projectPath, ReadOnlyNotice, Token, when } from './layout.js';
+import { Layout, type PageContext, projectPath, Token, when } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 
 // The shapes the catalog's operations answer with, as far as the pages read them.
@@ -606,9 +606,7 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
           Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous capture, <kbd>a</kbd> annotate, <kbd>s</kbd> set state, <kbd>p</kbd> promote,{' '}
           <kbd>r</kbd> redact, <kbd>x</kbd> discard, <kbd>Esc</kbd> leave a field.
         </p>
-      ) : (
-        <ReadOnlyNotice />
-      )}
+      ) : null}
       {props.captures.length === 0 ? <p class="muted">Nothing here.</p> : null}
       <ul class="cards" data-nav aria-label="Captures">
         {props.captures.map((capture, i) => (
@@ -739,9 +737,7 @@ export function RedactConfirmPage(props: { ctx: PageContext; slug: string; captu
           </button>
           <a href={projectPath(slug, '/inbox')}>Cancel</a>
         </form>
-      ) : (
-        <ReadOnlyNotice />
-      )}
+      ) : null}
     </Layout>
   );
 }
@@ -758,7 +754,6 @@ export function GlossaryPage(props: {
       <h1>Glossary</h1>
       <section aria-labelledby="queue-h">
         <h2 id="queue-h">Review queue</h2>
-        {ctx.actor ? null : <ReadOnlyNotice />}
         {props.queue.length === 0 ? <p class="muted">No proposed terms.</p> : null}
         <ul class="cards" data-nav>
           {props.queue.map((term) => (

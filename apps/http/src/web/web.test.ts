@@ -293,6 +293,19 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect(filtered).not.toContain('id="work-cut"');
   });
 
+  it('says how to set an actor once on every project page when there is none, and offers no write', async () => {
+    const item = await as(ops.svc_item_upsert, { project_id: slug, title: 'Read-only probe', body: 'x' });
+    await as(ops.svc_capture_add, { project_id: slug, text: 'read-only inbox probe' });
+    for (const path of [`/p/${slug}`, `/p/${slug}/items/${item.id}`, `/p/${slug}/work`, `/p/${slug}/inbox`, `/p/${slug}/glossary`, `/p/${slug}/checks`]) {
+      const html = await (await get(path, readOnly.url)).text();
+      expect({ path, notices: html.split('SVC_DEFAULT_ACTOR_ID').length - 1 }).toEqual({ path, notices: 1 });
+      expect(html).toContain('X-Actor');
+      expect(html).not.toContain('method="post"');
+    }
+    // With an actor there is nothing to explain.
+    expect(await (await get(`/p/${slug}/work`)).text()).not.toContain('SVC_DEFAULT_ACTOR_ID');
+  });
+
   it('finds the capture to redact by its id, however many newer captures there are', async () => {
     const old = (await as(ops.svc_capture_add, { project_id: slug, text: 'the oldest capture, to be redacted' })).id;
     for (let i = 0; i < 201; i++) await as(ops.svc_capture_add, { project_id: slug, text: `newer capture ${i}` });

@@ -114,30 +114,20 @@ function Markdown(props: { text: string }) {
 }
 
 /**
- * A search snippet: the store marks matched words `**word**` (ts_headline), the same marks a markdown body uses
- * for bold. A marked run is shown as a match only when it is one word that shares its start with a query word
- * (stemming matches `replicas` for `replica`); any other run keeps its asterisks, as text.
+ * A search snippet: svc_item_search marks each matched word `**word**` (ts_headline; a synonym from the glossary
+ * or another form of the word as much as the word itself). Each marked word is shown as a <mark>; everything
+ * else, a body's own `**bold phrase**` included, is text. A body's own bold single word reads as a match: the
+ * operation's markers cannot tell the two apart.
  */
-function Snippet(props: { text: string; query: string }) {
-  const words = props.query
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length >= 2 && w !== 'or');
-  const isMatch = (run: string) => {
-    if (run === '' || /\s/.test(run)) return false;
-    const lower = run.toLowerCase();
-    return words.some((w) => {
-      const stem = w.slice(0, Math.max(3, w.length - 2));
-      return lower.startsWith(stem) || w.startsWith(lower.slice(0, Math.max(3, lower.length - 2)));
-    });
-  };
-  const parts = props.text.split('**');
+function Snippet(props: { text: string }) {
   const out: (string | JSX.Element)[] = [];
-  parts.forEach((part, i) => {
-    if (i % 2 === 0) out.push(part);
-    else if (isMatch(part)) out.push(<mark>{part}</mark>);
-    else out.push(i === parts.length - 1 ? `**${part}` : `**${part}**`);
-  });
+  let last = 0;
+  for (const match of props.text.matchAll(/\*\*([^\s*]+)\*\*/g)) {
+    out.push(props.text.slice(last, match.index));
+    out.push(<mark>{match[1]}</mark>);
+    last = match.index + match[0].length;
+  }
+  out.push(props.text.slice(last));
   return <p class="muted">{out}</p>;
 }
 
@@ -296,7 +286,7 @@ export function SearchPage(props: {
                   {r.title}
                 </a>{' '}
                 <span class="tag">{r.item_type}</span> <span class="muted">{when(r.updated_at)}</span>
-                <Snippet text={r.snippet} query={props.query} />
+                <Snippet text={r.snippet} />
               </li>
             ))}
           </ul>
@@ -313,7 +303,7 @@ export function SearchPage(props: {
                   {r.title}
                 </a>{' '}
                 <span class="tag">{r.item_type}</span> <span class="muted">lacks: {r.missing.join(', ')}</span>
-                <Snippet text={r.snippet} query={props.query} />
+                <Snippet text={r.snippet} />
               </li>
             ))}
           </ul>

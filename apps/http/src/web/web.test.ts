@@ -306,6 +306,21 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect(await (await get(`/p/${slug}/work`)).text()).not.toContain('SVC_DEFAULT_ACTOR_ID');
   });
 
+  it('shows the words search marked, a glossary synonym too, as highlighting and never the ** markers', async () => {
+    await as(ops.glossary_group_add, { project_id: slug, name: 'Databases' });
+    await as(ops.glossary_term_add, { project_id: slug, group: 'Databases', term: 'pg' });
+    await as(ops.glossary_term_add, { project_id: slug, group: 'Databases', term: 'postgres' });
+    await as(ops.svc_item_upsert, { project_id: slug, title: 'Primary database', body: 'We run postgres in production, latency < 5 ms, **all of it** & more.' });
+    const html = await (await get(`/p/${slug}/search?q=pg`)).text();
+    const results = html.slice(html.indexOf('id="results-h"'));
+    const snippet = /<p class="muted">(.*?)<\/p>/.exec(results.slice(results.indexOf('Primary database')))?.[1] ?? '';
+    expect(snippet).toContain('<mark>postgres</mark>');
+    expect(snippet).not.toContain('**postgres');
+    // The rest is text, escaped, the body's own bold phrase as written.
+    expect(snippet).toContain('latency &lt; 5 ms');
+    expect(snippet).toContain('**all of it** &amp; more');
+  });
+
   it('finds the capture to redact by its id, however many newer captures there are', async () => {
     const old = (await as(ops.svc_capture_add, { project_id: slug, text: 'the oldest capture, to be redacted' })).id;
     for (let i = 0; i < 201; i++) await as(ops.svc_capture_add, { project_id: slug, text: `newer capture ${i}` });

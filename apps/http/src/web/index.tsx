@@ -261,12 +261,23 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const depth = c.req.query('depth');
+      const depth = c.req.query('depth') ?? '2';
+      const direction = c.req.query('direction') ?? 'incoming';
+      // The page's own parameters, refused in its words (the operation would name its input, not the page's).
+      const refusal = !/^[1-5]$/.test(depth.trim())
+        ? `depth: the impact depth is a whole number from 1 to 5, not '${depth.slice(0, 40)}'.`
+        : direction !== 'incoming' && direction !== 'outgoing'
+          ? `direction: the direction is incoming or outgoing, not '${direction.slice(0, 40)}'.`
+          : undefined;
+      if (refusal) {
+        const back = projectPath(project.slug, `/impact/${encodeURIComponent(c.req.param('id'))}`);
+        return render(c, <ErrorPage ctx={pageContext(c, nav(project, undefined))} title="Refused" message={refusal} back={back} />, 400);
+      }
       const impact = await call(c, ops.svc_impact, {
         project_id: project.id,
         item_id: c.req.param('id'),
-        depth: depth && /^\d+$/.test(depth) ? Number(depth) : 2,
-        direction: c.req.query('direction') === 'outgoing' ? 'outgoing' : 'incoming',
+        depth: Number(depth.trim()),
+        direction: direction === 'outgoing' ? 'outgoing' : 'incoming',
       });
       return render(c, <ImpactPage ctx={pageContext(c, nav(project, undefined))} slug={project.slug} impact={impact} />);
     } catch (error) {
@@ -424,6 +435,16 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       return fail(c, error, project ? nav(project, 'checks') : {});
     }
   });
+}
+
+/**
+ * A form post over the body limit gets a page, not REST's JSON error: the browser shows what it is answered
+ * (the limit check runs before the web routes, in app.ts).
+ */
+export async function webPayloadTooLarge(c: Context, maxBytes: number): Promise<Response> {
+  pageHeaders(c);
+  const message = `The form is larger than this server takes (${Math.floor(maxBytes / 1024)} KiB): shorten the text and send it again.`;
+  return c.html(`<!doctype html>${await (<ErrorPage ctx={{ actor: undefined, token: '' }} title="Too large" message={message} />)}`, 413);
 }
 
 /** svc_brief's own markdown presentation (what MCP shows), rendered on the home page. */

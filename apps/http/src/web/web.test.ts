@@ -164,6 +164,7 @@ describe.each(testBackends())('web view over a listening server on $name', (back
   let svc: TestService;
   let server: RunningHttpServer;
   let readOnly: RunningHttpServer;
+  let small: RunningHttpServer;
   let actorId: string;
   let slug: string;
   let other: string;
@@ -175,10 +176,13 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     // close() of a server closes its service: each server has a service of its own over the shared store.
     server = await startHttpServer(svc.sibling({ defaultActorId: actorId }), { host: '127.0.0.1', port: 0 });
     readOnly = await startHttpServer(svc.sibling(), { host: '127.0.0.1', port: 0 });
+    // A body limit of 64 KiB: an over-limit body is sent whole before the answer (2 MiB races the early close).
+    small = await startHttpServer(svc.sibling({ defaultActorId: actorId }), { host: '127.0.0.1', port: 0, maxBodyBytes: 64 * 1024 });
   });
   afterAll(async () => {
     await server?.close();
     await readOnly?.close();
+    await small?.close();
     await svc.close();
   });
 
@@ -193,12 +197,12 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     // The token a form carries is the cookie's value (double submit); a page without forms still sets it.
     return { html, token: cookie.slice(cookie.indexOf('=') + 1), cookie };
   }
-  async function post(path: string, fields: Record<string, string>) {
+  async function post(path: string, fields: Record<string, string>, base = server.url) {
     const { token, cookie } = await session(`/p/${slug}/inbox`);
-    return fetch(server.url + path, {
+    return fetch(base + path, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: server.url },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: base },
       body: new URLSearchParams({ _csrf: token, ...fields }).toString(),
     });
   }
@@ -319,6 +323,35 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     // The rest is text, escaped, the body's own bold phrase as written.
     expect(snippet).toContain('latency &lt; 5 ms');
     expect(snippet).toContain('**all of it** &amp; more');
+  });
+
+  it('answers a web form over the body limit with a page, and REST still with JSON', async () => {
+    const id = (await as(ops.svc_capture_add, { project_id: slug, text: 'a capture to annotate at length' })).id;
+    const big = await post(`/p/${slug}/inbox/${id}/annotate`, { summary: 'x'.repeat(100 * 1024) }, small.url);
+    expect(big.status).toBe(413);
+    expect(big.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(big.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await big.text()).toContain('The form is larger than this server takes');
+    // REST keeps its JSON answer.
+    const rest = await fetch(`${small.url}/captures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'x'.repeat(100 * 1024) }),
+    });
+    expect(rest.status).toBe(413);
+    expect(((await rest.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+  });
+
+  it('answers an impact depth out of range with a page naming depth and 1 to 5', async () => {
+    const item = await as(ops.svc_item_upsert, { project_id: slug, title: 'Impact probe', body: 'x' });
+    for (const depth of ['99999', '0', 'two']) {
+      const page = await get(`/p/${slug}/impact/${item.id}?depth=${depth}`);
+      expect({ depth, status: page.status }).toEqual({ depth, status: 400 });
+      const html = await page.text();
+      expect(html).toContain('role="alert"');
+      expect(html).toContain(`depth: the impact depth is a whole number from 1 to 5, not &#39;${depth}&#39;.`);
+    }
+    expect((await get(`/p/${slug}/impact/${item.id}?depth=5&direction=outgoing`)).status).toBe(200);
   });
 
   it('finds the capture to redact by its id, however many newer captures there are', async () => {

@@ -1,10 +1,11 @@
 /**
  * `pnpm bench`: seed a project with realistic text, links and QA checks; time svc_item_search and svc_brief
  * (next to the bare SQL lower bound and the plain ranked query), svc_impact at depth 5 and svc_check on
- * PostgreSQL and PGlite; then HTTP load on PostgreSQL (bench/load.ts); writes docs/benchmarks.md.
+ * PostgreSQL and PGlite; then HTTP load on PostgreSQL (bench/load.ts); the web view's page timings (bench/web-pages.ts);
+ * writes docs/benchmarks.md.
  *
- *   pnpm bench [--only postgres|pglite|writes|relevance|peer] [--peer-records N,M] [--peer-dir DIR] [--write-calls N] [--write-base N] [--write-also 0011]
- *               [--relevance-items N,M] [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--skip-audit] [--no-write] [--reuse] [--tune]
+ *   pnpm bench [--only postgres|pglite|writes|relevance|peer|web] [--peer-records N,M] [--peer-dir DIR] [--write-calls N] [--write-base N] [--write-also 0011]
+ *               [--relevance-items N,M] [--web-items N] [--web-iterations N] [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--skip-audit] [--no-write] [--reuse] [--tune]
  *
  * PostgreSQL: --server (default postgres://postgres@127.0.0.1:5432) names the server; the bench drops and
  * recreates its own database (--database, default `svc_bench`) there and touches no other.
@@ -24,6 +25,7 @@ import { document, type Machine, type RunResult, summary, TARGETS } from './repo
 import { glossary, shapes, stressShapes } from './shapes.js';
 import { measurePeer, type PeerResult, peerTable } from './peer.js';
 import { measureRelevance, type RelevanceResult, relevanceTable } from './relevance.js';
+import { measureWeb, type WebResult, webTable } from './web-pages.js';
 import { measureWrites, type WriteResult, writesTable } from './writes.js';
 import { count, createProjects, DAY, type ProjectRef, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
 
@@ -57,6 +59,9 @@ const { values: args } = parseArgs({
     // Beside mcp-memory-keeper over MCP stdio (bench/peer.ts): records, and where the peer is installed.
     'peer-records': { type: 'string', default: '5000,20000' },
     'peer-dir': { type: 'string', default: join(tmpdir(), 'svc-bench-peer') },
+    // The web view's pages (bench/web-pages.ts): items in its project (default --items), requests per page.
+    'web-items': { type: 'string' },
+    'web-iterations': { type: 'string', default: '200' },
   },
 });
 const ITEMS = Number(args.items);
@@ -64,7 +69,7 @@ const DATABASE = args.database;
 /** Links in the measured project: as many as items (the issue's shapes: 100k edges over 100k items). */
 const EDGES = ITEMS;
 if (!/^[a-z_][a-z0-9_]*$/.test(DATABASE)) throw new Error(`--database: '${DATABASE}' is not a plain database name`);
-const only = new Set(args.only ?? ['postgres', 'pglite', 'writes', 'relevance', 'peer']);
+const only = new Set(args.only ?? ['postgres', 'pglite', 'writes', 'relevance', 'peer', 'web']);
 
 const budgets: { service: Budget; bare: Budget; ranked: Budget; rounds: number; audit: Parameters<typeof measureAudit>[3] } = {
   service: { iterations: 200, warmup: 20, maxMs: 15_000, min: 50 },
@@ -369,13 +374,23 @@ async function main(): Promise<void> {
     });
     log(peerTable(peer));
   }
+  let web: WebResult | undefined;
+  if (only.has('web')) {
+    web = await measureWeb(new URL(args.server), v, {
+      database: `${DATABASE}_web`,
+      items: Number(args['web-items'] ?? ITEMS),
+      iterations: Number(args['web-iterations']),
+      log,
+    });
+    log(webTable(web));
+  }
   machine.load = `${loadAtStart} / ${(loadavg()[0] ?? 0).toFixed(2)} on ${machine.nproc} CPUs`;
   log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${machine.load}`);
   for (const run of runs) log(summary(run));
   if (!args['no-write']) {
     const command = ['pnpm bench', ...process.argv.slice(2)].join(' ');
     const sections = [...(load ? [loadTable(load)] : []), ...(writes ? [writesTable(writes)] : []), ...(relevance.length > 0 ? [relevanceTable(relevance)] : []),
-      ...(peer ? [peerTable(peer)] : []),
+      ...(peer ? [peerTable(peer)] : []), ...(web ? [webTable(web)] : []),
     ];
     writeFileSync(DOC, document(machine, command, new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', runs, NOTES, sections));
     log(`wrote ${DOC.pathname}`);

@@ -6,7 +6,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { buildOpenApi } from './openapi.js';
 import { pathParams, ROUTES } from './routes.js';
-import { isWebFormPost, mountWeb } from './web/index.js';
+import { isWebFormPost, mountWeb, webPayloadTooLarge } from './web/index.js';
 
 export interface HttpOptions {
   /** Host/Origin values every route but /health accepts (SVC_ALLOWED_HOSTS); default: this machine's names. */
@@ -171,7 +171,9 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
   const limitBody = bodyLimit({
     maxSize: options.maxBodyBytes ?? MAX_BODY_BYTES,
     onError: (c) =>
-      c.json({ error: { code: 'payload_too_large', message: `the request body is larger than ${options.maxBodyBytes ?? MAX_BODY_BYTES} bytes`, details: {} } }, 413),
+      isWebFormPost(c.req.method, c.req.path, c.req.header('content-type'))
+        ? webPayloadTooLarge(c, options.maxBodyBytes ?? MAX_BODY_BYTES)
+        : c.json({ error: { code: 'payload_too_large', message: `the request body is larger than ${options.maxBodyBytes ?? MAX_BODY_BYTES} bytes`, details: {} } }, 413),
   });
   // GET and HEAD carry no body the routes read. Asking for one makes @hono/node-server build a full WHATWG
   // Request (URL, Headers, AbortSignal), which costs a small GET more than the rest of hono does.

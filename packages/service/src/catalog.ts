@@ -13,6 +13,7 @@ import { capturePromote } from './operations/capture-promote.js';
 import { captureRedact } from './operations/capture-redact.js';
 import { captureSearch } from './operations/capture-search.js';
 import { captureSetState } from './operations/capture-set-state.js';
+import { captureShow } from './operations/capture-show.js';
 import { glossaryGroupAdd } from './operations/glossary-group-add.js';
 import { glossaryList } from './operations/glossary-list.js';
 import { glossaryQueue } from './operations/glossary-queue.js';
@@ -44,6 +45,7 @@ import { projectConfigExport } from './operations/project-config-export.js';
 import { projectConfigImport } from './operations/project-config-import.js';
 import { qaAdd } from './operations/qa-add.js';
 import { qaFail } from './operations/qa-fail.js';
+import { qaList } from './operations/qa-list.js';
 import { qaListPending } from './operations/qa-list-pending.js';
 import { qaPass } from './operations/qa-pass.js';
 import { researchSweep } from './operations/research-sweep.js';
@@ -83,6 +85,7 @@ const operations = [
   taskEdit,
   qaAdd,
   qaListPending,
+  qaList,
   qaPass,
   qaFail,
   captureAdd,
@@ -93,6 +96,7 @@ const operations = [
   captureDiscard,
   captureRedact,
   capturePromote,
+  captureShow,
   ideaAdd,
   ideaList,
   ideaSearch,

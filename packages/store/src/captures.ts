@@ -71,12 +71,22 @@ export async function findCapture(db: Kysely<Database>, id: string): Promise<Cap
   return toCapture(row);
 }
 
+/** The id of the one capture a reference (id or prefix) names: not_found or ambiguous_id otherwise. */
+async function resolveCaptureId(db: Kysely<Database>, ref: IdRef): Promise<string> {
+  const rows = await db.selectFrom('captures').select('id').where(idMatches('id', ref)).limit(10).execute();
+  return onlyMatch(rows, 'capture', ref, (r) => ({ id: r.id, label: 'capture' })).id;
+}
+
+/** Resolve a capture reference and read it, without a lock (a read). */
+export async function resolveCapture(db: Kysely<Database>, ref: IdRef): Promise<Capture> {
+  return findCapture(db, await resolveCaptureId(db, ref));
+}
+
 /** Resolve a capture reference and lock its row for the rest of the transaction. */
 export async function lockCapture(db: Transaction<Database>, ref: IdRef): Promise<Capture> {
-  const rows = await db.selectFrom('captures').select('id').where(idMatches('id', ref)).limit(10).execute();
-  const first = onlyMatch(rows, 'capture', ref, (r) => ({ id: r.id, label: 'capture' }));
-  await db.selectFrom('captures').select('id').where('id', '=', first.id).forUpdate().execute();
-  return findCapture(db, first.id);
+  const id = await resolveCaptureId(db, ref);
+  await db.selectFrom('captures').select('id').where('id', '=', id).forUpdate().execute();
+  return findCapture(db, id);
 }
 
 export async function updateCapture(

@@ -101,6 +101,7 @@ export {
   REDACTED,
   recordPromotion,
   redactCapture,
+  resolveCapture,
   updateCapture,
 } from './captures.js';
 export { type Idea, type IdeaFilter, insertIdea, listIdeas, lockIdea, redactIdea } from './ideas.js';

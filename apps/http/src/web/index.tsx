@@ -20,7 +20,6 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type PageContext, projectPath } from './layout.js';
 import {
-  type Capture,
   ChecksPage,
   ErrorPage,
   GlossaryPage,
@@ -137,7 +136,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   };
 
   /** A form action: run the write, then back to the page it came from (Post/Redirect/Get). */
-  const action = (path: string, run: (c: C, project: ProjectInfo) => Promise<string>) =>
+  const action = (path: string, run: (c: C, project: ProjectInfo) => Promise<string>, from = '') =>
     app.post(path, async (c) => {
       let project: ProjectInfo | undefined;
       try {
@@ -145,7 +144,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         const to = await run(c, project);
         return c.redirect(to, 303);
       } catch (error) {
-        return fail(c, error, project ? nav(project, undefined) : {}, project ? projectPath(project.slug) : '/');
+        return fail(c, error, project ? nav(project, undefined) : {}, project ? projectPath(project.slug, from) : '/');
       }
     });
 
@@ -218,16 +217,20 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         item_id: item.id,
       });
       const headId = history.head_id ?? item.id;
-      const [outgoing, incoming, pending, stale] = await Promise.all([
+      const [outgoing, incoming, targeting, stale] = await Promise.all([
         call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'outgoing' }),
         call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'incoming' }),
-        call(c, ops.svc_qa_list_pending, { project_id: project.id, item_id: headId, limit: 50 }),
+        call(c, ops.qa_list, { project_id: project.id, item_id: headId, limit: 100 }),
         call(c, ops.svc_check, { project_id: project.id, rule: 'qa-passed-on-superseded-target' }),
       ]);
-      const staleQa = stale.results
-        .flatMap((r) => r.findings)
-        .filter((f) => f.items[1]?.id === headId && f.items[0])
-        .map((f) => ({ id: f.items[0]!.id, title: f.items[0]!.title }));
+      // Stale: the check passed before this item changed (the rule's findings name the check, then its target).
+      const staleIds = new Set(stale.results.flatMap((r) => r.findings).flatMap((f) => (f.items[1]?.id === headId && f.items[0] ? [f.items[0].id] : [])));
+      const staleKnown = stale.results.length > 0 && stale.results.every((r) => !r.truncated);
+      const qa = {
+        checks: targeting.qa_checks.map((q) => ({ id: q.id, title: q.title, status: q.status ?? 'pending', stale: staleIds.has(q.id) })),
+        truncated: targeting.truncated,
+        staleKnown,
+      };
       const versions = [...history.versions].sort((a, b) => a.version - b.version);
       const byVersion = (v: string | undefined) => (v && /^\d+$/.test(v) ? versions.find((x) => x.version === Number(v)) : undefined);
       const head = versions.find((v) => v.id === headId) ?? item;
@@ -245,8 +248,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
           entries={history.entries}
           outgoing={outgoing.reachable}
           incoming={incoming.reachable}
-          pendingQa={pending.qa_checks}
-          staleQa={staleQa}
+          qa={qa}
           compare={from && to && versions.length > 1 ? { from, to } : null}
         />,
       );
@@ -259,12 +261,23 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const depth = c.req.query('depth');
+      const depth = c.req.query('depth') ?? '2';
+      const direction = c.req.query('direction') ?? 'incoming';
+      // The page's own parameters, refused in its words (the operation would name its input, not the page's).
+      const refusal = !/^[1-5]$/.test(depth.trim())
+        ? `depth: the impact depth is a whole number from 1 to 5, not '${depth.slice(0, 40)}'.`
+        : direction !== 'incoming' && direction !== 'outgoing'
+          ? `direction: the direction is incoming or outgoing, not '${direction.slice(0, 40)}'.`
+          : undefined;
+      if (refusal) {
+        const back = projectPath(project.slug, `/impact/${encodeURIComponent(c.req.param('id'))}`);
+        return render(c, <ErrorPage ctx={pageContext(c, nav(project, undefined))} title="Refused" message={refusal} back={back} />, 400);
+      }
       const impact = await call(c, ops.svc_impact, {
         project_id: project.id,
         item_id: c.req.param('id'),
-        depth: depth && /^\d+$/.test(depth) ? Number(depth) : 2,
-        direction: c.req.query('direction') === 'outgoing' ? 'outgoing' : 'incoming',
+        depth: Number(depth.trim()),
+        direction: direction === 'outgoing' ? 'outgoing' : 'incoming',
       });
       return render(c, <ImpactPage ctx={pageContext(c, nav(project, undefined))} slug={project.slug} impact={impact} />);
     } catch (error) {
@@ -276,10 +289,18 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const resume = await call(c, ops.svc_work_resume, { project_id: project.id });
+      const keyword = (c.req.query('keyword') ?? '').trim();
+      const resume = await call(c, ops.svc_work_resume, { project_id: project.id, keyword: keyword || undefined });
       return render(
         c,
-        <WorkPage ctx={pageContext(c, nav(project, 'work'))} slug={project.slug} units={resume.work_units} tasks={resume.tasks} qa={resume.qa_checks} />,
+        <WorkPage
+          ctx={pageContext(c, nav(project, 'work'))}
+          slug={project.slug}
+          keyword={keyword}
+          units={resume.work_units}
+          tasks={resume.tasks}
+          qa={resume.qa_checks}
+        />,
       );
     } catch (error) {
       return fail(c, error, project ? nav(project, 'work') : {});
@@ -310,20 +331,19 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     }
   });
 
+  /** The capture the URL names, read by id; one of another project (or of the shared inbox) is not found here. */
+  const captureOf = (c: C, project: ProjectInfo) =>
+    call(c, ops.capture_show, { project_id: project.id, capture_id: c.req.param('capture') ?? '' });
+
   app.get('/p/:project/inbox/:capture/redact', async (c) => {
     let project: ProjectInfo | undefined;
     try {
       project = await projectOf(c);
-      const id = c.req.param('capture').toLowerCase();
-      let capture: Capture | undefined;
-      for (const state of ['inbox', 'review', 'promoted', 'discarded'] as const) {
-        capture = (await listCaptures(c, project, state)).captures.find((x) => x.id === id);
-        if (capture) break;
-      }
-      if (!capture) {
+      const capture = await captureOf(c, project);
+      if (capture.review_state === 'redacted') {
         const ctx = pageContext(c, nav(project, 'inbox'));
-        const message = `capture_id: no capture '${id}' to redact among this project's 200 newest of each state (already redacted?)`;
-        return render(c, <ErrorPage ctx={ctx} title="Not found" message={message} back={projectPath(project.slug, '/inbox')} />, 404);
+        const message = 'capture_id: this capture is already redacted; its text is gone.';
+        return render(c, <ErrorPage ctx={ctx} title="Refused" message={message} back={projectPath(project.slug, '/inbox')} />, 409);
       }
       let promotedTitle: string | undefined;
       if (capture.promoted_item_id) {
@@ -331,46 +351,49 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       }
       return render(c, <RedactConfirmPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} capture={capture} promotedTitle={promotedTitle} />);
     } catch (error) {
-      return fail(c, error, project ? nav(project, 'inbox') : {});
+      return fail(c, error, project ? nav(project, 'inbox') : {}, project ? projectPath(project.slug, '/inbox') : undefined);
     }
   });
 
   const back = (project: ProjectInfo, path: string, done: string) => `${projectPath(project.slug, path)}?done=${done}`;
-  const captureId = (c: C) => c.req.param('capture') as string;
+  /** The id of the capture the URL names, once it is known to be filed under the URL's project. */
+  const captureId = async (c: C, project: ProjectInfo) => (await captureOf(c, project)).id;
 
   action('/p/:project/inbox/:capture/annotate', async (c, project) => {
     const summary = await field(c, 'summary');
     const sensitivity = await field(c, 'sensitivity_hint');
     await call(c, ops.svc_capture_annotate, {
-      capture_id: captureId(c),
+      capture_id: await captureId(c, project),
       summary: summary.trim() === '' ? null : summary,
       sensitivity_hint: sensitivity.trim() === '' ? null : sensitivity.trim(),
     });
     return back(project, '/inbox', 'annotated');
-  });
+  }, '/inbox');
   action('/p/:project/inbox/:capture/state', async (c, project) => {
-    await call(c, ops.svc_capture_set_state, { capture_id: captureId(c), review_state: await field(c, 'review_state') });
+    await call(c, ops.svc_capture_set_state, { capture_id: await captureId(c, project), review_state: await field(c, 'review_state') });
     return back(project, '/inbox', 'state');
-  });
+  }, '/inbox');
   action('/p/:project/inbox/:capture/discard', async (c, project) => {
-    await call(c, ops.svc_capture_discard, { capture_id: captureId(c) });
+    await call(c, ops.svc_capture_discard, { capture_id: await captureId(c, project) });
     return back(project, '/inbox', 'discarded');
-  });
+  }, '/inbox');
   action('/p/:project/inbox/:capture/redact', async (c, project) => {
-    await call(c, ops.svc_capture_redact, { capture_id: captureId(c) });
+    await call(c, ops.svc_capture_redact, { capture_id: await captureId(c, project) });
     return back(project, '/inbox', 'redacted');
-  });
+  }, '/inbox');
   action('/p/:project/inbox/:capture/promote', async (c, project) => {
     const promoted = await call(c, ops.svc_capture_promote, {
-      capture_id: captureId(c),
+      capture_id: await captureId(c, project),
       project_id: project.id,
       title: await field(c, 'title'),
       item_type: await field(c, 'item_type'),
       body: await field(c, 'body'),
+      // Research needs one (the operation names source_url when it is missing); any other type may carry one.
+      source_url: (await field(c, 'source_url')).trim() || undefined,
     });
     const itemId = promoted.item_id;
     return itemId ? `${projectPath(project.slug, `/items/${encodeURIComponent(itemId)}`)}?done=promoted` : back(project, '/inbox', 'promoted');
-  });
+  }, '/inbox');
 
   app.get('/p/:project/glossary', async (c) => {
     let project: ProjectInfo | undefined;
@@ -391,11 +414,11 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   action('/p/:project/glossary/:term/accept', async (c, project) => {
     await call(c, ops.glossary_term_accept, { project_id: project.id, term_id: c.req.param('term') ?? '' });
     return back(project, '/glossary', 'accepted');
-  });
+  }, '/glossary');
   action('/p/:project/glossary/:term/reject', async (c, project) => {
     await call(c, ops.glossary_term_reject, { project_id: project.id, term_id: c.req.param('term') ?? '', reason: await field(c, 'reason') });
     return back(project, '/glossary', 'rejected');
-  });
+  }, '/glossary');
 
   app.get('/p/:project/checks', async (c) => {
     let project: ProjectInfo | undefined;
@@ -412,6 +435,16 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       return fail(c, error, project ? nav(project, 'checks') : {});
     }
   });
+}
+
+/**
+ * A form post over the body limit gets a page, not REST's JSON error: the browser shows what it is answered
+ * (the limit check runs before the web routes, in app.ts).
+ */
+export async function webPayloadTooLarge(c: Context, maxBytes: number): Promise<Response> {
+  pageHeaders(c);
+  const message = `The form is larger than this server takes (${Math.floor(maxBytes / 1024)} KiB): shorten the text and send it again.`;
+  return c.html(`<!doctype html>${await (<ErrorPage ctx={{ actor: undefined, token: '' }} title="Too large" message={message} />)}`, 413);
 }
 
 /** svc_brief's own markdown presentation (what MCP shows), rendered on the home page. */

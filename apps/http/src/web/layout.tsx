@@ -68,6 +68,7 @@ export function Layout(props: { ctx: PageContext; title: string; children?: Chil
               {ctx.notice.text}
             </p>
           ) : null}
+          {project && !ctx.actor ? <ReadOnlyNotice /> : null}
           {props.children}
         </main>
       </body>
@@ -75,8 +76,8 @@ export function Layout(props: { ctx: PageContext; title: string; children?: Chil
   );
 }
 
-/** Shown where a write form would be when no actor is known. */
-export function ReadOnlyNotice() {
+/** Shown once, at the top of every project page, when no actor is known: no page then offers a write. */
+function ReadOnlyNotice() {
   return (
     <div class="notice" role="note">
       <p>

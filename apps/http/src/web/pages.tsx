@@ -5,7 +5,7 @@ import { raw } from 'hono/html';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DiffTable } from './diff.js';
 import { type GraphEdge, type GraphNode, ImpactGraph } from './graph.js';
-import { Layout, type PageContext, projectPath, ReadOnlyNotice, Token, when } from './layout.js';
+import { Layout, type PageContext, projectPath, Token, when } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 
 // The shapes the catalog's operations answer with, as far as the pages read them.
@@ -114,30 +114,20 @@ function Markdown(props: { text: string }) {
 }
 
 /**
- * A search snippet: the store marks matched words `**word**` (ts_headline), the same marks a markdown body uses
- * for bold. A marked run is shown as a match only when it is one word that shares its start with a query word
- * (stemming matches `replicas` for `replica`); any other run keeps its asterisks, as text.
+ * A search snippet: svc_item_search marks each matched word `**word**` (ts_headline; a synonym from the glossary
+ * or another form of the word as much as the word itself). Each marked word is shown as a <mark>; everything
+ * else, a body's own `**bold phrase**` included, is text. A body's own bold single word reads as a match: the
+ * operation's markers cannot tell the two apart.
  */
-function Snippet(props: { text: string; query: string }) {
-  const words = props.query
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length >= 2 && w !== 'or');
-  const isMatch = (run: string) => {
-    if (run === '' || /\s/.test(run)) return false;
-    const lower = run.toLowerCase();
-    return words.some((w) => {
-      const stem = w.slice(0, Math.max(3, w.length - 2));
-      return lower.startsWith(stem) || w.startsWith(lower.slice(0, Math.max(3, lower.length - 2)));
-    });
-  };
-  const parts = props.text.split('**');
+function Snippet(props: { text: string }) {
   const out: (string | JSX.Element)[] = [];
-  parts.forEach((part, i) => {
-    if (i % 2 === 0) out.push(part);
-    else if (isMatch(part)) out.push(<mark>{part}</mark>);
-    else out.push(i === parts.length - 1 ? `**${part}` : `**${part}**`);
-  });
+  let last = 0;
+  for (const match of props.text.matchAll(/\*\*([^\s*]+)\*\*/g)) {
+    out.push(props.text.slice(last, match.index));
+    out.push(<mark>{match[1]}</mark>);
+    last = match.index + match[0].length;
+  }
+  out.push(props.text.slice(last));
   return <p class="muted">{out}</p>;
 }
 
@@ -296,7 +286,7 @@ export function SearchPage(props: {
                   {r.title}
                 </a>{' '}
                 <span class="tag">{r.item_type}</span> <span class="muted">{when(r.updated_at)}</span>
-                <Snippet text={r.snippet} query={props.query} />
+                <Snippet text={r.snippet} />
               </li>
             ))}
           </ul>
@@ -313,7 +303,7 @@ export function SearchPage(props: {
                   {r.title}
                 </a>{' '}
                 <span class="tag">{r.item_type}</span> <span class="muted">lacks: {r.missing.join(', ')}</span>
-                <Snippet text={r.snippet} query={props.query} />
+                <Snippet text={r.snippet} />
               </li>
             ))}
           </ul>
@@ -353,8 +343,7 @@ export function ItemPage(props: {
   entries: HistoryEntry[];
   outgoing: Reached[];
   incoming: Reached[];
-  pendingQa: Item[];
-  staleQa: { id: string; title: string }[];
+  qa: { checks: { id: string; title: string; status: string; stale: boolean }[]; truncated: boolean; staleKnown: boolean };
   compare: { from: Item; to: Item } | null;
 }) {
   const { item, slug } = props;
@@ -447,20 +436,23 @@ export function ItemPage(props: {
       </section>
       <section aria-labelledby="qa-h">
         <h2 id="qa-h">QA checks targeting it</h2>
-        {props.pendingQa.length === 0 && props.staleQa.length === 0 ? <p class="muted">None pending, none stale.</p> : null}
-        <ul>
-          {props.pendingQa.map((q) => (
+        {props.qa.checks.length === 0 ? <p class="muted">No QA check targets it.</p> : null}
+        <ul id="qa-checks">
+          {props.qa.checks.map((q) => (
             <li>
-              <a href={itemHref(slug, q.id)}>{q.title}</a> <span class="tag">{q.status ?? 'pending'}</span>
-            </li>
-          ))}
-          {props.staleQa.map((q) => (
-            <li>
-              <a href={itemHref(slug, q.id)}>{q.title}</a> <span class="tag">passed</span>
-              <span class="tag stale">stale: this item changed after the check passed</span>
+              <a href={itemHref(slug, q.id)}>{q.title}</a> <span class="tag">{q.status}</span>
+              {q.stale ? (
+                <span class="tag stale">stale: this item changed after the check passed</span>
+              ) : q.status === 'passed' && props.qa.staleKnown ? (
+                <span class="tag">not stale</span>
+              ) : null}
             </li>
           ))}
         </ul>
+        {props.qa.truncated ? <p class="muted">More QA checks target it than are listed here.</p> : null}
+        {props.qa.checks.some((q) => q.status === 'passed') && !props.qa.staleKnown ? (
+          <p class="muted">Whether a passed check is stale is not known here: the rule qa-passed-on-superseded-target is disabled or had too many findings.</p>
+        ) : null}
       </section>
     </Layout>
   );
@@ -485,29 +477,61 @@ function Compare(props: { from: Item; to: Item }) {
 export function WorkPage(props: {
   ctx: PageContext;
   slug: string;
-  units: { id: string; title: string; description: string; status: string; updated_at: string }[];
+  keyword: string;
+  units: {
+    id: string;
+    title: string;
+    description: string;
+    status: string;
+    updated_at: string;
+    truncated: { tasks: boolean; qa_checks: boolean; work_units: boolean };
+  }[];
   tasks: Item[];
   qa: Item[];
 }) {
   const statuses = ['in_progress', 'proposed', 'blocked', 'done'] as const;
-  const inProgress = props.tasks.find((t) => t.status === 'in_progress');
+  const { keyword, slug } = props;
+  const moreUnits = props.units.some((u) => u.truncated.work_units);
   return (
     <Layout ctx={props.ctx} title="Work">
       <h1>Work board</h1>
-      <p>
-        In progress:{' '}
-        {inProgress ? <a href={itemHref(props.slug, inProgress.id)}>{inProgress.title}</a> : <span class="muted">nothing</span>}
-      </p>
-      {props.units.length === 0 ? <p class="muted">No open work units.</p> : null}
+      <form method="get" action={projectPath(slug, '/work')} class="actions" aria-label="Find work units">
+        <label for="keyword">Work units whose title contains</label>
+        <input id="keyword" type="search" name="keyword" value={keyword} />
+        <button type="submit">Show</button>
+      </form>
+      <p class="muted">Open work units first, then the most recently active closed ones.</p>
+      {props.units.length === 0 ? (
+        <p id="work-empty">
+          {keyword ? (
+            <>No work unit has “{keyword}” in its title.</>
+          ) : (
+            <>
+              No work units in this project yet: <code>svc work open</code> (or the svc_work_open tool) opens one.
+            </>
+          )}
+        </p>
+      ) : null}
+      {moreUnits ? (
+        <p class="notice" id="work-cut">
+          More work units {keyword ? 'match' : 'exist'} than the {props.units.length} shown: narrow the list with a word of the title.
+        </p>
+      ) : null}
       {props.units.map((unit) => {
         const tasks = props.tasks.filter((t) => t.work_unit_id === unit.id);
         const qa = props.qa.filter((q) => q.work_unit_id === unit.id);
+        // One task per work unit is in progress at most (svc_task_start enforces it).
+        const inProgress = tasks.find((t) => t.status === 'in_progress');
         return (
           <section aria-labelledby={`wu-${unit.id}`}>
             <h2 id={`wu-${unit.id}`}>
               {unit.title} <span class="tag">{unit.status}</span>
             </h2>
             {unit.description ? <p>{unit.description}</p> : null}
+            <p class="in-progress">
+              In progress:{' '}
+              {inProgress ? <a href={itemHref(slug, inProgress.id)}>{inProgress.title}</a> : <span class="muted">nothing</span>}
+            </p>
             <div class="board">
               {statuses.map((status) => (
                 <section aria-label={`${unit.title}: ${status.replace('_', ' ')}`}>
@@ -517,7 +541,7 @@ export function WorkPage(props: {
                       .filter((t) => t.status === status)
                       .map((t) => (
                         <li>
-                          <a href={itemHref(props.slug, t.id)} data-nav-focus>
+                          <a href={itemHref(slug, t.id)} data-nav-focus>
                             {t.title}
                           </a>
                         </li>
@@ -526,12 +550,14 @@ export function WorkPage(props: {
                 </section>
               ))}
             </div>
+            {unit.truncated.tasks ? <p class="notice">Not every task of this work unit is shown: the board holds a limited number of tasks in all.</p> : null}
             {qa.length > 0 ? (
               <>
                 <h3>QA checks</h3>
-                <QaList slug={props.slug} checks={qa} />
+                <QaList slug={slug} checks={qa} />
               </>
             ) : null}
+            {unit.truncated.qa_checks ? <p class="notice">Not every QA check of this work unit is shown: the board holds a limited number of checks in all.</p> : null}
           </section>
         );
       })}
@@ -540,7 +566,7 @@ export function WorkPage(props: {
         return loose.length === 0 ? null : (
           <section aria-labelledby="qa-loose">
             <h2 id="qa-loose">Other QA checks</h2>
-            <QaList slug={props.slug} checks={loose} />
+            <QaList slug={slug} checks={loose} />
           </section>
         );
       })()}
@@ -570,9 +596,7 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
           Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous capture, <kbd>a</kbd> annotate, <kbd>s</kbd> set state, <kbd>p</kbd> promote,{' '}
           <kbd>r</kbd> redact, <kbd>x</kbd> discard, <kbd>Esc</kbd> leave a field.
         </p>
-      ) : (
-        <ReadOnlyNotice />
-      )}
+      ) : null}
       {props.captures.length === 0 ? <p class="muted">Nothing here.</p> : null}
       <ul class="cards" data-nav aria-label="Captures">
         {props.captures.map((capture, i) => (
@@ -638,13 +662,17 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
                       <label for={`title-${capture.id}`}>Title</label>
                       <input id={`title-${capture.id}`} type="text" name="title" required data-key="promote" />
                       <label for={`type-${capture.id}`}>Type</label>
-                      <select id={`type-${capture.id}`} name="item_type">
+                      <select id={`type-${capture.id}`} name="item_type" data-type-select>
                         {props.types.map((t) => (
                           <option value={t} selected={t === 'knowledge'}>
                             {t}
                           </option>
                         ))}
                       </select>
+                      <div class="stack" data-show-for-type="research">
+                        <label for={`src-${capture.id}`}>Source URL (required for research)</label>
+                        <input id={`src-${capture.id}`} type="url" name="source_url" placeholder="https://…" />
+                      </div>
                       <label for={`body-${capture.id}`}>Body (empty: the capture text)</label>
                       <textarea id={`body-${capture.id}`} name="body" />
                       <div>
@@ -699,9 +727,7 @@ export function RedactConfirmPage(props: { ctx: PageContext; slug: string; captu
           </button>
           <a href={projectPath(slug, '/inbox')}>Cancel</a>
         </form>
-      ) : (
-        <ReadOnlyNotice />
-      )}
+      ) : null}
     </Layout>
   );
 }
@@ -718,7 +744,6 @@ export function GlossaryPage(props: {
       <h1>Glossary</h1>
       <section aria-labelledby="queue-h">
         <h2 id="queue-h">Review queue</h2>
-        {ctx.actor ? null : <ReadOnlyNotice />}
         {props.queue.length === 0 ? <p class="muted">No proposed terms.</p> : null}
         <ul class="cards" data-nav>
           {props.queue.map((term) => (

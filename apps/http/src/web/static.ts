@@ -38,9 +38,10 @@ pre, code { font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
 pre { white-space: pre-wrap; word-break: break-word; background: var(--soft); padding: .5rem; border-radius: 4px; }
 .prose { overflow-wrap: anywhere; }
 form.inline { display: inline; }
-form.stack { display: grid; gap: .35rem; max-width: 40rem; margin: .4rem 0; }
+[hidden] { display: none !important; }
+form.stack, div.stack { display: grid; gap: .35rem; max-width: 40rem; margin: .4rem 0; }
 label { font-weight: 600; }
-input[type=text], input[type=search], select, textarea { font: inherit; padding: .3rem .4rem; border: 1px solid #8c959f; border-radius: 4px; max-width: 100%; }
+input[type=text], input[type=search], input[type=url], select, textarea { font: inherit; padding: .3rem .4rem; border: 1px solid #8c959f; border-radius: 4px; max-width: 100%; }
 textarea { width: 100%; min-height: 4rem; }
 button { font: inherit; padding: .25rem .7rem; border: 1px solid #8c959f; border-radius: 4px; background: var(--soft); cursor: pointer; color: var(--fg); }
 button.danger { border-color: var(--err); color: var(--err); }
@@ -118,6 +119,20 @@ const JS = `
     var details = el.closest('details');
     if (details) details.open = true;
     el.focus();
+  });
+  // A field only one item type takes (research's source_url): shown, enabled and required for that type only.
+  function typeFields(select) {
+    var form = select.form;
+    if (!form) return;
+    Array.prototype.forEach.call(form.querySelectorAll('[data-show-for-type]'), function (box) {
+      var on = box.getAttribute('data-show-for-type') === select.value;
+      box.hidden = !on;
+      Array.prototype.forEach.call(box.querySelectorAll('input'), function (input) { input.disabled = !on; input.required = on; });
+    });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('select[data-type-select]'), typeFields);
+  document.addEventListener('change', function (e) {
+    if (e.target && e.target.matches && e.target.matches('select[data-type-select]')) typeFields(e.target);
   });
   document.addEventListener('submit', function (e) {
     var form = e.target;

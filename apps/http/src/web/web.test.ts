@@ -1,7 +1,8 @@
-import { ops, type Service } from '@svc/service';
+import { type AnyOperation, type InputOf, type OutputOf, ops, type Service } from '@svc/service';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../app.js';
+import { type RunningHttpServer, startHttpServer } from '../server.js';
 import { CSS_PATH, JS_PATH } from './static.js';
 
 /** The web view's guards, in process (the browser suite drives the pages themselves). */
@@ -155,5 +156,209 @@ describe.each(testBackends())('web view guards on $name', (backend) => {
     const near = html.slice(html.indexOf('id="near-misses"'));
     expect(near).toContain('Autovacuum tuning');
     expect(near).toContain('lacks: zebra');
+  });
+});
+
+/** The web view over a listening server and real HTTP requests: the outsider review's defects, each kept as a test. */
+describe.each(testBackends())('web view over a listening server on $name', (backend) => {
+  let svc: TestService;
+  let server: RunningHttpServer;
+  let readOnly: RunningHttpServer;
+  let small: RunningHttpServer;
+  let actorId: string;
+  let slug: string;
+  let other: string;
+
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+    ({ actorId, slug } = await svc.seed('weba'));
+    ({ slug: other } = await svc.seed('webb'));
+    // close() of a server closes its service: each server has a service of its own over the shared store.
+    server = await startHttpServer(svc.sibling({ defaultActorId: actorId }), { host: '127.0.0.1', port: 0 });
+    readOnly = await startHttpServer(svc.sibling(), { host: '127.0.0.1', port: 0 });
+    // A body limit of 64 KiB: an over-limit body is sent whole before the answer (2 MiB races the early close).
+    small = await startHttpServer(svc.sibling({ defaultActorId: actorId }), { host: '127.0.0.1', port: 0, maxBodyBytes: 64 * 1024 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await readOnly?.close();
+    await small?.close();
+    await svc.close();
+  });
+
+  const as = <Op extends AnyOperation>(op: Op, input: InputOf<Op>) => svc.call(op, input, { source: 'test', actorId }) as Promise<OutputOf<Op>>;
+  const get = (path: string, base = server.url) => fetch(base + path, { redirect: 'manual' });
+
+  /** Open a page as a browser would, and keep its form token and cookie for the posts. */
+  async function session(path: string) {
+    const page = await get(path);
+    const html = await page.text();
+    const cookie = page.headers.get('set-cookie')?.split(';', 1)[0] ?? '';
+    // The token a form carries is the cookie's value (double submit); a page without forms still sets it.
+    return { html, token: cookie.slice(cookie.indexOf('=') + 1), cookie };
+  }
+  async function post(path: string, fields: Record<string, string>, base = server.url) {
+    const { token, cookie } = await session(`/p/${slug}/inbox`);
+    return fetch(base + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: base },
+      body: new URLSearchParams({ _csrf: token, ...fields }).toString(),
+    });
+  }
+  const capture = async (id: string) => (await as(ops.capture_show, { project_id: other, capture_id: id })) as { review_state: string; summary: string | null };
+
+  it("answers an inbox action on another project's capture with a 404 page and leaves the capture alone", async () => {
+    const foreign = (await as(ops.svc_capture_add, { project_id: other, text: 'filed under the other project' })).id;
+    const attempts: [string, Record<string, string>][] = [
+      ['annotate', { summary: 'Hijacked' }],
+      ['state', { review_state: 'review' }],
+      ['promote', { title: 'Hijacked', item_type: 'knowledge', body: '' }],
+      ['discard', {}],
+      ['redact', {}],
+    ];
+    for (const [verb, fields] of attempts) {
+      const answer = await post(`/p/${slug}/inbox/${foreign}/${verb}`, fields);
+      expect({ verb, status: answer.status }).toEqual({ verb, status: 404 });
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await answer.text()).toContain('Not found');
+    }
+    expect(await capture(foreign)).toMatchObject({ review_state: 'inbox', summary: null });
+    const confirm = await get(`/p/${slug}/inbox/${foreign}/redact`);
+    expect(confirm.status).toBe(404);
+    // In its own project the same capture is found.
+    expect((await get(`/p/${other}/inbox/${foreign}/redact`)).status).toBe(200);
+  });
+
+  it('promotes a capture to research with its source_url, and names source_url when it is missing', async () => {
+    const id = (await as(ops.svc_capture_add, { project_id: slug, text: 'PG 17 ships incremental backups.' })).id;
+    const page = await (await get(`/p/${slug}/inbox`)).text();
+    expect(page).toMatch(/<input[^>]*type="url"[^>]*name="source_url"/);
+    const missing = await post(`/p/${slug}/inbox/${id}/promote`, { title: 'PG 17 backups', item_type: 'research', body: '', source_url: '' });
+    expect(missing.status).toBe(400);
+    expect(missing.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await missing.text()).toContain('source_url: research items');
+    const answer = await post(`/p/${slug}/inbox/${id}/promote`, {
+      title: 'PG 17 backups',
+      item_type: 'research',
+      body: '',
+      source_url: 'https://www.postgresql.org/docs/17/release-17.html',
+    });
+    expect(answer.status).toBe(303);
+    const itemId = decodeURIComponent(/\/items\/([^?]+)/.exec(answer.headers.get('location') ?? '')?.[1] ?? '');
+    const shown = await as(ops.item_show, { project_id: slug, item_id: itemId });
+    expect(shown.item).toMatchObject({ item_type: 'research', source_url: 'https://www.postgresql.org/docs/17/release-17.html' });
+  });
+
+  it('lists every QA check targeting an item with its status, and marks the stale one', async () => {
+    const item = await as(ops.svc_item_upsert, { project_id: slug, title: 'Invoices in UTC', body: 'All invoice times are UTC.' });
+    await as(ops.svc_qa_add, { project_id: slug, title: 'QA pending one', target_item_ids: [item.id] });
+    const failed = await as(ops.svc_qa_add, { project_id: slug, title: 'QA failed one', target_item_ids: [item.id] });
+    const stale = await as(ops.svc_qa_add, { project_id: slug, title: 'QA passed then stale', target_item_ids: [item.id] });
+    await as(ops.svc_qa_fail, { qa_id: failed.id });
+    await as(ops.svc_qa_pass, { qa_id: stale.id });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const v2 = await as(ops.svc_item_upsert, { project_id: slug, item_id: item.id, body: 'All invoice times are UTC, stored as timestamptz.' });
+    const fresh = await as(ops.svc_qa_add, { project_id: slug, title: 'QA passed and fresh', target_item_ids: [v2.id] });
+    await as(ops.svc_qa_pass, { qa_id: fresh.id });
+    const html = await (await get(`/p/${slug}/items/${v2.id}`)).text();
+    const section = html.slice(html.indexOf('id="qa-h"'), html.indexOf('</section>', html.indexOf('id="qa-h"')));
+    const rows = [...section.matchAll(/<li>(.*?)<\/li>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim());
+    expect(rows).toEqual([
+      'QA pending one pending',
+      'QA failed one failed',
+      'QA passed then stale passed stale: this item changed after the check passed',
+      'QA passed and fresh passed not stale',
+    ]);
+  });
+
+  it('shows the work board truthfully: the empty wording, the cut list of units and the task in progress of each unit', async () => {
+    const { slug: empty } = await svc.seed('webw0');
+    const none = await (await get(`/p/${empty}/work`)).text();
+    expect(none).toContain('No work units in this project yet');
+    expect(none).not.toContain('No open work units');
+    const { slug: busy } = await svc.seed('webw1');
+    const started: string[] = [];
+    for (let i = 1; i <= 6; i++) {
+      const unit = await as(ops.svc_work_open, { project_id: busy, title: `Unit ${i}` });
+      const task = await as(ops.svc_task_add, { work_unit_id: unit.id, title: `Task of unit ${i}` });
+      await as(ops.svc_task_add, { work_unit_id: unit.id, title: `Waiting task of unit ${i}` });
+      await as(ops.svc_task_start, { task_id: task.id });
+      started.push(`Task of unit ${i}`);
+    }
+    const html = await (await get(`/p/${busy}/work`)).text();
+    // svc_work_resume lists 5 units and says on the last one that more matched.
+    expect(html).toContain('id="work-cut"');
+    const inProgress = [...html.matchAll(/<p class="in-progress">(.*?)<\/p>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim());
+    expect(inProgress).toHaveLength(5);
+    for (const line of inProgress) expect(started.map((t) => `In progress: ${t}`)).toContain(line);
+    const filtered = await (await get(`/p/${busy}/work?keyword=${encodeURIComponent('no such unit')}`)).text();
+    expect(filtered).toContain('No work unit has “no such unit” in its title.');
+    expect(filtered).not.toContain('id="work-cut"');
+  });
+
+  it('says how to set an actor once on every project page when there is none, and offers no write', async () => {
+    const item = await as(ops.svc_item_upsert, { project_id: slug, title: 'Read-only probe', body: 'x' });
+    await as(ops.svc_capture_add, { project_id: slug, text: 'read-only inbox probe' });
+    for (const path of [`/p/${slug}`, `/p/${slug}/items/${item.id}`, `/p/${slug}/work`, `/p/${slug}/inbox`, `/p/${slug}/glossary`, `/p/${slug}/checks`]) {
+      const html = await (await get(path, readOnly.url)).text();
+      expect({ path, notices: html.split('SVC_DEFAULT_ACTOR_ID').length - 1 }).toEqual({ path, notices: 1 });
+      expect(html).toContain('X-Actor');
+      expect(html).not.toContain('method="post"');
+    }
+    // With an actor there is nothing to explain.
+    expect(await (await get(`/p/${slug}/work`)).text()).not.toContain('SVC_DEFAULT_ACTOR_ID');
+  });
+
+  it('shows the words search marked, a glossary synonym too, as highlighting and never the ** markers', async () => {
+    await as(ops.glossary_group_add, { project_id: slug, name: 'Databases' });
+    await as(ops.glossary_term_add, { project_id: slug, group: 'Databases', term: 'pg' });
+    await as(ops.glossary_term_add, { project_id: slug, group: 'Databases', term: 'postgres' });
+    await as(ops.svc_item_upsert, { project_id: slug, title: 'Primary database', body: 'We run postgres in production, latency < 5 ms, **all of it** & more.' });
+    const html = await (await get(`/p/${slug}/search?q=pg`)).text();
+    const results = html.slice(html.indexOf('id="results-h"'));
+    const snippet = /<p class="muted">(.*?)<\/p>/.exec(results.slice(results.indexOf('Primary database')))?.[1] ?? '';
+    expect(snippet).toContain('<mark>postgres</mark>');
+    expect(snippet).not.toContain('**postgres');
+    // The rest is text, escaped, the body's own bold phrase as written.
+    expect(snippet).toContain('latency &lt; 5 ms');
+    expect(snippet).toContain('**all of it** &amp; more');
+  });
+
+  it('answers a web form over the body limit with a page, and REST still with JSON', async () => {
+    const id = (await as(ops.svc_capture_add, { project_id: slug, text: 'a capture to annotate at length' })).id;
+    const big = await post(`/p/${slug}/inbox/${id}/annotate`, { summary: 'x'.repeat(100 * 1024) }, small.url);
+    expect(big.status).toBe(413);
+    expect(big.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(big.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await big.text()).toContain('The form is larger than this server takes');
+    // REST keeps its JSON answer.
+    const rest = await fetch(`${small.url}/captures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'x'.repeat(100 * 1024) }),
+    });
+    expect(rest.status).toBe(413);
+    expect(((await rest.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+  });
+
+  it('answers an impact depth out of range with a page naming depth and 1 to 5', async () => {
+    const item = await as(ops.svc_item_upsert, { project_id: slug, title: 'Impact probe', body: 'x' });
+    for (const depth of ['99999', '0', 'two']) {
+      const page = await get(`/p/${slug}/impact/${item.id}?depth=${depth}`);
+      expect({ depth, status: page.status }).toEqual({ depth, status: 400 });
+      const html = await page.text();
+      expect(html).toContain('role="alert"');
+      expect(html).toContain(`depth: the impact depth is a whole number from 1 to 5, not &#39;${depth}&#39;.`);
+    }
+    expect((await get(`/p/${slug}/impact/${item.id}?depth=5&direction=outgoing`)).status).toBe(200);
+  });
+
+  it('finds the capture to redact by its id, however many newer captures there are', async () => {
+    const old = (await as(ops.svc_capture_add, { project_id: slug, text: 'the oldest capture, to be redacted' })).id;
+    for (let i = 0; i < 201; i++) await as(ops.svc_capture_add, { project_id: slug, text: `newer capture ${i}` });
+    const confirm = await get(`/p/${slug}/inbox/${old}/redact`);
+    expect(confirm.status).toBe(200);
+    expect(await confirm.text()).toContain('the oldest capture, to be redacted');
   });
 });

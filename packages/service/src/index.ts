@@ -1,5 +1,6 @@
 export {
   type Actor,
+  CAPTURE_MOVABLE_STATES,
   CAPTURE_STATES,
   type CaptureState,
   type ErrorCode,
@@ -10,6 +11,7 @@ export {
   type Severity,
   SvcError,
   shortId,
+  type TaskStatus,
 } from '@svc/domain';
 export { catalog, findOperation, ops, toolOperations } from './catalog.js';
 export { type Config, loadConfig } from './config.js';

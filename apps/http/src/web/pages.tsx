@@ -1,6 +1,6 @@
 // @jsxRuntime automatic
 // @jsxImportSource hono/jsx
-import type { OutputOf, ops } from '@svc/service';
+import { CAPTURE_MOVABLE_STATES, CAPTURE_STATES, type OutputOf, type ops, SEVERITIES, type TaskStatus } from '@svc/service';
 import { raw } from 'hono/html';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DiffTable } from './diff.js';
@@ -8,85 +8,15 @@ import { type GraphEdge, type GraphNode, ImpactGraph } from './graph.js';
 import { Layout, type PageContext, projectPath, Token, when } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 
-// The shapes the catalog's operations answer with, as far as the pages read them.
-export interface Project {
-  id: string;
-  slug: string;
-  name: string;
-  created_at: string;
-}
-export interface System {
-  id: string;
-  name: string;
-}
-export interface Item {
-  id: string;
-  chain_id: string;
-  item_type: string;
-  title: string;
-  body: string;
-  context: Record<string, unknown>;
-  source_url: string | null;
-  system_id: string | null;
-  work_unit_id: string | null;
-  status: string | null;
-  version: number;
-  is_head: boolean;
-  created_by: string | null;
-  updated_at: string;
-  deleted_at: string | null;
-}
-export interface HistoryEntry {
-  item_id: string;
-  version: number;
-  change_kind: string;
-  changed_at: string;
-  actor_id: string | null;
-  source: string;
-  semantic_impacts: string[];
-}
-export interface Reached {
-  id: string;
-  chain_id: string;
-  title: string;
-  item_type: string;
-  status: string | null;
-  depth: number;
-  link_type: string;
-  via_chain_id: string;
-}
-export interface Impact {
-  item: { id: string; chain_id: string; title: string; item_type: string };
-  depth: number;
-  direction: 'outgoing' | 'incoming';
-  reachable: Reached[];
-  total: number;
-  truncated: boolean;
-}
-export interface Capture {
-  id: string;
-  text: string;
-  summary: string | null;
-  sensitivity_hint: string | null;
-  signals: Record<string, unknown>;
-  review_state: string;
-  created_at: string;
-  redacted_at: string | null;
-  promoted_item_id: string | null;
-}
-interface Finding {
-  items: { id: string; title: string; kind: string }[];
-  note: string;
-}
-export interface RuleResult {
-  rule: string;
-  severity: string;
-  description: string;
-  fix: string;
-  total: number;
-  findings: Finding[];
-  truncated: boolean;
-}
+// The shapes the catalog's operations answer with: a renamed or retyped field fails to compile here.
+export type Project = OutputOf<typeof ops.project_list>['projects'][number];
+export type System = OutputOf<typeof ops.project_show>['systems'][number];
+type Item = OutputOf<typeof ops.item_show>['item'];
+type Versions = OutputOf<typeof ops.item_history>;
+type Reached = OutputOf<typeof ops.svc_impact>['reachable'][number];
+type Impact = OutputOf<typeof ops.svc_impact>;
+export type Capture = OutputOf<typeof ops.capture_show>;
+type RuleResult = OutputOf<typeof ops.svc_check>['results'][number];
 
 /** Findings name items, and also glossary terms and work units, which have no item page. */
 const NOT_ITEMS = new Set(['glossary_term', 'work_unit']);
@@ -95,7 +25,19 @@ function itemHref(slug: string, id: string): string {
   return projectPath(slug, `/items/${encodeURIComponent(id)}`);
 }
 
-/** Stored text as markdown: raw HTML off, only http(s)/mailto links (see markdown.ts). */
+/** The options of a select, from one of the domain's lists; `selected` is preselected. */
+function Options(props: { values: readonly string[]; selected: string }) {
+  return (
+    <>
+      {props.values.map((v) => (
+        <option value={v} selected={v === props.selected}>
+          {v}
+        </option>
+      ))}
+    </>
+  );
+}
+
 /** QA checks as links to their items, each with its status. */
 function QaList(props: { slug: string; checks: readonly { id: string; title: string; status: string | null }[] }) {
   return (
@@ -109,6 +51,7 @@ function QaList(props: { slug: string; checks: readonly { id: string; title: str
   );
 }
 
+/** Stored text as markdown: raw HTML off, only http(s)/mailto links (see markdown.ts). */
 function Markdown(props: { text: string }) {
   return <div class="prose">{raw(renderMarkdown(props.text))}</div>;
 }
@@ -339,8 +282,8 @@ export function ItemPage(props: {
   slug: string;
   item: Item;
   systemName: string | undefined;
-  versions: Item[];
-  entries: HistoryEntry[];
+  versions: Versions['versions'];
+  entries: Versions['entries'];
   outgoing: Reached[];
   incoming: Reached[];
   qa: { checks: { id: string; title: string; status: string; stale: boolean }[]; truncated: boolean; staleKnown: boolean };
@@ -489,7 +432,8 @@ export function WorkPage(props: {
   tasks: Item[];
   qa: Item[];
 }) {
-  const statuses = ['in_progress', 'proposed', 'blocked', 'done'] as const;
+  // The work board's order: what runs first, then what waits.
+  const statuses: readonly TaskStatus[] = ['in_progress', 'proposed', 'blocked', 'done'];
   const { keyword, slug } = props;
   const moreUnits = props.units.some((u) => u.truncated.work_units);
   return (
@@ -583,11 +527,7 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
       <form method="get" action={projectPath(slug, '/inbox')} class="actions">
         <label for="state">Show</label>
         <select id="state" name="state">
-          {['inbox', 'review', 'promoted', 'discarded', 'redacted'].map((s) => (
-            <option value={s} selected={s === props.state}>
-              {s}
-            </option>
-          ))}
+          <Options values={CAPTURE_STATES} selected={props.state} />
         </select>
         <button type="submit">Show</button>
       </form>
@@ -646,11 +586,7 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
                   <Token ctx={ctx} />
                   <label for={`state-${capture.id}`}>State</label>
                   <select id={`state-${capture.id}`} name="review_state" data-key="state">
-                    {['inbox', 'review', 'discarded'].map((s) => (
-                      <option value={s} selected={s === capture.review_state}>
-                        {s}
-                      </option>
-                    ))}
+                    <Options values={CAPTURE_MOVABLE_STATES} selected={capture.review_state} />
                   </select>
                   <button type="submit">Set state</button>
                 </form>
@@ -805,11 +741,7 @@ export function ChecksPage(props: { ctx: PageContext; slug: string; severity: st
       <form method="get" action={projectPath(slug, '/checks')} class="actions">
         <label for="severity">At least</label>
         <select id="severity" name="severity">
-          {['info', 'warn', 'error'].map((s) => (
-            <option value={s} selected={s === props.severity}>
-              {s}
-            </option>
-          ))}
+          <Options values={[...SEVERITIES].reverse()} selected={props.severity} />
         </select>
         <button type="submit">Show</button>
       </form>

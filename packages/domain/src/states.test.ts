@@ -9,6 +9,10 @@ import {
   captureMoveEvent,
   captureTransition,
   draftDecision,
+  GLOSSARY_ENTRY_EVENTS,
+  GLOSSARY_ENTRY_STATES,
+  GLOSSARY_ENTRY_TABLE,
+  glossaryEntryTransition,
   GLOSSARY_TERM_EVENTS,
   GLOSSARY_TERM_STATUSES,
   GLOSSARY_TERM_TABLE,
@@ -102,6 +106,7 @@ describe('the tables are total: exactly their states, each with exactly their ev
     ['work unit', WORK_UNIT_TABLE, WORK_UNIT_STATUSES, WORK_UNIT_TRIGGERS],
     ['capture', CAPTURE_TABLE, CAPTURE_STATES, CAPTURE_EVENTS],
     ['glossary term', GLOSSARY_TERM_TABLE, GLOSSARY_TERM_STATUSES, GLOSSARY_TERM_EVENTS],
+    ['glossary entry', GLOSSARY_ENTRY_TABLE, GLOSSARY_ENTRY_STATES, GLOSSARY_ENTRY_EVENTS],
     ['item lifecycle', ITEM_LIFECYCLE_TABLE, ITEM_LIFECYCLE_STATES, ITEM_LIFECYCLE_EVENTS],
     ['idea', IDEA_TABLE, IDEA_STATES, IDEA_EVENTS],
   ];
@@ -192,6 +197,13 @@ describe('glossary term, item lifecycle and idea machines', () => {
       expect(outcome(() => glossaryTermTransition({ term: 'db', status: 'accepted' }, event))).toBe('refused(accepted)');
     }
     expect(() => glossaryTermTransition({ term: 'db', status: 'accepted' }, 'accept')).toThrow("term 'db' is accepted, not proposed");
+  });
+  it('glossary entry: a new term is proposed or added; a rejected one only added, by an operator', () => {
+    expect(glossaryEntryTransition('db', 'storage', 'absent', 'propose')).toBe('proposed');
+    expect(glossaryEntryTransition('db', 'storage', 'absent', 'add')).toBe('accepted');
+    expect(glossaryEntryTransition('db', 'storage', 'rejected', 'add')).toBe('accepted');
+    expect(outcome(() => glossaryEntryTransition('db', 'storage', 'rejected', 'propose'))).toBe('refused(rejected)');
+    expect(() => glossaryEntryTransition('db', 'storage', 'rejected', 'propose')).toThrow("term 'db' was rejected for group 'storage'");
   });
   it('item lifecycle: delete an active item, restore a deleted one', () => {
     const active = { id: '0123456789', deleted_at: null };

@@ -268,6 +268,31 @@ export function glossaryTermTransition(term: { term: string; status: GlossaryTer
   return next;
 }
 
+// How a term enters a group (glossary_term_propose, glossary_term_add): from nothing, or after the group
+// rejected the same normalized term. An assistant's proposal of a rejected term is refused; an operator's add
+// overrides the rejection (the rejection row goes).
+
+export const GLOSSARY_ENTRY_STATES = ['absent', 'rejected'] as const;
+export type GlossaryEntryState = (typeof GLOSSARY_ENTRY_STATES)[number];
+export type GlossaryEntryEvent = 'propose' | 'add';
+export const GLOSSARY_ENTRY_EVENTS: readonly GlossaryEntryEvent[] = ['propose', 'add'];
+
+export const GLOSSARY_ENTRY_TABLE: StateTable<GlossaryEntryState, GlossaryEntryEvent, string, GlossaryTermStatus> = {
+  //          glossary_term_propose   glossary_term_add
+  absent:   { propose: 'proposed',    add: 'accepted' },
+  rejected: { propose: no('rejected'), add: 'accepted' },
+};
+
+export function glossaryEntryTransition(term: string, group: string, state: GlossaryEntryState, event: GlossaryEntryEvent): GlossaryTermStatus {
+  const next = cell(GLOSSARY_ENTRY_TABLE, state, event);
+  if (next === undefined || isRefused(next)) {
+    throw new SvcError('refused_transition', `term '${term}' was rejected for group '${group}'; an operator may still add it with \`glossary term add\``, {
+      state: 'rejected',
+    });
+  }
+  return next;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Item deletion (item_delete, item_restore: operator commands) and idea redaction (svc_idea_redact). Both
 // are flags on the row (deleted_at, redacted), named here as states.

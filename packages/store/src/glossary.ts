@@ -1,4 +1,4 @@
-import { type GlossaryTermStatus, type IdRef, normalizeTerm, notFound, SvcError } from '@svc/domain';
+import { type GlossaryEntryState, type GlossaryTermStatus, type IdRef, normalizeTerm, notFound, SvcError } from '@svc/domain';
 import type { Kysely, Transaction } from 'kysely';
 import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
@@ -61,10 +61,18 @@ function toTerm(row: TermRow): GlossaryTerm {
   return { ...row, created_at: iso(row.created_at), decided_at: isoOrNull(row.decided_at) };
 }
 
-/**
- * Add a term to a group. An accepted term added by an operator overrides an earlier rejection of it in that
- * group; a proposal of a rejected term is refused (it was already decided).
- */
+/** Whether the group rejected this term before (its normalized form): the state a new entry starts from. */
+export async function entryState(db: Kysely<Database>, group: GlossaryGroup, term: string): Promise<GlossaryEntryState> {
+  const rejected = await db
+    .selectFrom('glossary_rejections')
+    .select('id')
+    .where('group_id', '=', group.id)
+    .where('normalized', '=', normalizeTerm(term))
+    .executeTakeFirst();
+  return rejected ? 'rejected' : 'absent';
+}
+
+/** Add a term to a group, in the status domain's glossaryEntryTransition gave it. */
 export async function insertTerm(
   db: Transaction<Database>,
   group: GlossaryGroup,
@@ -73,18 +81,8 @@ export async function insertTerm(
   createdBy: string | null,
 ): Promise<GlossaryTerm> {
   const normalized = normalizeTerm(term);
-  const rejected = await db
-    .selectFrom('glossary_rejections')
-    .select('id')
-    .where('group_id', '=', group.id)
-    .where('normalized', '=', normalized)
-    .executeTakeFirst();
-  if (rejected && status === 'proposed') {
-    throw new SvcError('refused_transition', `term '${term}' was rejected for group '${group.name}'; an operator may still add it with \`glossary term add\``, {
-      state: 'rejected',
-    });
-  }
-  if (rejected) await db.deleteFrom('glossary_rejections').where('group_id', '=', group.id).where('normalized', '=', normalized).execute();
+  // A term added after its rejection overrides it (domain GLOSSARY_ENTRY_TABLE); the rejection goes.
+  await db.deleteFrom('glossary_rejections').where('group_id', '=', group.id).where('normalized', '=', normalized).execute();
   const row = await db
     .insertInto('glossary_terms')
     .values({

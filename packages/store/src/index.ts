@@ -74,6 +74,7 @@ export {
   type GlossaryGroup,
   type GlossaryTerm,
   insertGroup,
+  entryState,
   insertTerm,
   listGroups,
   rejectTerm,

@@ -1,5 +1,5 @@
-import { type GlossaryTermEvent, glossaryTermTransition, parseIdRef } from '@svc/domain';
-import { findGroupByName, insertTerm, resolveProject, resolveTerm } from '@svc/store';
+import { type GlossaryEntryEvent, type GlossaryTermEvent, glossaryEntryTransition, glossaryTermTransition, parseIdRef } from '@svc/domain';
+import { entryState, findGroupByName, insertTerm, resolveProject, resolveTerm } from '@svc/store';
 import { z } from 'zod';
 import { idRef, projectRef } from '../inputs.js';
 import { defineOperation, type WriteContext } from '../operation.js';
@@ -8,11 +8,11 @@ export const groupName = z.string().trim().min(1).max(200).describe('Glossary gr
 
 const termText = z.string().trim().min(1).max(200).describe('The term (a word or a short phrase)');
 
-export function termOperation<const N extends string>(name: N, status: 'accepted' | 'proposed', description: string) {
+export function termOperation<const N extends string>(name: N, event: GlossaryEntryEvent, description: string) {
   return defineOperation({
     name,
     surface: 'operator',
-    title: status === 'accepted' ? 'Add a glossary term' : 'Propose a glossary term',
+    title: event === 'add' ? 'Add a glossary term' : 'Propose a glossary term',
     description,
     input: z.object({ project_id: projectRef, group: groupName, term: termText }),
     kind: 'write',
@@ -20,6 +20,7 @@ export function termOperation<const N extends string>(name: N, status: 'accepted
     async run(ctx, input) {
       const project = await resolveProject(ctx.tx, input.project_id);
       const group = await findGroupByName(ctx.tx, project.id, input.group);
+      const status = glossaryEntryTransition(input.term, group.name, await entryState(ctx.tx, group, input.term), event);
       const term = await insertTerm(ctx.tx, group, input.term, status, ctx.actor?.id ?? null);
       ctx.audit({ project_id: project.id, target_kind: 'glossary_term', target_id: term.id, details: { status } });
       return term;

@@ -2,6 +2,6 @@ import { termOperation } from './glossary-shared.js';
 
 export const glossaryTermAdd = termOperation(
   'glossary_term_add',
-  'accepted',
+  'add',
   'Add an accepted term to a group; searches for any term of the group then find the others.',
 );

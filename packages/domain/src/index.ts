@@ -82,6 +82,8 @@ export {
   type GlossaryEntryEvent,
   type GlossaryEntryState,
   glossaryEntryTransition,
+  checkNewTaskContext,
+  checkQaContext,
   GLOSSARY_TERM_EVENTS,
   GLOSSARY_TERM_STATUSES,
   GLOSSARY_TERM_TABLE,

@@ -13,6 +13,8 @@ import {
   GLOSSARY_ENTRY_STATES,
   GLOSSARY_ENTRY_TABLE,
   glossaryEntryTransition,
+  checkNewTaskContext,
+  checkQaContext,
   GLOSSARY_TERM_EVENTS,
   GLOSSARY_TERM_STATUSES,
   GLOSSARY_TERM_TABLE,
@@ -248,5 +250,31 @@ describe('draftDecision', () => {
       context: { source_task_id: 't1' },
       work_unit_id: 'w1',
     });
+  });
+});
+
+describe('what a task or QA check context may say in its status', () => {
+  const field = (fn: () => void) => {
+    try {
+      fn();
+      return 'ok';
+    } catch (error) {
+      expect((error as SvcError).code).toBe('refused_transition');
+      return String((error as SvcError).details.field);
+    }
+  };
+  it('a new task carries neither summary nor blocked_reason', () => {
+    expect(field(() => checkNewTaskContext({ sort_order: 1 }))).toBe('ok');
+    expect(field(() => checkNewTaskContext({ summary: 'done' }, 'tasks[2].'))).toBe('tasks[2].context.summary');
+    expect(field(() => checkNewTaskContext({ blocked_reason: 'x' }))).toBe('context.blocked_reason');
+  });
+  it('a pending check has no note; a decided one keeps targets, coverage and note, in any order', () => {
+    expect(field(() => checkQaContext('pending', { coverage: 'human_only' }, undefined))).toBe('ok');
+    expect(field(() => checkQaContext('pending', { note: 'early' }, undefined))).toBe('context.note');
+    const before = { coverage: 'automated', note: 'ok', target_task_ids: ['a', 'b'] };
+    expect(field(() => checkQaContext('passed', { ...before, target_task_ids: ['b', 'a'], target_item_ids: [] }, before))).toBe('ok');
+    expect(field(() => checkQaContext('passed', { ...before, note: 'changed' }, before))).toBe('context.note');
+    expect(field(() => checkQaContext('failed', { ...before, target_task_ids: ['a'] }, before))).toBe('context.target_task_ids');
+    expect(field(() => checkQaContext('failed', { ...before, coverage: 'manual' }, before))).toBe('context.coverage');
   });
 });

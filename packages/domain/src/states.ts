@@ -69,6 +69,20 @@ export function taskTransition(state: TaskStatus, trigger: TaskTrigger): TaskSta
   return next;
 }
 
+/** A new task is proposed: its outcome and block reason are attached by svc_task_done and svc_task_block, never given. */
+export function checkNewTaskContext(context: Record<string, unknown>, prefix = ''): void {
+  for (const [key, tool] of [
+    ['summary', 'svc_task_done'],
+    ['blocked_reason', 'svc_task_block'],
+  ] as const) {
+    if (context[key] === undefined) continue;
+    throw new SvcError('refused_transition', `${prefix}context.${key}: a new task is proposed; ${key} is attached by ${tool}`, {
+      field: `${prefix}context.${key}`,
+      state: 'proposed',
+    });
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // QA check (SPEC: QA check). A new check is pending (svc_qa_add); passed and failed are terminal.
 
@@ -89,6 +103,32 @@ export function qaTransition(state: QaStatus, trigger: QaTrigger): QaStatus {
   if (next === undefined) throw refuse('QA check', String(state), trigger, 'unknown state');
   if (isRefused(next)) throw refuse('QA check', state, trigger, next.refused);
   return next;
+}
+
+/**
+ * What a QA check's context may say in `status` (the status an edit or creation leaves it in): a pending check
+ * has no verdict, so no note; a decided one keeps its verdict (decision 0016): what it verified (targets,
+ * coverage) and its note stay as `before` has them, and changing any is refused naming the field.
+ */
+export function checkQaContext(status: QaStatus, context: Record<string, unknown>, before: Record<string, unknown> | undefined, prefix = ''): void {
+  if (status === 'pending') {
+    if (context.note === undefined) return;
+    throw new SvcError('refused_transition', `${prefix}context.note: a pending check has no verdict; the note is attached by svc_qa_pass or svc_qa_fail`, {
+      field: `${prefix}context.note`,
+      state: status,
+    });
+  }
+  if (!before) return;
+  const canonical = (value: unknown) => JSON.stringify(Array.isArray(value) ? [...value].sort() : (value ?? null));
+  for (const key of new Set([...Object.keys(before), ...Object.keys(context)])) {
+    const was = key === 'target_task_ids' || key === 'target_item_ids' ? (before[key] ?? []) : before[key];
+    if (canonical(was) === canonical(context[key])) continue;
+    throw new SvcError(
+      'refused_transition',
+      `${prefix}context.${key}: the check is ${status}, and a verdict stays; only its title and body can be corrected (add a new check to verify something else)`,
+      { field: `${prefix}context.${key}`, state: status },
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,4 +1,6 @@
 import {
+  checkNewTaskContext,
+  checkQaContext,
   classifySemanticImpact,
   type Item,
   type ItemStatus,
@@ -132,18 +134,7 @@ async function taskRules(ctx: WriteContext, project: Project, fields: ItemFields
   const unit = await lockWorkUnit(ctx.tx, found.id);
   workUnitTransition(unit.status, 'add_task', { id: unit.id, field });
   const context = { ...fields.context };
-  // A new task is proposed: its outcome and block reason are attached by svc_task_done and svc_task_block.
-  for (const [key, tool] of [
-    ['summary', 'svc_task_done'],
-    ['blocked_reason', 'svc_task_block'],
-  ] as const) {
-    if (context[key] !== undefined) {
-      throw new SvcError('refused_transition', `${prefix}context.${key}: a new task is proposed; ${key} is attached by ${tool}`, {
-        field: `${prefix}context.${key}`,
-        state: 'proposed',
-      });
-    }
-  }
+  checkNewTaskContext(context, prefix);
   if (context.sort_order === undefined) context.sort_order = await nextSortOrder(ctx.tx, unit.id);
   return { work_unit_id: unit.id, context, status: 'proposed', system_id: unit.system_id };
 }
@@ -174,32 +165,8 @@ async function qaRules(ctx: WriteContext, project: Project, fields: ItemFields, 
         : refs;
   }
   const status = head ? qaTransition(qaStatusOf(head), 'edit') : 'pending';
-  if (status === 'pending' && context.note !== undefined) {
-    throw new SvcError('refused_transition', `${prefix}context.note: a pending check has no verdict; the note is attached by svc_qa_pass or svc_qa_fail`, {
-      field: `${prefix}context.note`,
-      state: status,
-    });
-  }
-  if (head && status !== 'pending') keepVerdict(head, context, status, prefix);
+  checkQaContext(status, context, head?.context, prefix);
   return { work_unit_id: unit?.id ?? null, context, status };
-}
-
-/**
- * A decided check's verdict stays (decision 0016): an edit may correct its title and body, but what it
- * verified (targets, coverage) and its note are part of the verdict; changing any is refused naming the field.
- */
-function keepVerdict(head: Item, context: Record<string, unknown>, status: string, prefix: string): void {
-  const canonical = (value: unknown) => JSON.stringify(Array.isArray(value) ? [...value].sort() : (value ?? null));
-  const keys = new Set([...Object.keys(head.context), ...Object.keys(context)]);
-  for (const key of keys) {
-    const before = key === 'target_task_ids' || key === 'target_item_ids' ? (head.context[key] ?? []) : head.context[key];
-    if (canonical(before) === canonical(context[key])) continue;
-    throw new SvcError(
-      'refused_transition',
-      `${prefix}context.${key}: the check is ${status}, and a verdict stays; only its title and body can be corrected (add a new check to verify something else)`,
-      { field: `${prefix}context.${key}`, state: status },
-    );
-  }
 }
 
 /**

@@ -34,7 +34,7 @@ export async function addLink(
       .where('link_type', '=', values.link_type)
       .where('to_chain_id', '=', values.to_chain_id)
       .executeTakeFirstOrThrow());
-  return { link: { ...row, link_type: row.link_type as LinkType, created_at: iso(row.created_at) }, created: !!inserted };
+  return { link: { ...row, created_at: iso(row.created_at) }, created: !!inserted };
 }
 
 export async function removeLink(
@@ -56,7 +56,7 @@ export interface LinkRow {
   id: string;
   project_id: string;
   from_chain_id: string;
-  link_type: string;
+  link_type: LinkType;
   to_chain_id: string;
   created_by: string | null;
   created_at: Date | string;
@@ -67,7 +67,7 @@ export function toLink(row: LinkRow): Link {
     id: row.id,
     project_id: row.project_id,
     from_chain_id: row.from_chain_id,
-    link_type: row.link_type as LinkType,
+    link_type: row.link_type,
     to_chain_id: row.to_chain_id,
     created_by: row.created_by,
     created_at: iso(row.created_at),

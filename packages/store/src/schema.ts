@@ -1,4 +1,4 @@
-import type { CaptureState, GlossaryTermStatus, ItemStatus, WorkUnitStatus } from '@svc/domain';
+import type { CaptureState, GlossaryTermStatus, ItemStatus, LinkType, WorkUnitStatus } from '@svc/domain';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /** Columns the database fills in; readable, optional on insert. */
@@ -81,7 +81,7 @@ interface LinksTable {
   id: Generated<string>;
   project_id: string;
   from_chain_id: string;
-  link_type: string;
+  link_type: LinkType;
   to_chain_id: string;
   created_by: string | null;
   created_at: Timestamp;

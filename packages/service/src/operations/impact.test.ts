@@ -145,8 +145,8 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
       .execute();
     // Depth 1: the root conflicts with half of `near` and depends on the other half; depth 2: each near item blocks one far item.
     const links = [
-      ...near.map((id, i) => ({ project_id: project.id, from_chain_id: root, link_type: i % 2 ? 'depends' : 'conflicts', to_chain_id: id })),
-      ...far.map((id, i) => ({ project_id: project.id, from_chain_id: near[i]!, link_type: 'blocks', to_chain_id: id })),
+      ...near.map((id, i) => ({ project_id: project.id, from_chain_id: root, link_type: i % 2 ? ('depends' as const) : ('conflicts' as const), to_chain_id: id })),
+      ...far.map((id, i) => ({ project_id: project.id, from_chain_id: near[i]!, link_type: 'blocks' as const, to_chain_id: id })),
     ];
     await svc.store.db.insertInto('links').values(links).execute();
     const result = (await call(ops.svc_impact, { project_id: 'wide', item_id: root, depth: 2 })) as { total: number; truncated: boolean; reachable: Reached[] };

@@ -21,7 +21,7 @@ import { type Database, type Kysely, migrate, openStore } from '@svc/store';
 import { sql } from 'kysely';
 import { itemText, rng, SEED, VOCABULARY, vocabulary } from './corpus.js';
 import { stats } from './measure.js';
-import { createProjects, DAY, SPAN, seedItems } from './seed.js';
+import { createProjects, DAY, recreateDatabase, SPAN, seedThenIndex } from './seed.js';
 import { shapes } from './shapes.js';
 
 const { values: args } = parseArgs({
@@ -56,21 +56,8 @@ interface Side {
   ms: Map<string, number[]>;
 }
 
-async function recreate(name: string): Promise<void> {
-  const admin = await openStore({ databaseUrl: new URL('/postgres', server).toString(), poolSize: 1 });
-  try {
-    await sql.raw(`drop database if exists ${name} with (force)`).execute(admin.db);
-    await sql.raw(`create database ${name}`).execute(admin.db);
-  } finally {
-    await admin.close();
-  }
-}
-
-const TRIGGERS = ['items_search_insert', 'items_search_update', 'items_search_delete'];
-
 async function open(name: string, root: string, database: string): Promise<Side> {
-  await recreate(database);
-  const url = new URL(`/${database}`, server).toString();
+  const url = await recreateDatabase(server, database);
   // This checkout's schema on both sides, so that what differs is the code.
   const schema = await openStore({ databaseUrl: url, statementTimeoutMs: 600_000 });
   await migrate(schema.db);
@@ -78,11 +65,8 @@ async function open(name: string, root: string, database: string): Promise<Side>
   const [ref] = await createProjects(createService(schema), ['ab']);
   if (!ref) throw new Error('no project');
   const project = ref.id;
-  for (const t of TRIGGERS) await sql.raw(`alter table items disable trigger ${t}`).execute(schema.db);
   const now = Date.now();
-  await seedItems(schema.db, v, rng(SEED + 7), [{ project: ref, items: ITEMS }], { from: now - SPAN, to: now - DAY });
-  for (const t of TRIGGERS) await sql.raw(`alter table items enable trigger ${t}`).execute(schema.db);
-  await sql`select svc_search_rebuild(${project}::uuid)`.execute(schema.db);
+  await seedThenIndex(schema.db, v, rng(SEED + 7), ref, ITEMS, { from: now - SPAN, to: now - DAY });
   await sql`vacuum analyze`.execute(schema.db);
   await schema.close();
   const at = (pkg: string) => pathToFileURL(resolve(root, 'packages', pkg, 'src/index.ts')).href;

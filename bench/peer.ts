@@ -18,7 +18,7 @@ import { migrate, openStore } from '@svc/store';
 import { sql } from 'kysely';
 import { itemText, rng, SEED, uuid, type Vocabulary } from './corpus.js';
 import { type Stats, stats } from './measure.js';
-import { createProjects, DAY, insertRows, type Row, SPAN } from './seed.js';
+import { createProjects, DAY, insertRows, type Row, recreateDatabase, SPAN } from './seed.js';
 
 /** Pinned: better-sqlite3 12 runs on Node 20 (13 does not). */
 const PEER = { name: 'mcp-memory-keeper', version: '0.14.1', sqlite: 'better-sqlite3@12.4.1' } as const;
@@ -110,13 +110,7 @@ export async function measurePeer(
     const records = corpus(v, n);
     // svc: a fresh database, the records inserted as decisions (SQL in batches of 2,000; the index kept by its triggers).
     const database = `${options.database}_${n}`;
-    const admin = await openStore({ databaseUrl: new URL('/postgres', server).toString(), poolSize: 1 });
-    try {
-      await sql.raw(`drop database if exists ${database} with (force)`).execute(admin.db);
-      await sql.raw(`create database ${database}`).execute(admin.db);
-    } finally {
-      await admin.close();
-    }
+    await recreateDatabase(server, database);
     const databaseUrl = new URL(`/${database}`, server).toString();
     const store = await openStore({ databaseUrl, statementTimeoutMs: 600_000 });
     try {

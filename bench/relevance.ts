@@ -2,7 +2,7 @@ import { createService, ops } from '@svc/service';
 import { migrate, openStore } from '@svc/store';
 import { sql } from 'kysely';
 import { int, itemText, rng, SEED, uuid, type Vocabulary, words } from './corpus.js';
-import { createProjects, DAY, insertRows, type Row, SPAN, seedItems } from './seed.js';
+import { createProjects, DAY, insertRows, type Row, recreateDatabase, SPAN, seedItems } from './seed.js';
 
 /**
  * Relevance beside speed (issue 18): a judged set generated deterministically. For each query (two
@@ -44,13 +44,7 @@ export async function measureRelevance(
   log: (m: string) => void,
   database = 'svc_bench_relevance',
 ): Promise<RelevanceResult> {
-  const admin = await openStore({ databaseUrl: new URL('/postgres', server).toString(), poolSize: 1 });
-  try {
-    await sql.raw(`drop database if exists ${database} with (force)`).execute(admin.db);
-    await sql.raw(`create database ${database}`).execute(admin.db);
-  } finally {
-    await admin.close();
-  }
+  await recreateDatabase(server, database);
   const store = await openStore({ databaseUrl: new URL(`/${database}`, server).toString(), statementTimeoutMs: 600_000 });
   try {
     await migrate(store.db);

@@ -27,7 +27,7 @@ import { measurePeer, type PeerResult, peerTable } from './peer.js';
 import { measureRelevance, type RelevanceResult, relevanceTable } from './relevance.js';
 import { measureWeb, type WebResult, webTable } from './web-pages.js';
 import { measureWrites, type WriteResult, writesTable } from './writes.js';
-import { count, createProjects, DAY, type ProjectRef, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
+import { count, createProjects, DAY, type ProjectRef, recreateDatabase, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
 
 const OTHER_PROJECTS = 9;
 
@@ -239,15 +239,7 @@ async function measureLoad(store: Store, bench: ProjectRef, v: Vocabulary): Prom
 
 async function postgres(v: Vocabulary, machine: Machine): Promise<RunResult[]> {
   const server = new URL(args.server);
-  if (!args.reuse) {
-    const admin = await openStore({ databaseUrl: new URL('/postgres', server).toString(), poolSize: 1 });
-    try {
-      await sql.raw(`drop database if exists ${DATABASE} with (force)`).execute(admin.db);
-      await sql.raw(`create database ${DATABASE}`).execute(admin.db);
-    } finally {
-      await admin.close();
-    }
-  }
+  if (!args.reuse) await recreateDatabase(server, DATABASE);
   const store = await openStore({ databaseUrl: new URL(`/${DATABASE}`, server).toString(), statementTimeoutMs: 600_000 });
   const runs: RunResult[] = [];
   try {

@@ -1,5 +1,5 @@
 import type { Service } from '@svc/service';
-import type { Database, Kysely } from '@svc/store';
+import { type Database, type Kysely, openStore } from '@svc/store';
 import { type RawBuilder, sql } from 'kysely';
 import { int, itemText, type Rng, uuid, type Vocabulary } from './corpus.js';
 import { ops } from '@svc/service';
@@ -17,6 +17,46 @@ const DAY = 86_400_000;
 const SPAN = 730 * DAY;
 
 /** The `n` of a `select count(*) as n …` query, as a number. */
+/**
+ * Drop and create database `name` on `server`, and return its URL: every part of the bench measures in a
+ * database of its own, which it may throw away (a plain name only, never one a user would have).
+ */
+export async function recreateDatabase(server: URL, name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`'${name}' is not a plain database name`);
+  const admin = await openStore({ databaseUrl: new URL('/postgres', server).toString(), poolSize: 1 });
+  try {
+    await sql.raw(`drop database if exists ${name} with (force)`).execute(admin.db);
+    await sql.raw(`create database ${name}`).execute(admin.db);
+  } finally {
+    await admin.close();
+  }
+  return new URL(`/${name}`, server).toString();
+}
+
+const SEARCH_TRIGGERS = ['items_search_insert', 'items_search_update', 'items_search_delete'];
+
+/**
+ * Seed `items` items of project `project` as seedItems does, with the search index's triggers off, then
+ * build the index once (as import does), where the schema has one (0010 and earlier do not).
+ */
+export async function seedThenIndex(
+  db: Kysely<Database>,
+  v: Vocabulary,
+  r: Rng,
+  project: ProjectRef,
+  items: number,
+  window: { from: number; to: number },
+): Promise<void> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'items_search_%'`.execute(db);
+  const indexed = (rows[0]?.n ?? 0) > 0;
+  if (indexed) for (const t of SEARCH_TRIGGERS) await sql.raw(`alter table items disable trigger ${t}`).execute(db);
+  await seedItems(db, v, r, [{ project, items }], window);
+  if (indexed) {
+    for (const t of SEARCH_TRIGGERS) await sql.raw(`alter table items enable trigger ${t}`).execute(db);
+    await sql`select svc_search_rebuild(${project.id}::uuid)`.execute(db);
+  }
+}
+
 export async function count(db: Kysely<Database>, query: RawBuilder<{ n: string }>): Promise<number> {
   const { rows } = await query.execute(db);
   return Number(rows[0]?.n ?? 0);

@@ -13,7 +13,7 @@ import { migrate, openStore } from '@svc/store';
 import { sql } from 'kysely';
 import { rng, SEED, type Vocabulary } from './corpus.js';
 import { type Stats, time } from './measure.js';
-import { createProjects, DAY, SPAN, seedItems, seedWorkUnits } from './seed.js';
+import { createProjects, DAY, recreateDatabase, SPAN, seedItems, seedWorkUnits } from './seed.js';
 import { shapes } from './shapes.js';
 
 /** The issue's targets, p95 server time in ms: a project home, a search page, the impact page of 200 nodes. */
@@ -45,14 +45,7 @@ export async function measureWeb(
   options: { database: string; items: number; iterations: number; log: (message: string) => void },
 ): Promise<WebResult> {
   const { database, items, iterations, log } = options;
-  if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`web pages: '${database}' is not a plain database name`);
-  const admin = await openStore({ databaseUrl: new URL('/postgres', server).toString(), poolSize: 1 });
-  try {
-    await sql.raw(`drop database if exists ${database} with (force)`).execute(admin.db);
-    await sql.raw(`create database ${database}`).execute(admin.db);
-  } finally {
-    await admin.close();
-  }
+  await recreateDatabase(server, database);
   const store = await openStore({ databaseUrl: new URL(`/${database}`, server).toString(), statementTimeoutMs: 600_000 });
   const service = createService(store);
   try {

@@ -2,10 +2,10 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createService, ops, type Service } from '@svc/service';
-import { type Database, type Kysely, MIGRATIONS_DIR, migrate, openStore, type Store } from '@svc/store';
+import { MIGRATIONS_DIR, migrate, openStore, type Store } from '@svc/store';
 import { sql } from 'kysely';
 import { itemText, rng, SEED, type Vocabulary } from './corpus.js';
-import { createProjects, DAY, type ProjectRef, SPAN, seedItems } from './seed.js';
+import { createProjects, DAY, type ProjectRef, recreateDatabase, SPAN, seedThenIndex } from './seed.js';
 
 /**
  * Write cost of keeping the search index current (issue 18: at most 30% of the upsert throughput). Two
@@ -58,39 +58,14 @@ function median(xs: number[]): number {
   return s.length === 0 ? Number.NaN : (s[Math.floor((s.length - 1) / 2)] as number);
 }
 
-async function recreate(server: URL, name: string): Promise<void> {
-  const admin = await openStore({ databaseUrl: new URL('/postgres', server).toString(), poolSize: 1 });
-  try {
-    await sql.raw(`drop database if exists ${name} with (force)`).execute(admin.db);
-    await sql.raw(`create database ${name}`).execute(admin.db);
-  } finally {
-    await admin.close();
-  }
-}
-
-const TRIGGERS = ['items_search_insert', 'items_search_update', 'items_search_delete'];
-
-async function hasIndex(db: Kysely<Database>): Promise<boolean> {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'items_search_%'`.execute(db);
-  return (rows[0]?.n ?? 0) > 0;
-}
-
 async function open(server: URL, database: string, name: string, migrationsDir: string | undefined, v: Vocabulary, base: number): Promise<Side> {
-  await recreate(server, database);
-  const store = await openStore({ databaseUrl: new URL(`/${database}`, server).toString(), statementTimeoutMs: 600_000 });
+  const store = await openStore({ databaseUrl: await recreateDatabase(server, database), statementTimeoutMs: 600_000 });
   await migrate(store.db, migrationsDir);
   const service = createService(store);
   const [project] = await createProjects(service, ['writes']);
   if (!project) throw new Error('no project');
-  const indexed = await hasIndex(store.db);
-  // The base corpus goes in with the index maintenance off, then one rebuild (as import does).
-  if (indexed) for (const t of TRIGGERS) await sql.raw(`alter table items disable trigger ${t}`).execute(store.db);
   const now = Date.now();
-  await seedItems(store.db, v, rng(SEED + 7), [{ project, items: base }], { from: now - SPAN, to: now - DAY });
-  if (indexed) {
-    for (const t of TRIGGERS) await sql.raw(`alter table items enable trigger ${t}`).execute(store.db);
-    await sql`select svc_search_rebuild(${project.id}::uuid)`.execute(store.db);
-  }
+  await seedThenIndex(store.db, v, rng(SEED + 7), project, base, { from: now - SPAN, to: now - DAY });
   await sql`vacuum analyze`.execute(store.db);
   return { name, store, service, project, created: [], createMs: [], editMs: [] };
 }

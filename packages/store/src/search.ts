@@ -60,7 +60,8 @@ function filters(f: SearchFilters): RawBuilder<unknown> {
  * tf = TITLE_WEIGHT × title occurrences + body occurrences; an item's length dl counts its indexed positions;
  * score = Σ over the query's terms of idf(t) × tf (K1 + 1) / (tf + K1 (1 − B + B dl / avgdl)), with
  * idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)) and N, avgdl, df the project's current statistics.
- * The same constants live in migrations/0011 (svc_bm25_tf, svc_search_rebuild) and 0012 (svc_search_apply, inline).
+ * tf and dl come from svc_search_postings (migrations/0013), the one definition the index's writes and rebuild
+ * use too; K1 and B live there (and in 0011's svc_bm25_tf) as well.
  */
 export const BM25 = { K1: 1.2, B: 0.75, TITLE_WEIGHT: 3 } as const;
 
@@ -241,12 +242,9 @@ export async function searchItems(db: Kysely<Database>, plan: TsPlan, f: SearchF
     for (const t of open) if ((counts.get(t) ?? 0) < batch) (cursors.get(t) as { done: boolean }).done = true;
     if (fresh.length > 0) {
       const { rows } = await sql<{ id: string; updated_at: Date; term: string | null; tf: number | null; dl: number | null }>`
-        select i.id, i.updated_at, u.lexeme as term,
-               (3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights)
-                 - cardinality(array_positions(u.weights, 'A')))::float8 as tf,
-               svc_search_dl(i.search) as dl
+        select i.id, i.updated_at, u.term, u.tf::float8 as tf, u.dl
         from items i
-        left join lateral unnest(i.search) u on u.lexeme in (${sql.join(queryTerms.map((t) => sql`${t}::text`))})
+        left join lateral svc_search_postings(i.search, 1) u on u.term in (${sql.join(queryTerms.map((t) => sql`${t}::text`))})
         where i.id in (${sql.join(fresh.map((id) => sql`${id}::uuid`))}) and ${filters(f)} and i.search @@ ${q}`.execute(db);
       const scored = new Map<string, Scored>();
       for (const r of rows) {

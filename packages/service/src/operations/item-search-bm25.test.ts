@@ -1,4 +1,4 @@
-import { BM25, bm25Tf, idf, rebuildSearchIndex } from '@svc/store';
+import { BM25, bm25Tf, idf, NEAR_MISS_BUDGET, rebuildSearchIndex } from '@svc/store';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type Call, DAY, testBackends, type TestService, unchecked } from '../testing/index.js';
@@ -301,6 +301,47 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
         [legacy.id, ['decision']],
       ].sort(),
     );
+  });
+
+  it('finds the near miss holding most words even when many items outrank it on fewer', async () => {
+    const p = await projectId();
+    // 30 short items loud about two of the words, 200 holding none; the near miss holding three words says them
+    // once each, deep in a long body, so 20 items score above it on the relaxed query.
+    await sql`
+      insert into items (id, chain_id, project_id, item_type, title, body)
+      select id, id, ${p}::uuid, 'knowledge', case when g <= 30 then 'delta delta alpha ' || g else 'Filler ' || g end,
+             'ordinary words ' || g
+      from (select gen_random_uuid() as id, g from generate_series(1, 230) g) n`.execute(svc.store.db);
+    const deep = await add('Quarterly notes', `${'words about many other things '.repeat(40)} alpha beta gamma`);
+    type Answer = { items: Hit[]; truncated: false | string[]; partial?: (Hit & { missing: string[] })[] };
+    const answer = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha beta gamma delta', limit: 3 })) as Answer;
+    expect(answer.items).toEqual([]);
+    expect(answer.partial?.[0]).toMatchObject({ id: deep.id, missing: ['delta'] });
+    expect(answer.partial?.slice(1).map((h) => h.missing)).toEqual([
+      ['beta', 'gamma'],
+      ['beta', 'gamma'],
+    ]);
+    expect(answer.truncated).toBe(false);
+  });
+
+  it('says when near misses were looked for among more items than a search reads', async () => {
+    const p = await projectId();
+    // Every item holds two of the four words: the items holding three would be among the postings of any two
+    // words, more than the budget.
+    await sql`
+      insert into items (id, chain_id, project_id, item_type, title, body)
+      select id, id, ${p}::uuid, 'knowledge', 'Note ' || g, case when g % 2 = 0 then 'alpha beta ' else 'gamma delta ' end || g
+      from (select gen_random_uuid() as id, g from generate_series(1, ${NEAR_MISS_BUDGET + 200}::int) g) n`.execute(svc.store.db);
+    type Answer = { items: Hit[]; truncated: false | string[]; partial?: (Hit & { missing: string[] })[] };
+    const answer = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha beta gamma delta', limit: 5 })) as Answer;
+    expect(answer.items).toEqual([]);
+    expect(answer.truncated).toEqual(['partial']);
+    expect(answer.partial).toHaveLength(5);
+    for (const h of answer.partial ?? []) expect(h.missing).toHaveLength(2);
+    // Two words: every item holding one is a near miss, ranked by score alone, and the relaxed query's top settles it.
+    const two = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha gamma', limit: 5 })) as Answer;
+    expect(two.truncated).toBe(false);
+    expect(two.partial).toHaveLength(5);
   });
 
   it('indexes a bulk insert in one statement and forgets a deleted project', async () => {

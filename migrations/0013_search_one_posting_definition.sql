@@ -7,16 +7,17 @@
 -- tf = 3 × title (weight A) occurrences + body occurrences, the item's length dl (its indexed positions) and
 -- the impact, BM25's term-frequency factor tf / (tf + k1 (1 - b + b dl / ref)) with k1 = 1.2, b = 0.75, for
 -- the reference length `ref`. The types and operations are those of svc_bm25_tf and 0012's inline arithmetic,
--- so the values are bit-identical to theirs. An SQL set-returning function that is neither STRICT nor VOLATILE:
--- the planner inlines it where it is called in FROM, so it costs no function call per item or posting.
+-- so the values are bit-identical to theirs; the vector is unnested once (dl is a window sum over it). An SQL
+-- set-returning function that is neither STRICT nor VOLATILE: the planner inlines it where it is called in FROM,
+-- so it costs no function call per item or posting.
 CREATE FUNCTION svc_search_postings(vec tsvector, ref real) RETURNS TABLE (term text, tf real, dl integer, impact real)
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT u.term, u.tf, d.dl, (u.tf / (u.tf + 1.2 * (0.25 + 0.75 * d.dl / greatest(ref, 1))))::real
-  FROM (SELECT coalesce(sum(cardinality(w.weights)), 0)::integer AS dl FROM unnest(vec) AS w) AS d,
-       LATERAL (SELECT w.lexeme AS term,
-                       (3 * cardinality(array_positions(w.weights, 'A')) + cardinality(w.weights)
-                        - cardinality(array_positions(w.weights, 'A')))::real AS tf
-                FROM unnest(vec) AS w) AS u
+  SELECT x.term, x.tf, x.dl, (x.tf / (x.tf + 1.2 * (0.25 + 0.75 * x.dl / greatest(ref, 1))))::real
+  FROM (SELECT w.lexeme AS term,
+               (3 * cardinality(array_positions(w.weights, 'A')) + cardinality(w.weights)
+                - cardinality(array_positions(w.weights, 'A')))::real AS tf,
+               (sum(cardinality(w.weights)) OVER ())::integer AS dl
+        FROM unnest(vec) AS w) AS x
 $$;
 
 -- An item's length, from the same definition (0 for an item without terms).

@@ -1,7 +1,23 @@
 import { AUDIT_TARGETS, type AuditResult } from './audit.js';
 import type { ShapeResult, Stats } from './measure.js';
 
-export const TARGETS = { search: 25, brief: 15 };
+export const TARGETS = { brief: 15 };
+
+/**
+ * svc_item_search's in-process p95 targets on PostgreSQL (issue 18, "Speed"): ≤ 5 ms at 100k items in the
+ * project, ≤ 15 ms at 1M items in the database. A run is judged against the first size that holds it, by the
+ * current items of the measured project and the rows of `items` in all projects (superseded versions and
+ * tasks included: the 100k run holds about 206k rows, the 1M run about 1.03M). Beyond 1M the issue sets none.
+ */
+export const SEARCH_TARGETS = [
+  { size: '100k items in the project', projectItems: 100_000, rows: 250_000, p95: 5 },
+  { size: '1M items in the database', projectItems: 100_000, rows: 1_100_000, p95: 15 },
+] as const;
+
+/** The search p95 target (ms) for a run of this size, or undefined when the issue sets none. */
+function searchTarget(rows: RunResult['rows']): number | undefined {
+  return SEARCH_TARGETS.find((t) => rows.projectHeads <= t.projectItems && rows.items <= t.rows)?.p95;
+}
 
 export interface RunResult {
   backend: 'postgres' | 'pglite';
@@ -35,8 +51,9 @@ export interface Machine {
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0));
 const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}×`;
 
-function verdict(p95: number, target: number, targeted: boolean, stress = false): string {
+function verdict(p95: number, target: number | undefined, targeted: boolean, stress = false): string {
   if (!targeted) return '—';
+  if (target === undefined) return 'no target at this size';
   if (stress) return p95 <= target ? `within ${target} (stress)` : `over by ${ms(p95 - target)} ms (stress)`;
   return p95 <= target ? `met (≤ ${target})` : `**missed by ${ms(p95 - target)} ms**`;
 }
@@ -60,7 +77,7 @@ function table(run: RunResult): string {
         `${ms(s.bare.p50)} / ${ms(s.bare.p95)} | ${ms(s.ranked.p50)} / ${ms(s.ranked.p95)} (n=${s.ranked.n}) | ` +
         `${ratio(s.service.p50, s.bare.p50)} | ${ratio(s.ranked.p50, s.service.p50)} | ${Math.round(s.overlap * 100)}% | ` +
         `${Math.round(s.rankKept * 100)}% | ` +
-        `${verdict(s.service.p95, TARGETS.search, run.targeted, s.stress)} |`,
+        `${verdict(s.service.p95, searchTarget(run.rows), run.targeted, s.stress)} |`,
     );
   }
   if (run.brief) {

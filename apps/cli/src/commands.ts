@@ -60,6 +60,7 @@ function searchText(r: { items: Hit[]; truncated: false | string[]; partial?: Hi
     ...(r.partial && r.partial.length > 0
       ? ['near misses:', ...r.partial.map((h) => `${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}  (lacks ${(h.missing ?? []).join(', ')})`)]
       : []),
+    ...(r.truncated && r.truncated.includes('partial') ? ['… near misses looked for among too many items: some may be missing'] : []),
   ].join('\n');
 }
 

@@ -10,7 +10,7 @@ export interface NearMissPlan {
   words: RequiredWord[];
   /** The query with its required bare words relaxed to "any of them"; phrases, OR groups and exclusions kept. */
   relaxed: TsPlan;
-  /** How many of the words an item must hold to count as a near miss: most of them. */
+  /** How many of the words an item must hold to count as a near miss: at least half of them (⌈n / 2⌉). */
   least: number;
 }
 

@@ -74,13 +74,14 @@ export const actorRef = (what: string) => z.string().max(100).describe(what);
 
 /**
  * Why a search answer is not the whole answer (issue 18): `limit`, more items match than the page holds;
- * `glossary_expansion`, a glossary group had more synonyms than were searched. A query over the length or
+ * `glossary_expansion`, a glossary group had more synonyms than were searched; `partial`, svc_item_search's near
+ * misses were looked for among more items than a search reads, so the list may miss some. A query over the length or
  * clause limit is never cut: it is refused with invalid_input naming `query`.
  */
-export type SearchCut = 'limit' | 'glossary_expansion';
+export type SearchCut = 'limit' | 'glossary_expansion' | 'partial';
 
 /** `false` when nothing was cut, else the reasons, so a client testing `truncated` for truth still works. */
 export function truncation(cuts: Partial<Record<SearchCut, boolean>>): false | SearchCut[] {
-  const reasons = (['limit', 'glossary_expansion'] as const).filter((c) => cuts[c]);
+  const reasons = (['limit', 'glossary_expansion', 'partial'] as const).filter((c) => cuts[c]);
   return reasons.length === 0 ? false : reasons;
 }

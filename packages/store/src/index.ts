@@ -65,8 +65,8 @@ export {
   deferSearchIndex,
   glossarySynonyms,
   idf,
-  matchEach,
-  rebuildSearchIndex, type SearchFilters, type SearchHit, searchItems, tsquery } from './search.js';
+  NEAR_MISS_BUDGET,
+  rebuildSearchIndex, type SearchFilters, type SearchHit, searchItems, searchNearMisses, tsquery } from './search.js';
 export {
   acceptTerm,
   findGroupByName,

@@ -23,6 +23,7 @@ describe('migration files', () => {
       ['0010', 'v0.8.3'],
       ['0011', 'v0.9.0'],
       ['0012', 'v0.9.1'],
+      ['0013', 'v0.9.2'],
     ]);
   });
 });
@@ -38,10 +39,10 @@ describe.each(testBackends())('schema on $name', (backend) => {
 
   it('is current after migrating, and migrating again applies nothing', async () => {
     const status = await migrationStatus(store.db);
-    expect(status.current).toBe('0012');
-    expect(status.currentRelease).toBe('v0.9.1');
+    expect(status.current).toBe('0013');
+    expect(status.currentRelease).toBe('v0.9.2');
     expect(status.pending).toEqual([]);
-    expect(await migrate(store.db)).toEqual({ applied: [], current: '0012' });
+    expect(await migrate(store.db)).toEqual({ applied: [], current: '0013' });
   });
 
   it('seeds the seven system item types with the schemas the domain validates against', async () => {
@@ -112,9 +113,9 @@ describe.skipIf(skipWithoutPostgres())('concurrent migration on PostgreSQL', () 
       const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
       const results = await Promise.all(stores.map((s) => migrate(s.db)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012']);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013']);
       const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
-      expect(rows).toHaveLength(12);
+      expect(rows).toHaveLength(13);
       await Promise.all(stores.map((s) => s.close()));
     } finally {
       await empty.drop();
@@ -172,7 +173,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0009 on a database with ite
         ])
         .execute();
 
-      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012']);
+      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013']);
       const rows = await store.db.selectFrom('items').select(['id', 'refreshed_at']).execute();
       const days = Object.fromEntries(rows.map((r) => [r.id, Math.round((Date.now() - new Date(r.refreshed_at).getTime()) / 86_400_000)]));
       expect(days).toEqual({ [v1]: 200, [v2]: 200, [v3]: 10, [restored]: 100, [bare]: 30 });

@@ -1,4 +1,4 @@
-import { SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
+import { type NearMissPlan, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { iso } from './refs.js';
 import { researchExpired } from './research.js';
@@ -60,7 +60,8 @@ function filters(f: SearchFilters): RawBuilder<unknown> {
  * tf = TITLE_WEIGHT × title occurrences + body occurrences; an item's length dl counts its indexed positions;
  * score = Σ over the query's terms of idf(t) × tf (K1 + 1) / (tf + K1 (1 − B + B dl / avgdl)), with
  * idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)) and N, avgdl, df the project's current statistics.
- * The same constants live in migrations/0011 (svc_bm25_tf, svc_search_rebuild) and 0012 (svc_search_apply, inline).
+ * tf and dl come from svc_search_postings (migrations/0013), the one definition the index's writes and rebuild
+ * use too; K1 and B live there (and in 0011's svc_bm25_tf) as well.
  */
 export const BM25 = { K1: 1.2, B: 0.75, TITLE_WEIGHT: 3 } as const;
 
@@ -151,6 +152,73 @@ async function statistics(db: Kysely<Database>, projectId: string, terms: string
   return { stats, terms: out };
 }
 
+/** A query's terms and statistics: what scoring and choosing anchors need. */
+interface PreparedQuery {
+  lexemesOf: Map<string, string[]>;
+  queryTerms: string[];
+  stats: SearchStats;
+  terms: Map<string, TermStat>;
+  df: (term: string) => number;
+  /** Each query term's idf. */
+  weight: Map<string, number>;
+}
+
+/** Analyse the plan's positive leaves and read their statistics; undefined when nothing can match. */
+async function prepareQuery(db: Kysely<Database>, plan: TsPlan, f: SearchFilters): Promise<PreparedQuery | undefined> {
+  const leafTexts = [...new Set([...positiveLeaves(plan), ...positiveClauses(plan).flat().map((l) => l.text)])];
+  const analyzed = await analyze(db, leafTexts);
+  const lexemesOf = new Map(leafTexts.map((t, i) => [t, analyzed[i] ?? []]));
+  const queryTerms = [...new Set(analyzed.flat())].sort();
+  if (queryTerms.length === 0) return undefined;
+  const { stats, terms } = await statistics(db, f.project_id, queryTerms);
+  if (stats.docs === 0) return undefined;
+  const df = (t: string) => terms.get(t)?.df ?? 0;
+  return { lexemesOf, queryTerms, stats, terms, df, weight: new Map(queryTerms.map((t) => [t, idf(stats.docs, df(t))])) };
+}
+
+/** A clause's anchors: each alternative's rarest term (an alternative of stop words only has none). Every item holding the clause holds one. */
+function clauseAnchors(clause: Leaf[], lexemesOf: Map<string, string[]>, df: (term: string) => number): Set<string> {
+  const own = new Set<string>();
+  for (const leaf of clause) {
+    const lex = lexemesOf.get(leaf.text) ?? [];
+    if (lex.length > 0) own.add(lex.reduce((a, b) => (df(b) < df(a) ? b : a)));
+  }
+  return own;
+}
+
+interface Checked extends Scored {
+  /** Whether the item matches each of the plans asked about (scoreItems' `each`). */
+  held: boolean[];
+}
+
+/**
+ * The items selected by `which` (a condition on `i`) that pass the filters and match `q`, each scored by BM25F
+ * over the query's terms with current statistics, tf and dl from svc_search_postings (migration 0013), and
+ * whether it matches each of `each`.
+ */
+async function scoreItems(
+  db: Kysely<Database>,
+  query: PreparedQuery,
+  which: RawBuilder<unknown>,
+  f: SearchFilters,
+  q: RawBuilder<unknown>,
+  each: TsPlan[] = [],
+): Promise<Map<string, Checked>> {
+  const held = each.length > 0 ? sql`array[${sql.join(each.map((p) => sql`i.search @@ ${tsquery(p)}`))}]` : sql`array[]::boolean[]`;
+  const { rows } = await sql<{ id: string; updated_at: Date; held: boolean[]; term: string | null; tf: number | null; dl: number | null }>`
+    select i.id, i.updated_at, ${held} as held, u.term, u.tf::float8 as tf, u.dl
+    from items i
+    left join lateral svc_search_postings(i.search, 1) u on u.term in (${sql.join(query.queryTerms.map((t) => sql`${t}::text`))})
+    where ${which} and ${filters(f)} and i.search @@ ${q}`.execute(db);
+  const scored = new Map<string, Checked>();
+  for (const r of rows) {
+    const s = scored.get(r.id) ?? { id: r.id, score: 0, updated_at: r.updated_at, held: r.held };
+    if (r.term !== null && r.tf !== null && r.dl !== null) s.score += (query.weight.get(r.term) ?? 0) * bm25Tf(r.tf, r.dl, query.stats.avgdl);
+    scored.set(r.id, s);
+  }
+  return scored;
+}
+
 interface Scored {
   id: string;
   score: number;
@@ -175,26 +243,15 @@ const NIL = '00000000-0000-0000-0000-000000000000';
 export async function searchItems(db: Kysely<Database>, plan: TsPlan, f: SearchFilters, limit: number): Promise<SearchHit[]> {
   const k = limit + 1;
   const clauses = positiveClauses(plan);
-  const leafTexts = [...new Set([...positiveLeaves(plan), ...clauses.flat().map((l) => l.text)])];
-  const analyzed = await analyze(db, leafTexts);
-  const lexemesOf = new Map(leafTexts.map((t, i) => [t, analyzed[i] ?? []]));
-  const queryTerms = [...new Set(analyzed.flat())].sort();
-  if (queryTerms.length === 0) return [];
-  const { stats, terms } = await statistics(db, f.project_id, queryTerms);
-  if (stats.docs === 0) return [];
-  const df = (t: string) => terms.get(t)?.df ?? 0;
-  const weight = new Map(queryTerms.map((t) => [t, idf(stats.docs, df(t))]));
+  const query = await prepareQuery(db, plan, f);
+  if (!query) return [];
+  const { lexemesOf, queryTerms, stats, terms, df, weight } = query;
 
   // The driving clause: fewest postings over its anchors; an alternative without terms (stop words only) drops out.
   let anchors: string[] | undefined;
   let cost = Number.POSITIVE_INFINITY;
   for (const clause of clauses) {
-    const own = new Set<string>();
-    for (const leaf of clause) {
-      const lex = lexemesOf.get(leaf.text) ?? [];
-      if (lex.length === 0) continue;
-      own.add(lex.reduce((a, b) => (df(b) < df(a) ? b : a)));
-    }
+    const own = clauseAnchors(clause, lexemesOf, df);
     if (own.size === 0) continue;
     const total = [...own].reduce((s, t) => s + df(t), 0);
     if (total < cost) {
@@ -240,20 +297,7 @@ export async function searchItems(db: Kysely<Database>, plan: TsPlan, f: SearchF
     }
     for (const t of open) if ((counts.get(t) ?? 0) < batch) (cursors.get(t) as { done: boolean }).done = true;
     if (fresh.length > 0) {
-      const { rows } = await sql<{ id: string; updated_at: Date; term: string | null; tf: number | null; dl: number | null }>`
-        select i.id, i.updated_at, u.lexeme as term,
-               (3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights)
-                 - cardinality(array_positions(u.weights, 'A')))::float8 as tf,
-               svc_search_dl(i.search) as dl
-        from items i
-        left join lateral unnest(i.search) u on u.lexeme in (${sql.join(queryTerms.map((t) => sql`${t}::text`))})
-        where i.id in (${sql.join(fresh.map((id) => sql`${id}::uuid`))}) and ${filters(f)} and i.search @@ ${q}`.execute(db);
-      const scored = new Map<string, Scored>();
-      for (const r of rows) {
-        const s = scored.get(r.id) ?? { id: r.id, score: 0, updated_at: r.updated_at };
-        if (r.term !== null && r.tf !== null && r.dl !== null) s.score += (weight.get(r.term) ?? 0) * bm25Tf(r.tf, r.dl, stats.avgdl);
-        scored.set(r.id, s);
-      }
+      const scored = await scoreItems(db, query, sql`i.id in (${sql.join(fresh.map((id) => sql`${id}::uuid`))})`, f, q);
       top.push(...scored.values());
       top.sort(byScore);
       top.length = Math.min(top.length, k);
@@ -269,6 +313,109 @@ export async function searchItems(db: Kysely<Database>, plan: TsPlan, f: SearchF
     }
     batch = Math.min(batch * 2, 2_000);
   }
+  return withSnippets(db, top, q, limit);
+}
+
+/**
+ * Postings a near-miss search reads at most (over every term it reads) before it settles for a bounded pool and
+ * says so: about as many items as the longest walk of searchItems checks in one batch, twice.
+ */
+export const NEAR_MISS_BUDGET = 4_000;
+
+export interface NearMiss extends SearchHit {
+  /** Whether the item holds each of the plan's words, in order. */
+  held: boolean[];
+}
+
+/**
+ * svc_item_search's near misses (docs/decisions/0032-search-rebuild-and-near-misses.md): the `want` best current
+ * items, outside `exclude` (the strict answer), that match the relaxed query and hold at least `least` but not
+ * all of the required words, most words first, then by BM25F over the relaxed query. Exact over every such item
+ * unless `cut`:
+ *
+ * - An item holding c of the n words holds one of any n − c + 1 of them. So the items holding n − 1 words are
+ *   all among the postings of the 2 rarest words' anchors, those holding n − 2 among the 3 rarest, and so on:
+ *   the search reads one more word's postings per count until `want` items are known at the counts read, or
+ *   it reaches `least` (or a phrase or OR group every near miss must hold has fewer postings: it drives).
+ * - When the next count would pass NEAR_MISS_BUDGET postings read, it stops, and the relaxed query's exact BM25
+ *   top (searchItems, about 3 × the places left) fills the list. If only the lowest count was left unread, the
+ *   items there rank by score alone, so that top settles them when enough of them score at least its last place.
+ *   Otherwise `cut`: the list may miss items that hold more words, and the answer says so.
+ */
+export async function searchNearMisses(
+  db: Kysely<Database>,
+  near: NearMissPlan,
+  f: SearchFilters,
+  want: number,
+  exclude: ReadonlySet<string>,
+): Promise<{ hits: NearMiss[]; cut: boolean }> {
+  if (want <= 0) return { hits: [], cut: false };
+  const query = await prepareQuery(db, near.relaxed, f);
+  if (!query) return { hits: [], cut: false };
+  const { lexemesOf, df } = query;
+  const n = near.words.length;
+  const q = tsquery(near.relaxed);
+  const cost = (anchors: Iterable<string>) => [...anchors].reduce((sum, t) => sum + df(t), 0);
+  const words = near.words
+    .map((w) => clauseAnchors(positiveClauses(w.plan)[0] ?? [], lexemesOf, df))
+    .sort((a, b) => cost(a) - cost(b));
+  let kept: Set<string> | undefined;
+  const rest = near.relaxed.op === 'and' ? near.relaxed.args.slice(1) : [];
+  for (const clause of rest.length > 0 ? positiveClauses({ op: 'and', args: rest }) : []) {
+    const own = clauseAnchors(clause, lexemesOf, df);
+    if (own.size > 0 && (!kept || cost(own) < cost(kept))) kept = own;
+  }
+
+  const found = new Map<string, Checked & { count: number }>();
+  const check = async (which: RawBuilder<unknown>) => {
+    for (const h of (await scoreItems(db, query, which, f, q, near.words.map((w) => w.plan))).values()) {
+      const count = h.held.filter(Boolean).length;
+      if (!exclude.has(h.id) && count >= near.least && count < n) found.set(h.id, { ...h, count });
+    }
+  };
+  // Every item holding at least `complete` of the words is in `found`.
+  let complete = n;
+  const known = () => [...found.values()].filter((h) => h.count >= complete).length;
+  const read = new Set<string>();
+  let spent = 0;
+  for (let c = n - 1; c >= near.least && known() < want; c--) {
+    const byWords = new Set(words.slice(0, n - c + 1).flatMap((w) => [...w]));
+    const driveKept = kept !== undefined && cost(kept) <= cost(byWords);
+    const fresh = [...((driveKept ? kept : byWords) as Set<string>)].filter((t) => !read.has(t)).sort();
+    if (spent + cost(fresh) > NEAR_MISS_BUDGET) break;
+    spent += cost(fresh);
+    for (const t of fresh) read.add(t);
+    if (fresh.length > 0) {
+      await check(sql`i.id in (select s.item_id from search_postings s
+        where s.project_id = ${f.project_id}::uuid and s.term in (${sql.join(fresh.map((t) => sql`${t}::text`))}))`);
+    }
+    complete = driveKept ? near.least : c;
+    if (driveKept) break;
+  }
+
+  let cut = complete > near.least && known() < want;
+  if (cut) {
+    // The relaxed query's best items fill the list. Where only the lowest count is left unread, its order is
+    // BM25F alone, so they settle it when enough of them score above the pool's last place.
+    const need = want - known();
+    const k = exclude.size + known() + 3 * need;
+    const pool = await searchItems(db, near.relaxed, f, k);
+    const unseen = pool.filter((h) => !exclude.has(h.id) && !found.has(h.id)).map((h) => h.id);
+    if (unseen.length > 0) await check(sql`i.id in (${sql.join(unseen.map((id) => sql`${id}::uuid`))})`);
+    if (complete - 1 === near.least) {
+      const last = pool[k]?.rank;
+      const lowest = [...found.values()].filter((h) => h.count === near.least).sort(byScore);
+      // Ties with the pool's last place count as settled, as in searchItems (broken among those read).
+      cut = last !== undefined && !((lowest[need - 1]?.score ?? Number.NEGATIVE_INFINITY) >= last);
+    }
+  }
+  const page = [...found.values()].sort((a, b) => b.count - a.count || byScore(a, b)).slice(0, want);
+  const hits = await withSnippets(db, page, q, want);
+  return { hits: hits.map((h, i) => ({ ...h, held: page[i]?.held ?? [] })), cut };
+}
+
+/** The hits for `top`, in its order, with snippets (ts_headline, over the item's first 4,000 characters) for the first `limit` only. */
+async function withSnippets(db: Kysely<Database>, top: Scored[], q: RawBuilder<unknown>, limit: number): Promise<SearchHit[]> {
   if (top.length === 0) return [];
   const { rows } = await sql<{ id: string; chain_id: string; item_type: string; title: string; snippet: string; updated_at: Date }>`
     select i.id, i.chain_id, i.item_type, i.title, i.updated_at,
@@ -352,15 +499,4 @@ export async function rebuildSearchIndex(tx: Transaction<Database>, projectId: s
   await sql`select set_config('svc.search_deferred', 'off', true)`.execute(tx);
   await sql`select svc_search_rebuild(${projectId}::uuid)`.execute(tx);
   await sql`analyze items, search_postings, search_terms, search_stats`.execute(tx);
-}
-
-/** For each item, whether it matches each of `plans` (near misses: which required words it holds). */
-export async function matchEach(db: Kysely<Database>, ids: string[], plans: TsPlan[]): Promise<Map<string, boolean[]>> {
-  const out = new Map<string, boolean[]>();
-  if (ids.length === 0 || plans.length === 0) return out;
-  const { rows } = await sql<{ id: string; held: boolean[] }>`
-    select i.id, array[${sql.join(plans.map((p) => sql`i.search @@ ${tsquery(p)}`))}] as held
-    from items i where i.id in (${sql.join(ids.map((id) => sql`${id}::uuid`))})`.execute(db);
-  for (const r of rows) out.set(r.id, r.held);
-  return out;
 }

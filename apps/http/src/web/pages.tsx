@@ -238,7 +238,10 @@ export function SearchPage(props: {
       {found?.partial && found.partial.length > 0 ? (
         <section aria-labelledby="near-h">
           <h2 id="near-h">Near misses</h2>
-          <p class="muted">Items holding some but not all of the words.</p>
+          <p class="muted">
+            Items holding at least half but not all of the words, most first.
+            {cuts.includes('partial') ? ' Too many items hold the words to look at them all: some near misses may be missing.' : ''}
+          </p>
           <ul class="cards" data-nav id="near-misses">
             {found.partial.map((r) => (
               <li>

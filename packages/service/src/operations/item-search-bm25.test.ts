@@ -1,4 +1,4 @@
-import { BM25, bm25Tf, idf } from '@svc/store';
+import { BM25, bm25Tf, idf, NEAR_MISS_BUDGET, rebuildSearchIndex } from '@svc/store';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type Call, DAY, testBackends, type TestService, unchecked } from '../testing/index.js';
@@ -126,6 +126,62 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     expect(copy.map((h) => h.title)).toEqual(['Retry budget']);
   });
 
+  /** The project's whole search index: every posting, each term's document frequency, document count and length. */
+  const snapshot = async () => {
+    const p = await projectId();
+    const postings = await sql<{ term: string; item_id: string; tf: number; dl: number; impact: number }>`
+      select term, item_id, tf, dl, impact from search_postings where project_id = ${p}::uuid order by term, item_id`.execute(svc.store.db);
+    const df = await sql<{ term: string; df: string }>`
+      select term, sum(df)::text as df from (
+        select term, df from search_terms where project_id = ${p}::uuid
+        union all
+        select t.term, d.docs from search_deltas d, unnest(d.terms) t(term) where d.project_id = ${p}::uuid
+      ) x group by term having sum(df) <> 0 order by term`.execute(svc.store.db);
+    const stats = await sql<{ docs: string; len: string; ref: number }>`
+      select (s.docs + coalesce((select sum(docs) from search_deltas d where d.project_id = s.project_id), 0))::text as docs,
+             (s.total_len + coalesce((select sum(len) from search_deltas d where d.project_id = s.project_id), 0))::text as len,
+             s.ref_avgdl as ref
+      from search_stats s where s.project_id = ${p}::uuid`.execute(svc.store.db);
+    return { postings: postings.rows, df: df.rows, docs: stats.rows[0]?.docs, len: stats.rows[0]?.len, ref: stats.rows[0]?.ref };
+  };
+  const withoutImpact = (s: Awaited<ReturnType<typeof snapshot>>) => ({ ...s, ref: undefined, postings: s.postings.map(({ impact: _impact, ...rest }) => rest) });
+
+  it('rebuilds exactly the index that writes keep, from the one definition of a posting', async () => {
+    const rand = random(7);
+    const words = ['ledger', 'replica', 'tenant', 'shard', 'vacuum', 'LISTEN/NOTIFY', 'pg.Pool', 'the', 'of', 'retry'];
+    const text = (n: number) => Array.from({ length: n }, () => words[Math.floor(rand() * words.length)]).join(' ');
+    const ids: string[] = [];
+    for (let i = 0; i < 80; i++) ids.push((await add(text(1 + Math.floor(rand() * 4)), text(Math.floor(rand() * 30)))).id);
+    for (let i = 0; i < 10; i++) await call(ops.svc_item_upsert, { project_id: 'rank', item_id: ids[i], body: text(50) });
+    for (let i = 10; i < 15; i++) await call(ops.item_delete, unchecked({ item_id: ids[i] }));
+    await call(ops.item_restore, unchecked({ item_id: ids[12] }));
+    await add('Stop words only', 'the of and');
+    const incremental = await snapshot();
+    expect(incremental.postings.length).toBeGreaterThan(200);
+
+    const p = await projectId();
+    await svc.store.db.transaction().execute((tx) => rebuildSearchIndex(tx, p));
+    const rebuilt = await snapshot();
+    // The rebuild moves the reference length to the current average, so only impacts may differ.
+    expect(rebuilt.ref).toBeCloseTo(Number(rebuilt.len) / Number(rebuilt.docs), 4);
+    expect(withoutImpact(rebuilt)).toEqual(withoutImpact(incremental));
+
+    // Every current item leaves the index and enters it again through the trigger, with the rebuilt reference:
+    // the incremental path must now hold the rebuilt index bit for bit.
+    await sql`update items set deleted_at = now() where project_id = ${p}::uuid and is_head and deleted_at is null and id = any(${ids}::uuid[])`.execute(svc.store.db);
+    await sql`update items set deleted_at = null where id = any(${ids.filter((_, i) => i < 10 || i > 14 || i === 12)}::uuid[]) and is_head`.execute(svc.store.db);
+    expect(await snapshot()).toEqual(rebuilt);
+    expect(await drift()).toEqual([]);
+
+    // One definition: the trigger and the rebuild both compute postings with svc_search_postings.
+    const { rows } = await sql<{ name: string; src: string }>`
+      select proname as name, prosrc as src from pg_proc where proname in ('svc_search_apply', 'svc_search_rebuild')`.execute(svc.store.db);
+    expect(rows.map((r) => [r.name, r.src.includes('svc_search_postings(')]).sort()).toEqual([
+      ['svc_search_apply', true],
+      ['svc_search_rebuild', true],
+    ]);
+  });
+
   it('returns the exact BM25F top 10 of a brute-force ranking over the same rows, for every query shape', async () => {
     const rand = random(18);
     const words = ['cache', 'queue', 'index', 'lock', 'shard', 'replica', 'backup', 'schema', 'vacuum', 'tenant', 'token', 'deploy'];
@@ -245,6 +301,47 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
         [legacy.id, ['decision']],
       ].sort(),
     );
+  });
+
+  it('finds the near miss holding most words even when many items outrank it on fewer', async () => {
+    const p = await projectId();
+    // 30 short items loud about two of the words, 200 holding none; the near miss holding three words says them
+    // once each, deep in a long body, so 20 items score above it on the relaxed query.
+    await sql`
+      insert into items (id, chain_id, project_id, item_type, title, body)
+      select id, id, ${p}::uuid, 'knowledge', case when g <= 30 then 'delta delta alpha ' || g else 'Filler ' || g end,
+             'ordinary words ' || g
+      from (select gen_random_uuid() as id, g from generate_series(1, 230) g) n`.execute(svc.store.db);
+    const deep = await add('Quarterly notes', `${'words about many other things '.repeat(40)} alpha beta gamma`);
+    type Answer = { items: Hit[]; truncated: false | string[]; partial?: (Hit & { missing: string[] })[] };
+    const answer = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha beta gamma delta', limit: 3 })) as Answer;
+    expect(answer.items).toEqual([]);
+    expect(answer.partial?.[0]).toMatchObject({ id: deep.id, missing: ['delta'] });
+    expect(answer.partial?.slice(1).map((h) => h.missing)).toEqual([
+      ['beta', 'gamma'],
+      ['beta', 'gamma'],
+    ]);
+    expect(answer.truncated).toBe(false);
+  });
+
+  it('says when near misses were looked for among more items than a search reads', async () => {
+    const p = await projectId();
+    // Every item holds two of the four words: the items holding three would be among the postings of any two
+    // words, more than the budget.
+    await sql`
+      insert into items (id, chain_id, project_id, item_type, title, body)
+      select id, id, ${p}::uuid, 'knowledge', 'Note ' || g, case when g % 2 = 0 then 'alpha beta ' else 'gamma delta ' end || g
+      from (select gen_random_uuid() as id, g from generate_series(1, ${NEAR_MISS_BUDGET + 200}::int) g) n`.execute(svc.store.db);
+    type Answer = { items: Hit[]; truncated: false | string[]; partial?: (Hit & { missing: string[] })[] };
+    const answer = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha beta gamma delta', limit: 5 })) as Answer;
+    expect(answer.items).toEqual([]);
+    expect(answer.truncated).toEqual(['partial']);
+    expect(answer.partial).toHaveLength(5);
+    for (const h of answer.partial ?? []) expect(h.missing).toHaveLength(2);
+    // Two words: every item holding one is a near miss, ranked by score alone, and the relaxed query's top settles it.
+    const two = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha gamma', limit: 5 })) as Answer;
+    expect(two.truncated).toBe(false);
+    expect(two.partial).toHaveLength(5);
   });
 
   it('indexes a bulk insert in one statement and forgets a deleted project', async () => {

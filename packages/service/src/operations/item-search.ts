@@ -1,5 +1,5 @@
 import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery } from '@svc/domain';
-import { glossarySynonyms, listItemTypes, matchEach, resolveProject, resolveSystem, type SearchHit, searchItems } from '@svc/store';
+import { glossarySynonyms, listItemTypes, resolveProject, resolveSystem, searchItems, searchNearMisses } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -9,14 +9,14 @@ export const itemSearch = defineOperation({
   surface: 'tool',
   title: 'Search items',
   description:
-    'Full-text search of the current items of a project, ranked by BM25 (title above body) over every match, ' +
-    'whatever its age. Dialect: bare words are all required; "a phrase" matches adjacent words; `a OR b` either; ' +
+    "Full-text search of a project's current items, ranked by BM25 (title above body) over every match of " +
+    'any age. Dialect: bare words are all required; "a phrase" matches adjacent words; `a OR b` either; ' +
     `a leading - excludes. Words expand to glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} each and ${MAX_EXPANSIONS} ` +
     'in all (not phrases or exclusions). Captures never appear until promoted; expired research only with ' +
     'include_expired. Returns {items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated, ' +
     'expansion_cut}; truncated: false or why it is cut (limit: more match; glossary_expansion: synonyms left ' +
-    'out); when fewer than limit items hold every bare word, `partial` lists near misses, each with the ' +
-    'words it lacks in `missing`.',
+    'out; partial: near misses incomplete); if under limit items hold every bare word, `partial` lists ' +
+    'items holding at least half, most first, with the words lacked in `missing`.',
   input: z.object({
     project_id: projectRef,
     query: searchQuery('Search text in the dialect above'),
@@ -60,25 +60,12 @@ export const itemSearch = defineOperation({
     const truncated = truncation({ limit: hits.length > max, glossary_expansion: expansion_cut });
     const near = items.length < max ? nearMissPlan(ast, plan) : undefined;
     if (!near) return { items, truncated, expansion_cut };
-    // Near misses: the best matches of the relaxed query (any of the bare words) that are not strict matches
-    // and hold most of the words, most words first.
+    // Near misses: items holding at least half but not all of the bare words, most words first, then by rank;
+    // exact over every such item, or `truncated` says `partial` (docs/decisions/0032).
     const strict = new Set(items.map((h) => h.id));
-    const want = max - items.length;
-    const relaxed = (await searchItems(ctx.db, near.relaxed, filters, items.length + 3 * want)).filter((h) => !strict.has(h.id));
-    const held = await matchEach(
-      ctx.db,
-      relaxed.map((h) => h.id),
-      near.words.map((w) => w.plan),
-    );
-    const partial: (SearchHit & { missing: string[]; count: number })[] = [];
-    for (const hit of relaxed) {
-      const flags = held.get(hit.id) ?? [];
-      const count = flags.filter(Boolean).length;
-      if (count < near.least || count === near.words.length) continue;
-      partial.push({ ...hit, missing: near.words.filter((_, i) => !flags[i]).map((w) => w.word), count });
-    }
-    partial.sort((a, b) => b.count - a.count || b.rank - a.rank);
-    const page = partial.slice(0, want).map(({ count: _count, ...hit }) => hit);
-    return page.length > 0 ? { items, truncated, expansion_cut, partial: page } : { items, truncated, expansion_cut };
+    const { hits: nearHits, cut } = await searchNearMisses(ctx.db, near, filters, max - items.length, strict);
+    const page = nearHits.map(({ held, ...hit }) => ({ ...hit, missing: near.words.filter((_, i) => !held[i]).map((w) => w.word) }));
+    const all = truncation({ limit: hits.length > max, glossary_expansion: expansion_cut, partial: cut });
+    return page.length > 0 ? { items, truncated: all, expansion_cut, partial: page } : { items, truncated: all, expansion_cut };
   },
 });

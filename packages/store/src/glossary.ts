@@ -1,4 +1,4 @@
-import { type GlossaryEntryState, type GlossaryTermStatus, type IdRef, normalizeTerm, notFound, SvcError } from '@svc/domain';
+import { type GlossaryEntryState, type GlossaryTermStatus, type IdRef, normalizeTerm, notFound } from '@svc/domain';
 import type { Kysely, Transaction } from 'kysely';
 import { idMatches, iso, isoOrNull, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';

@@ -1,5 +1,5 @@
 export { validateContext, validateTypeSchema } from './context.js';
-export { type ErrorCode, type ErrorDetails, invalidInput, isSvcError, notFound, SvcError } from './errors.js';
+export { ERROR_CODES, type ErrorCode, type ErrorDetails, invalidInput, isSvcError, notFound, SvcError } from './errors.js';
 export {
   type IdRef,
   isSlug,
@@ -122,6 +122,8 @@ export {
   atLeast,
   findCycles,
   findRule,
+  IMPACT_DIRECTIONS,
+  type ImpactDirection,
   LINK_PRIORITY,
   MAX_IMPACT_DEPTH,
   RESEARCH_EXPIRING_DAYS,

@@ -2,6 +2,7 @@ export {
   type Actor,
   CAPTURE_STATES,
   type CaptureState,
+  ERROR_CODES,
   type ErrorCode,
   type Item,
   isSvcError,

@@ -106,7 +106,7 @@ export {
 export { type Idea, type IdeaFilter, insertIdea, listIdeas, lockIdea, redactIdea } from './ideas.js';
 export { type FindingItem, MAX_FINDINGS_PER_RULE, RULE_QUERIES, type RawFinding } from './checks.js';
 export { type ExpiredResearch, listExpiredResearch, researchExpired, researchExpiresAt, researchExpiring } from './research.js';
-export { type ImpactDirection, type ImpactEntry, impact } from './impact.js';
+export { type ImpactEntry, impact } from './impact.js';
 export {
   type ColumnType,
   existingKeys,

@@ -1,4 +1,4 @@
-import { type GlossaryTermEvent, glossaryTermTransition, parseIdRef } from '@svc/domain';
+import { type GlossaryTermEvent, type GlossaryTermStatus, glossaryTermTransition, parseIdRef } from '@svc/domain';
 import { findGroupByName, insertTerm, resolveProject, resolveTerm } from '@svc/store';
 import { z } from 'zod';
 import { idRef, projectRef } from '../inputs.js';
@@ -8,7 +8,7 @@ export const groupName = z.string().trim().min(1).max(200).describe('Glossary gr
 
 const termText = z.string().trim().min(1).max(200).describe('The term (a word or a short phrase)');
 
-export function termOperation<const N extends string>(name: N, status: 'accepted' | 'proposed', description: string) {
+export function termOperation<const N extends string>(name: N, status: GlossaryTermStatus, description: string) {
   return defineOperation({
     name,
     surface: 'operator',

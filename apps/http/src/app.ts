@@ -17,9 +17,9 @@ export interface HttpOptions {
   maxBodyBytes?: number;
 }
 
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   invalid_input: 400,
   not_found: 404,
   ambiguous_id: 400,

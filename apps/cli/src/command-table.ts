@@ -1,4 +1,4 @@
-import { type Config, type codeVersion, findOperation, type ops, type Service } from '@svc/service';
+import { type Config, type codeVersion, findOperation, type OutputOf, type ops, type Service } from '@svc/service';
 import { Argument, type Command, Option } from 'commander';
 import { type ExitCode, type Io, print } from './output.js';
 import type { ProgressBar } from './progress.js';
@@ -41,19 +41,35 @@ interface Declared {
 /** A group of commands (`svc project …`): a name and a description, nothing to run. */
 type GroupCommand = Pick<Declared, 'name' | 'description'>;
 
+/** A catalog operation's name: a misspelt one does not compile. */
+type OperationName = keyof typeof ops;
+
+/** What the named operation answers: the type its `text` and `exit` read, so a renamed field fails to compile. */
+type Answer<Op extends OperationName> = OutputOf<(typeof ops)[Op]>;
+
 /**
  * A command that runs one catalog operation and prints its result. It takes --json, and --actor when the
  * operation writes (decided by the catalog, docs/decisions/0020), before its own options.
  */
-interface OperationCommand extends Declared {
-  /** A catalog operation's name: a misspelt one does not compile. */
-  operation: keyof typeof ops;
+interface OperationCommand<Op extends OperationName> extends Declared {
+  operation: Op;
   /** The operation's input from the command's arguments and options. */
   input(args: string[], opts: Opts): Record<string, unknown>;
   /** The result as text without --json; default: the operation's own presentation, else a readable dump. */
-  text?(result: never): string;
+  text?(result: Answer<Op>): string;
   /** After printing: an exit code the result calls for (check --fail-on). */
-  exit?(result: never, opts: Opts): ExitCode | undefined;
+  exit?(result: Answer<Op>, opts: Opts): ExitCode | undefined;
+}
+
+/** An operation command of any operation, each typed by its own (what the table holds). */
+type AnyOperationCommand = { [Op in OperationName]: OperationCommand<Op> }[OperationName];
+
+/**
+ * Declare an operation command: its `text` and `exit` are checked against the answer of its own `operation`.
+ * Every operation entry of the table goes through this.
+ */
+export function command<const Op extends OperationName>(entry: OperationCommand<Op>): OperationCommand<Op> {
+  return entry;
 }
 
 /** A command the CLI runs itself (servers, migrations, set-up, files): declares every option, --json too. */
@@ -61,7 +77,7 @@ interface LocalCommand extends Declared {
   run(cli: Cli, args: string[], opts: Opts, command: Command): Promise<void> | void;
 }
 
-export type CommandEntry = GroupCommand | OperationCommand | LocalCommand;
+export type CommandEntry = GroupCommand | AnyOperationCommand | LocalCommand;
 
 /** What a command may use of the program it runs in. */
 export interface Cli {
@@ -112,7 +128,7 @@ function groupOf(root: Command, words: string[], groups: Map<string, string>): C
   return parent;
 }
 
-function isOperation(entry: CommandEntry): entry is OperationCommand {
+function isOperation(entry: CommandEntry): entry is AnyOperationCommand {
   return 'operation' in entry;
 }
 
@@ -146,15 +162,15 @@ export function addCommands(root: Command, table: readonly CommandEntry[], cli: 
   }
 }
 
-async function runOperation(cli: Cli, entry: OperationCommand, args: string[], opts: Opts): Promise<void> {
+async function runOperation<Op extends OperationName>(cli: Cli, entry: OperationCommand<Op>, args: string[], opts: Opts): Promise<void> {
   const bar = cli.progressBar();
   const actorId = typeof opts.actor === 'string' ? opts.actor : undefined;
   const result = await cli
     .withService((service) => service.call(entry.operation, entry.input(args, opts), { source: 'cli', actorId, onProgress: bar.onProgress }))
     .finally(() => bar.stop());
   const presentation = findOperation(entry.operation)?.presentation;
-  const text = entry.text ?? (presentation && presentation.kind !== 'json' ? (presentation.render as (r: never) => string) : undefined);
+  const text = entry.text ?? (presentation && presentation.kind !== 'json' ? presentation.render : undefined);
   print(cli.io, result, opts.json === true, text);
-  const exit = entry.exit?.(result as never, opts);
+  const exit = entry.exit?.(result, opts);
   if (exit) throw exit;
 }

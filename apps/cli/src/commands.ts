@@ -1,6 +1,6 @@
-import { SvcError, shortId } from '@svc/service';
+import { type OutputOf, type ops, SEVERITIES, type Severity, SvcError, shortId } from '@svc/service';
 import { InvalidArgumentError } from 'commander';
-import type { CommandEntry, OptionDecl } from './command-table.js';
+import { type CommandEntry, command, type OptionDecl } from './command-table.js';
 import { SHELLS } from './completion.js';
 import { readImportLines, readJsonFile, readTextFile } from './files.js';
 import * as local from './local-commands.js';
@@ -32,13 +32,8 @@ function parsePort(value: string): number {
   return port;
 }
 
-interface GlossaryListing {
-  groups: { id: string; name: string; accepted: { term: string }[]; proposed: { id: string; term: string }[] }[];
-  truncated: boolean;
-}
-
 /** `svc glossary list`: a group per paragraph, proposals with the id that accept and reject take. */
-function glossaryText(r: GlossaryListing): string {
+function glossaryText(r: OutputOf<typeof ops.glossary_list>): string {
   if (r.groups.length === 0) return '(no glossary groups)';
   const groups = r.groups.map((g) =>
     [
@@ -50,9 +45,7 @@ function glossaryText(r: GlossaryListing): string {
   return `${groups.join('\n\n')}${r.truncated ? '\n\n(more groups not shown)' : ''}`;
 }
 
-type Hit = { id: string; item_type: string; title: string; missing?: string[] };
-
-function searchText(r: { items: Hit[]; truncated: false | string[]; partial?: Hit[] }): string {
+function searchText(r: OutputOf<typeof ops.svc_item_search>): string {
   return [
     ...(r.items.length === 0 ? ['(no item holds every word)'] : r.items.map((h) => `${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`)),
     ...(r.truncated && r.truncated.includes('limit') ? ['… more match: narrow the query or raise --limit'] : []),
@@ -64,9 +57,7 @@ function searchText(r: { items: Hit[]; truncated: false | string[]; partial?: Hi
   ].join('\n');
 }
 
-type Swept = { expired: { id: string; title: string; refreshed_at: string }[]; expired_count: number; soft_deleted: boolean; remaining: boolean; ttl_days: number };
-
-function sweepText(r: Swept): string {
+function sweepText(r: OutputOf<typeof ops.research_sweep>): string {
   return r.expired_count === 0
     ? `(no research older than ${r.ttl_days} days)`
     : [
@@ -77,11 +68,16 @@ function sweepText(r: Swept): string {
       ].join('\n');
 }
 
+/** `svc check --fail-on`: a severity of the domain's (info is not offered: every finding would fail) or never. */
+const FAIL_ON = ['error', 'warn', 'never'] as const satisfies readonly (Severity | 'never')[];
+
 /** `svc check --fail-on`: the findings are printed first (stdout), then the exit code says whether they pass the gate. */
-function checkGate(r: { counts?: Record<'error' | 'warn' | 'info', number> }, opts: { failOn?: unknown }): ExitCode | undefined {
-  const failOn = opts.failOn as 'error' | 'warn' | 'never';
-  if (failOn === 'never' || !r.counts) return undefined;
-  const failing = r.counts.error + (failOn === 'warn' ? r.counts.warn : 0);
+function checkGate(r: OutputOf<typeof ops.svc_check>, opts: { failOn?: unknown }): ExitCode | undefined {
+  // commander lets only FAIL_ON through, with error by default.
+  const failOn = FAIL_ON.find((choice) => choice === opts.failOn) ?? 'error';
+  if (failOn === 'never') return undefined;
+  // SEVERITIES runs from the worst: the gate counts the findings of failOn and every severity above it.
+  const failing = SEVERITIES.slice(0, SEVERITIES.indexOf(failOn) + 1).reduce((n, severity) => n + r.counts[severity], 0);
   return failing > 0 ? new ExitCode(1, `check: ${failing} finding(s) at or above ${failOn} (--fail-on ${failOn})`) : undefined;
 }
 
@@ -154,45 +150,45 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
 
   { name: 'project', description: 'create and inspect projects' },
-  {
+  command({
     name: 'project create',
     arguments: ['<slug>'],
     description: 'create a project',
     operation: 'project_create',
     input: ([slug], o) => ({ slug, name: o.name }),
     options: [{ flags: '--name <name>', description: 'display name' }],
-  },
-  {
+  }),
+  command({
     name: 'project list',
     description: 'list projects',
     operation: 'project_list',
     input: () => ({ limit: 200 }),
-    text: (r: { projects: { id: string; slug: string; name: string }[] }) =>
+    text: (r) =>
       r.projects.length === 0 ? '(no projects)' : r.projects.map((p) => `${shortId(p.id)}  ${p.slug}  ${p.name}`).join('\n'),
-  },
-  { name: 'project show', arguments: ['<project>'], description: 'show a project', operation: 'project_show', input: ([p]) => ({ project_id: p }) },
+  }),
+  command({ name: 'project show', arguments: ['<project>'], description: 'show a project', operation: 'project_show', input: ([p]) => ({ project_id: p }) }),
   { name: 'project config', description: 'the TOML project configuration ([research] ttl_days, [checks] disabled_rules)' },
-  {
+  command({
     name: 'project config import',
     arguments: ['<project>', '<file>'],
     description: 'apply a TOML configuration file',
     operation: 'project_config_import',
     input: ([p, file]) => ({ project_id: p, config: readTextFile(String(file), '<file>') }),
-  },
-  {
+  }),
+  command({
     name: 'project config export',
     arguments: ['<project>'],
     description: 'print the configuration as TOML',
     operation: 'project_config_export',
     input: ([p]) => ({ project_id: p }),
-    text: (r: { config: string }) => r.config,
-  },
+    text: (r) => r.config,
+  }),
 
   { name: 'system', description: 'systems of a project' },
-  { name: 'system add', arguments: ['<project>', '<name>'], description: 'add a system to a project', operation: 'system_add', input: ([p, name]) => ({ project_id: p, name }) },
+  command({ name: 'system add', arguments: ['<project>', '<name>'], description: 'add a system to a project', operation: 'system_add', input: ([p, name]) => ({ project_id: p, name }) }),
 
   { name: 'actor', description: 'register actors for attribution (no credentials)' },
-  {
+  command({
     name: 'actor add',
     description: 'register an actor',
     operation: 'actor_add',
@@ -203,18 +199,18 @@ export const COMMANDS: readonly CommandEntry[] = [
       { flags: '--role <role>', description: 'role' },
       { flags: '--external-id <key=value>', description: 'an id in another system (repeatable)', repeatable: true },
     ],
-  },
-  {
+  }),
+  command({
     name: 'actor list',
     description: 'list actors',
     operation: 'actor_list',
     input: () => ({ limit: 200 }),
-    text: (r: { actors: { id: string; email: string; name: string }[] }) =>
+    text: (r) =>
       r.actors.length === 0 ? '(no actors)' : r.actors.map((a) => `${a.id}  ${a.email}  ${a.name}`).join('\n'),
-  },
+  }),
 
   { name: 'type', description: 'item types' },
-  {
+  command({
     name: 'type add',
     arguments: ['<key>'],
     description: 'register a custom item type',
@@ -225,17 +221,17 @@ export const COMMANDS: readonly CommandEntry[] = [
       { flags: '--display-name <name>', description: 'display name' },
       { flags: '--owner <owner>', description: 'owner' },
     ],
-  },
-  {
+  }),
+  command({
     name: 'type list',
     description: 'list item types',
     operation: 'type_list',
     input: () => ({}),
-    text: (r: { types: { key: string; display_name: string; owner: string }[] }) => r.types.map((t) => `${t.key.padEnd(16)} ${t.display_name} (${t.owner})`).join('\n'),
-  },
+    text: (r) => r.types.map((t) => `${t.key.padEnd(16)} ${t.display_name} (${t.owner})`).join('\n'),
+  }),
 
   { name: 'item', description: 'record, edit, inspect, delete and restore items' },
-  {
+  command({
     name: 'item add',
     arguments: ['<project>', '<title>'],
     description: 'record an item: a decision unless --type says otherwise (svc_item_upsert, as an assistant calls it)',
@@ -248,8 +244,8 @@ export const COMMANDS: readonly CommandEntry[] = [
       { flags: '--source-url <url>', description: 'where the information comes from (required for research)' },
     ],
     help: '\nExamples:\n  svc item add my-project "Use PostgreSQL for billing" --body "One primary, two replicas."\n  svc item add my-project "Retention" --type policy --body-file retention.md',
-  },
-  {
+  }),
+  command({
     name: 'item edit',
     arguments: ['<id>'],
     description: 'write a new version of an item (it must be the current one; the old version stays in its history)',
@@ -260,68 +256,68 @@ export const COMMANDS: readonly CommandEntry[] = [
       { flags: '--title <title>', description: 'a new title' },
       ...itemTextOptions,
     ],
-  },
-  {
+  }),
+  command({
     name: 'item show',
     arguments: ['<id>'],
     description: 'show the current version of an item',
     operation: 'item_show',
     input: ([id], o) => ({ item_id: id, project_id: o.project }),
     options: [projectScope],
-  },
-  {
+  }),
+  command({
     name: 'item delete',
     arguments: ['<id>'],
     description: 'soft-delete an item',
     operation: 'item_delete',
     input: ([id], o) => ({ item_id: id, project_id: o.project }),
     options: [projectScope],
-  },
-  {
+  }),
+  command({
     name: 'item restore',
     arguments: ['<id>'],
     description: 'restore a soft-deleted item',
     operation: 'item_restore',
     input: ([id], o) => ({ item_id: id, project_id: o.project }),
     options: [projectScope],
-  },
-  {
+  }),
+  command({
     name: 'item history',
     arguments: ['<id>'],
     description: 'versions and history of an item',
     operation: 'item_history',
     input: ([id], o) => ({ item_id: id, project_id: o.project }),
     options: [projectScope],
-  },
+  }),
 
   { name: 'link', description: 'typed edges between items: depends, blocks, supersedes, conflicts' },
-  {
+  command({
     name: 'link add',
     arguments: ['<project>', '<from>', '<type>', '<to>'],
     description: 'add an edge',
     operation: 'link_add',
     input: ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }),
-  },
-  {
+  }),
+  command({
     name: 'link remove',
     arguments: ['<project>', '<from>', '<type>', '<to>'],
     description: 'remove an edge',
     operation: 'link_remove',
     input: ([p, from, t, to]) => ({ project_id: p, from_id: from, type: t, to_id: to }),
-  },
+  }),
 
   { name: 'work', description: 'work units' },
-  {
+  command({
     name: 'work reopen',
     arguments: ['<id>'],
     description: 'reopen a closed work unit',
     operation: 'work_reopen',
     input: ([id], o) => ({ work_unit_id: id, project_id: o.project }),
     options: [projectScope],
-  },
+  }),
 
   // read: search and brief, the same operations an assistant calls
-  {
+  command({
     name: 'search',
     arguments: ['<project>', '<query...>'],
     description: 'search the current items of a project (the svc_item_search dialect: words, "phrases", OR, -exclusions)',
@@ -333,18 +329,18 @@ export const COMMANDS: readonly CommandEntry[] = [
     ],
     help: '\nExamples:\n  svc search my-project connection pool\n  svc search my-project \'"advisory lock" -redis\' --type decision',
     text: searchText,
-  },
-  {
+  }),
+  command({
     name: 'brief',
     arguments: ['<project>'],
     description: "the project's brief as markdown: active work units and recent items",
     operation: 'svc_brief',
     input: ([p], o) => ({ project_id: p, keyword: o.keyword }),
     options: [{ flags: '--keyword <word>', description: 'only what mentions this word' }],
-  },
+  }),
 
   { name: 'research', description: 'research items (cached external references with a time to live)' },
-  {
+  command({
     name: 'research sweep',
     arguments: ['<project>'],
     description: "list research past the project's research.ttl_days; --soft-delete removes it",
@@ -352,8 +348,8 @@ export const COMMANDS: readonly CommandEntry[] = [
     input: ([p], o) => ({ project_id: p, soft_delete: o.softDelete === true }),
     options: [{ flags: '--soft-delete', description: 'soft-delete the expired items (restorable with svc item restore)' }],
     text: sweepText,
-  },
-  {
+  }),
+  command({
     name: 'check',
     arguments: ['<project>'],
     description: 'run the rule pack; findings as markdown',
@@ -365,16 +361,16 @@ export const COMMANDS: readonly CommandEntry[] = [
       {
         flags: '--fail-on <severity>',
         description: 'exit 1 when a finding of this severity or worse exists (never: always exit 0)',
-        choices: ['error', 'warn', 'never'],
+        choices: FAIL_ON,
         default: 'error',
       },
     ],
     help:
       '\nExamples:\n  svc check my-project\n  svc check my-project --rule dependency-cycle --json\n  svc check my-project --severity warn\n  svc check my-project --fail-on warn    # a CI gate: exit 1 on any warning or error',
     exit: checkGate,
-  },
+  }),
 
-  {
+  command({
     name: 'purge',
     description: 'rewrite the tables redaction changes (VACUUM FULL), so redacted text leaves the database files too',
     operation: 'storage_purge',
@@ -382,7 +378,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     help:
       '\nRedaction removes text from every answer at once; the old bytes stay in the data files until this runs.\n' +
       'Each table is locked while it is rewritten. Backups, WAL archives and replicas are yours to handle.',
-  },
+  }),
 
   {
     name: 'export',
@@ -396,7 +392,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     help: '\nExamples:\n  svc export my-project --out my-project.jsonl\n  svc export my-project | gzip > backup.jsonl.gz\n  svc export --inbox --out inbox.jsonl',
     run: local.exportFile,
   },
-  {
+  command({
     name: 'import',
     arguments: ['<file>'],
     description: 'restore a project (or the shared inbox) from an export, in one transaction (a bad file writes nothing)',
@@ -404,69 +400,69 @@ export const COMMANDS: readonly CommandEntry[] = [
     input: ([file], o) => ({ lines: readImportLines(String(file), '<file>'), as_slug: o.as }),
     options: [{ flags: '--as <slug>', description: 'import as a new project with this slug (every id renewed)' }],
     help: '\nExamples:\n  svc import my-project.jsonl                 # into a database without that project\n  svc import my-project.jsonl --as my-copy    # beside the original',
-    text: (r: { slug?: string; counts: Record<string, number> }) =>
-      `imported ${r.slug ?? 'the shared inbox'}: ${Object.entries(r.counts)
+    text: (r) =>
+      `imported ${'slug' in r ? r.slug : 'the shared inbox'}: ${Object.entries(r.counts)
         .filter(([, n]) => n > 0)
         .map(([k, n]) => `${n} ${k}`)
         .join(', ')}`,
-  },
+  }),
 
   { name: 'glossary', description: 'glossary groups and terms that expand searches' },
   { name: 'glossary group', description: 'glossary groups' },
-  {
+  command({
     name: 'glossary group add',
     arguments: ['<project>', '<name>'],
     description: 'add a glossary group',
     operation: 'glossary_group_add',
     input: ([p, name]) => ({ project_id: p, name }),
-  },
+  }),
   { name: 'glossary term', description: 'accepted glossary terms' },
-  {
+  command({
     name: 'glossary term add',
     arguments: ['<project>', '<group>', '<term>'],
     description: 'add an accepted term to a group',
     operation: 'glossary_term_add',
     input: ([p, g, t]) => ({ project_id: p, group: g, term: t }),
-  },
-  {
+  }),
+  command({
     name: 'glossary propose',
     arguments: ['<project>', '<group>', '<term>'],
     description: 'propose a term (joins the review queue)',
     operation: 'glossary_term_propose',
     input: ([p, g, t]) => ({ project_id: p, group: g, term: t }),
-  },
-  {
+  }),
+  command({
     name: 'glossary accept',
     arguments: ['<project>', '<term-id>'],
     description: 'accept a proposed term',
     operation: 'glossary_term_accept',
     input: ([p, id]) => ({ project_id: p, term_id: id }),
-  },
-  {
+  }),
+  command({
     name: 'glossary reject',
     arguments: ['<project>', '<term-id>'],
     description: 'reject a proposed term',
     operation: 'glossary_term_reject',
     input: ([p, id], o) => ({ project_id: p, term_id: id, reason: o.reason }),
     options: [{ flags: '--reason <reason>', description: 'why it was rejected' }],
-  },
-  {
+  }),
+  command({
     name: 'glossary list',
     arguments: ['<project>'],
     description: 'list groups with their accepted terms and pending proposals',
     operation: 'glossary_list',
     input: ([p]) => ({ project_id: p, limit: 200 }),
     text: glossaryText,
-  },
-  {
+  }),
+  command({
     name: 'glossary queue',
     arguments: ['<project>'],
     description: 'list proposed terms awaiting review',
     operation: 'glossary_queue',
     input: ([p]) => ({ project_id: p, limit: 200 }),
-    text: (r: { terms: { id: string; term: string; group_name: string }[] }) =>
+    text: (r) =>
       r.terms.length === 0 ? '(no proposed terms)' : r.terms.map((t) => `${shortId(t.id)}  ${t.term}  (group ${t.group_name})`).join('\n'),
-  },
+  }),
 
   {
     name: 'completion',

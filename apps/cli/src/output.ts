@@ -63,6 +63,6 @@ function human(value: unknown, indent = ''): string {
   return `${indent}${scalar(value)}`;
 }
 
-export function print(io: Io, value: unknown, json: boolean, text?: (value: never) => string): void {
-  io.out(json ? JSON.stringify(value, null, 2) : text ? text(value as never) : human(value));
+export function print<T>(io: Io, value: T, json: boolean, text?: (value: T) => string): void {
+  io.out(json ? JSON.stringify(value, null, 2) : text ? text(value) : human(value));
 }

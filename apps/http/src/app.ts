@@ -17,9 +17,9 @@ export interface HttpOptions {
   maxBodyBytes?: number;
 }
 
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   invalid_input: 400,
   not_found: 404,
   ambiguous_id: 400,
@@ -36,8 +36,12 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
 
 type Env = { Variables: { requestId: string } };
 
-function errorBody(c: Context<Env>, error: SvcError) {
-  return c.json({ error: error.toJSON() }, STATUS[error.code]);
+/**
+ * Every refusal HTTP answers, whoever refuses (a route, a middleware, hono itself): the error's JSON with the
+ * status its code maps to, after any fields the answer carries besides (readiness says its status too).
+ */
+function errorBody(c: Context, error: SvcError, besides: Record<string, unknown> = {}) {
+  return c.json({ ...besides, error: error.toJSON() }, STATUS[error.code]);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -173,7 +177,7 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
     onError: (c) =>
       isWebFormPost(c.req.method, c.req.path, c.req.header('content-type'))
         ? webPayloadTooLarge(c, options.maxBodyBytes ?? MAX_BODY_BYTES)
-        : c.json({ error: { code: 'payload_too_large', message: `the request body is larger than ${options.maxBodyBytes ?? MAX_BODY_BYTES} bytes`, details: {} } }, 413),
+        : errorBody(c, new SvcError('payload_too_large', `the request body is larger than ${options.maxBodyBytes ?? MAX_BODY_BYTES} bytes`)),
   });
   // GET and HEAD carry no body the routes read. Asking for one makes @hono/node-server build a full WHATWG
   // Request (URL, Headers, AbortSignal), which costs a small GET more than the rest of hono does.
@@ -188,7 +192,7 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
       return c.json({ status: 'ready' });
     } catch (error) {
       log.warn({ err: error, requestId: c.get('requestId') }, 'readiness check failed');
-      return c.json({ status: 'unavailable', error: { code: 'unavailable', message: 'the database does not answer', details: {} } }, 503);
+      return errorBody(c, new SvcError('unavailable', 'the database does not answer'), { status: 'unavailable' });
     }
   });
 
@@ -237,14 +241,14 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
   const mcp = createMcpHttpHandler(service, { allowedHosts: options.allowedHosts });
   app.all('/mcp', (c) => mcp(c.req.raw));
 
-  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see /openapi.json`, details: {} } }, 404));
+  app.notFound((c) => errorBody(c, new SvcError('not_found', `no route ${c.req.method} ${c.req.path}; see /openapi.json`)));
   app.onError((error, c) => {
     if (isClientAbort(error)) {
       log.warn({ requestId: c.get('requestId'), method: c.req.method, path: c.req.path }, CLIENT_ABORT);
       return errorBody(c, new SvcError('invalid_input', `body: ${CLIENT_ABORT}`, { field: 'body' }));
     }
     log.error({ err: error, requestId: c.get('requestId') }, 'unhandled HTTP error');
-    return c.json({ error: { code: 'internal_error', message: `internal error (request id ${c.get('requestId')})`, details: {} } }, 500);
+    return errorBody(c, new SvcError('internal_error', `internal error (request id ${c.get('requestId')})`));
   });
   return app;
 }

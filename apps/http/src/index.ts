@@ -1,4 +1,3 @@
-export { createHttpApp, type HttpOptions, MAX_BODY_BYTES, STATUS } from './app.js';
-export { buildOpenApi } from './openapi.js';
+export { createHttpApp } from './app.js';
 export { type Route, ROUTES } from './routes.js';
-export { type RunningHttpServer, startHttpServer } from './server.js';
+export { startHttpServer } from './server.js';

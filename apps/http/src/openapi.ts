@@ -1,4 +1,4 @@
-import { codeVersion, findOperation } from '@svc/service';
+import { codeVersion, ERROR_CODES, findOperation } from '@svc/service';
 import { z } from 'zod';
 import { openApiPath, pathParams, ROUTES } from './routes.js';
 
@@ -10,7 +10,7 @@ const errorSchema = {
       type: 'object',
       required: ['code', 'message', 'details'],
       properties: {
-        code: { type: 'string', description: 'invalid_input, not_found, ambiguous_id, conflict, refused_transition, actor_required, unknown_actor, forbidden, payload_too_large, unsupported_media_type, unavailable or internal_error' },
+        code: { type: 'string', description: `${ERROR_CODES.slice(0, -1).join(', ')} or ${ERROR_CODES.at(-1)}` },
         message: { type: 'string' },
         details: { type: 'object' },
       },

@@ -1,5 +1,5 @@
 /** Host names the HTTP server accepts when SVC_ALLOWED_HOSTS is not set: this machine only. */
-export const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 interface HostPort {
   host: string;
@@ -19,7 +19,7 @@ function parseHost(value: string): HostPort | undefined {
 }
 
 /** An entry without a port allows the host on any port; with one, only that port. */
-export function hostAllowed(value: string, allowed: readonly string[]): boolean {
+function hostAllowed(value: string, allowed: readonly string[]): boolean {
   const given = parseHost(value);
   if (!given) return false;
   return allowed.some((entry) => {

@@ -29,7 +29,7 @@ const CallToolAsSent = CallToolRequestSchema.extend({
 });
 
 /** Calls one server runs at a time: a JSON-RPC batch of 100 calls must not take every pooled connection. */
-export const MAX_CONCURRENT_CALLS = 4;
+const MAX_CONCURRENT_CALLS = 4;
 
 /**
  * A counting semaphore: a task waits for one of `limit` slots, first come first served. A task that waited

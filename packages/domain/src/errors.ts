@@ -2,19 +2,21 @@
  * The one error type of svc. Everything a caller can be refused for is an SvcError with a code from this
  * union; the edges (MCP, HTTP, CLI) map codes to their own conventions and never show anything else.
  */
-export type ErrorCode =
-  | 'invalid_input'
-  | 'not_found'
-  | 'ambiguous_id'
-  | 'conflict'
-  | 'refused_transition'
-  | 'actor_required'
-  | 'unknown_actor'
-  | 'forbidden'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'unavailable'
-  | 'internal_error';
+export const ERROR_CODES = [
+  'invalid_input',
+  'not_found',
+  'ambiguous_id',
+  'conflict',
+  'refused_transition',
+  'actor_required',
+  'unknown_actor',
+  'forbidden',
+  'payload_too_large',
+  'unsupported_media_type',
+  'unavailable',
+  'internal_error',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorDetails = Record<string, unknown>;
 

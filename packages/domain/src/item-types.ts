@@ -18,7 +18,6 @@ export type QaStatus = (typeof QA_STATUSES)[number];
 export type ItemStatus = TaskStatus | QaStatus;
 
 export const QA_COVERAGES = ['human_only', 'automated', 'mixed'] as const;
-export type QaCoverage = (typeof QA_COVERAGES)[number];
 
 export const LINK_TYPES = ['depends', 'blocks', 'supersedes', 'conflicts'] as const;
 export type LinkType = (typeof LINK_TYPES)[number];
@@ -28,7 +27,7 @@ export type LinkType = (typeof LINK_TYPES)[number];
  * B": B waits on A (`to`). supersedes and conflicts say nothing about waiting (null). The one place a link's
  * direction is given a meaning: the dependency-cycle rule's wait-for graph is derived from it.
  */
-export const LINK_WAITER: Record<LinkType, 'from' | 'to' | null> = {
+const LINK_WAITER: Record<LinkType, 'from' | 'to' | null> = {
   depends: 'from',
   blocks: 'to',
   supersedes: null,
@@ -112,8 +111,4 @@ const TYPE_KEY_RE = /^[a-z][a-z0-9_]{1,39}$/;
 
 export function isTypeKey(value: string): boolean {
   return TYPE_KEY_RE.test(value);
-}
-
-export function isSystemItemType(value: string): value is SystemItemType {
-  return (SYSTEM_ITEM_TYPES as readonly string[]).includes(value);
 }

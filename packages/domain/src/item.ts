@@ -37,7 +37,7 @@ export interface ProjectSettings {
   checks: { disabled_rules: string[] };
 }
 
-export const DEFAULT_RESEARCH_TTL_DAYS = 90;
+const DEFAULT_RESEARCH_TTL_DAYS = 90;
 
 /** Settings as stored may be partial; fill the defaults. */
 export function projectSettings(stored: Record<string, unknown>): ProjectSettings {

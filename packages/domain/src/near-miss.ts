@@ -1,7 +1,7 @@
 import { normalizeTerm, type QueryAst, type TsPlan } from './query.js';
 
 /** A required bare word of a query and the plan it expanded to (itself, or the OR of its glossary group). */
-export interface RequiredWord {
+interface RequiredWord {
   word: string;
   plan: TsPlan;
 }

@@ -10,9 +10,9 @@ import { invalidInput } from './errors.js';
  * the store turns into a tsquery built only from bound parameters (plainto_tsquery / phraseto_tsquery), so no
  * input can produce a tsquery syntax error or reach SQL as code.
  */
-export type Term = { kind: 'word'; text: string } | { kind: 'phrase'; text: string };
+type Term = { kind: 'word'; text: string } | { kind: 'phrase'; text: string };
 
-export type Clause =
+type Clause =
   | { kind: 'required'; term: Term }
   | { kind: 'any'; terms: Term[] }
   | { kind: 'not'; term: Term };
@@ -248,11 +248,4 @@ export function expandQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonl
 /** The plan alone, for callers that do not report a cut expansion. */
 export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly string[]> = new Map()): TsPlan | undefined {
   return expandQuery(ast, synonyms).plan;
-}
-
-/** True when the plan can match nothing but through negation (a query of negations only). */
-export function onlyNegations(plan: TsPlan): boolean {
-  if (plan.op === 'not') return true;
-  if (plan.op === 'and') return plan.args.every(onlyNegations);
-  return false;
 }

@@ -101,6 +101,10 @@ export const RULES = [
 
 export type RuleId = (typeof RULES)[number]['id'];
 
+/** Which way svc_impact walks a link: from its source to its target (outgoing, the default), or back (incoming). */
+export const IMPACT_DIRECTIONS = ['outgoing', 'incoming'] as const;
+export type ImpactDirection = (typeof IMPACT_DIRECTIONS)[number];
+
 /** research-expiring reports research that expires within this many days. */
 export const RESEARCH_EXPIRING_DAYS = 7;
 

@@ -12,7 +12,7 @@ import { QA_STATUSES, type QaStatus, TASK_STATUSES, type TaskStatus } from './it
  */
 
 /** A cell that refuses its event; `refused` is the reason, shown to the caller. */
-export interface Refused<R = string> {
+interface Refused<R = string> {
   readonly refused: R;
 }
 
@@ -23,7 +23,7 @@ export type StateTable<S extends string, E extends string, R = string, N extends
 
 const no = <R>(reason: R): Refused<R> => ({ refused: reason });
 
-export function isRefused<N extends string, R>(cell: N | Refused<R>): cell is Refused<R> {
+function isRefused<N extends string, R>(cell: N | Refused<R>): cell is Refused<R> {
   return typeof cell !== 'string';
 }
 
@@ -211,7 +211,7 @@ export const CAPTURE_STATES = ['inbox', 'review', 'promoted', 'discarded', 'reda
 export type CaptureState = (typeof CAPTURE_STATES)[number];
 /** The states svc_capture_set_state may move a capture to. */
 export const CAPTURE_MOVABLE_STATES = ['inbox', 'review', 'discarded'] as const;
-export type CaptureMovableState = (typeof CAPTURE_MOVABLE_STATES)[number];
+type CaptureMovableState = (typeof CAPTURE_MOVABLE_STATES)[number];
 export type CaptureEvent = 'annotate' | `move_to_${CaptureMovableState}` | 'discard' | 'redact' | 'promote';
 export const CAPTURE_EVENTS: readonly CaptureEvent[] = ['annotate', 'move_to_inbox', 'move_to_review', 'move_to_discarded', 'discard', 'redact', 'promote'];
 /** Why a capture refuses an event: it is redacted, it was promoted, or (redact) it is redacted already. */
@@ -380,11 +380,11 @@ export function ideaTransition(idea: { id: string; redacted: boolean }, event: I
 // constraint); these narrow it where a transition needs one machine's states. A status that fits neither
 // is a broken invariant, not a refusal: a plain error, which the runner reports as internal_error.
 
-export function isTaskStatus(value: unknown): value is TaskStatus {
+function isTaskStatus(value: unknown): value is TaskStatus {
   return TASK_STATUSES.some((s) => s === value);
 }
 
-export function isQaStatus(value: unknown): value is QaStatus {
+function isQaStatus(value: unknown): value is QaStatus {
   return QA_STATUSES.some((s) => s === value);
 }
 

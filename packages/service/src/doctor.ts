@@ -7,9 +7,9 @@ import { type Config, loadConfig } from './config.js';
 import { fromDatabase } from './errors.js';
 import { storeConfig } from './service.js';
 
-export type CheckStatus = 'ok' | 'fail' | 'skipped';
+type CheckStatus = 'ok' | 'fail' | 'skipped';
 
-export interface Check {
+interface Check {
   /** settings, database, schema, actor, project, port. */
   name: string;
   status: CheckStatus;

@@ -7,21 +7,13 @@ import type { Logger } from './logger.js';
  * `tool`: one of the svc_ tools of the spec, on MCP, HTTP and the CLI. `operator`: a rarely used operation,
  * on the CLI only.
  */
-export type Surface = 'tool' | 'operator';
+type Surface = 'tool' | 'operator';
 
 /** Where a call came from; recorded in the audit log. */
 export type Source = 'mcp' | 'http' | 'cli' | 'test';
 
-/**
- * What an operation does to the database, declared by each operation: a `read` runs on the pool (a snapshot
- * read in a read-only transaction) and needs no actor; a `write` runs in one transaction, attributed, with one
- * audit row (docs/decisions/0033). The context a kind gets is typed accordingly: only a write holds a
- * `Transaction`, so a store function that must run in one cannot be called from a read.
- */
-export type OperationKind = 'read' | 'write';
-
 /** The behaviour hints an operation declares for MCP; readOnlyHint is not among them: it follows from the kind. */
-export interface Hints {
+interface Hints {
   destructiveHint?: boolean;
   idempotentHint?: boolean;
 }
@@ -60,7 +52,7 @@ export interface AttributedContext extends BaseContext {
  * What a write outside a transaction block (VACUUM) gets: no handle, only a way to take a maintenance session
  * (Store.maintenance). No other context holds the store, so a read cannot reach a write through it.
  */
-export interface MaintenanceContext extends AttributedContext {
+interface MaintenanceContext extends AttributedContext {
   readonly maintenance: Store['maintenance'];
 }
 
@@ -70,13 +62,11 @@ export interface WriteContext extends AttributedContext {
   readonly tx: Transaction<Database>;
 }
 
-export type OperationContext<K extends OperationKind> = K extends 'write' ? WriteContext : ReadContext;
-
 /**
  * How a result is presented on surfaces that show text (MCP): JSON; markdown rendered from the data; or a
  * short acknowledgement line, with the data alongside as structured content.
  */
-export type Presentation<O> =
+type Presentation<O> =
   | { kind: 'json' }
   | { kind: 'markdown'; render(result: O): string }
   | { kind: 'ack'; render(result: O): string };
@@ -129,7 +119,13 @@ export interface MaintenanceOperation<I extends z.ZodObject = z.ZodObject, O = u
   run(ctx: MaintenanceContext, input: z.output<I>): Promise<O>;
 }
 
-export type Operation<I extends z.ZodObject = z.ZodObject, O = unknown, N extends string = string> =
+/**
+ * An operation, by what it does to the database (its `kind`, declared by each): a `read` runs on the pool (a
+ * snapshot read in a read-only transaction) and needs no actor; a `write` runs in one transaction, attributed,
+ * with one audit row (docs/decisions/0033). The context a kind gets is typed accordingly: only a write holds a
+ * `Transaction`, so a store function that must run in one cannot be called from a read.
+ */
+type Operation<I extends z.ZodObject = z.ZodObject, O = unknown, N extends string = string> =
   | ReadOperation<I, O, N>
   | WriteOperation<I, O, N>
   | MaintenanceOperation<I, O, N>;

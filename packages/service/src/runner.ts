@@ -29,7 +29,7 @@ export interface CallContext {
  * (decision 0017). Unknown parameters are refused so a misspelt one never silently drops a value, and a
  * value nested deeper than MAX_JSON_DEPTH is refused before zod or anything else walks it.
  */
-export function normaliseInput(op: AnyOperation, raw: unknown): Record<string, unknown> {
+function normaliseInput(op: AnyOperation, raw: unknown): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new SvcError('invalid_input', 'input: the arguments must be a JSON object', { field: 'input' });

@@ -10,7 +10,7 @@ import {
   type Backend,
   type Store,
 } from '@svc/store';
-import { findOperation } from './catalog.js';
+import { findOperation, type ops } from './catalog.js';
 import type { Config } from './config.js';
 import type { AnyOperation, InputOf, OutputOf } from './operation.js';
 import { fromDatabase } from './errors.js';
@@ -27,7 +27,11 @@ export interface Service {
   readonly defaultActorId?: string | undefined;
   /** Which database serves, and where (a path or a redacted URL), for start-up messages. */
   readonly database: { readonly backend: Backend; readonly location: string };
-  /** Run an operation of the catalog by name: the surfaces dispatch by the name they were called with. */
+  /**
+   * Run an operation of the catalog by name: the surfaces dispatch by the name they were called with. The
+   * input is checked when the call runs; a name the catalog holds answers that operation's type.
+   */
+  call<const N extends keyof typeof ops>(name: N, input: unknown, call: CallContext): Promise<OutputOf<(typeof ops)[N]>>;
   call(name: string, input: unknown, call: CallContext): Promise<unknown>;
   /**
    * Run an operation given as itself (`ops.svc_task_start`: tests, the bench): input and answer take its

@@ -65,7 +65,7 @@ export async function insertCapture(db: Transaction<Database>, text: string, cre
   return findCapture(db, row.id);
 }
 
-export async function findCapture(db: Kysely<Database>, id: string): Promise<Capture> {
+async function findCapture(db: Kysely<Database>, id: string): Promise<Capture> {
   const row = await captureQuery(db).where('c.id', '=', id).executeTakeFirst();
   if (!row) throw notFound('capture', id);
   return toCapture(row);

@@ -9,7 +9,7 @@ export interface FindingItem {
   kind: string;
 }
 
-export interface RawFinding {
+interface RawFinding {
   items: FindingItem[];
   note: string;
 }

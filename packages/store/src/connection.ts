@@ -55,7 +55,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export const DEFAULT_DATA_DIR = './.svc/data';
+const DEFAULT_DATA_DIR = './.svc/data';
 
 export function redactUrl(url: string): string {
   try {

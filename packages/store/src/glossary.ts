@@ -99,7 +99,7 @@ export async function insertTerm(
   return findTerm(db, group.project_id, row.id);
 }
 
-export async function findTerm(db: Kysely<Database>, projectId: string, id: string): Promise<GlossaryTerm> {
+async function findTerm(db: Kysely<Database>, projectId: string, id: string): Promise<GlossaryTerm> {
   const row = await termQuery(db).where('t.project_id', '=', projectId).where('t.id', '=', id).executeTakeFirst();
   if (!row) throw notFound('glossary term', id);
   return toTerm(row);

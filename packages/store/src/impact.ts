@@ -1,4 +1,4 @@
-import { type ItemStatus, LINK_PRIORITY } from '@svc/domain';
+import { type ImpactDirection, type ItemStatus, LINK_PRIORITY } from '@svc/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -12,9 +12,6 @@ export interface ImpactEntry {
   link_type: string;
   via_chain_id: string;
 }
-
-/** Which way svc_impact walks a link: from its source to its target (outgoing), or back (incoming). */
-export type ImpactDirection = 'outgoing' | 'incoming';
 
 /**
  * Items reachable from `start` along typed links, within `depth` hops, each once at its shortest depth with

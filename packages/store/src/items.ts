@@ -278,17 +278,3 @@ export async function listChainVersions(db: Kysely<Database>, chainId: string, l
   const rows = await db.selectFrom('items').selectAll().where('chain_id', '=', chainId).orderBy('version', 'desc').limit(limit).execute();
   return rows.reverse().map(toItem);
 }
-
-/** Heads of the given chains inside one project (missing or deleted ones are left out). */
-export async function findHeads(db: Kysely<Database>, projectId: string, chainIds: string[]): Promise<Item[]> {
-  if (chainIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('items')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('chain_id', 'in', chainIds)
-    .where('is_head', '=', true)
-    .where('deleted_at', 'is', null)
-    .execute();
-  return rows.map(toItem);
-}

@@ -3,7 +3,7 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import { idMatches, iso, likeStartsWith, onlyMatch } from './refs.js';
 import type { Database, ProjectRow } from './schema.js';
 
-export function toProject(row: ProjectRow): Project {
+function toProject(row: ProjectRow): Project {
   return {
     id: row.id,
     slug: row.slug,

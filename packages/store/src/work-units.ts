@@ -22,7 +22,7 @@ function selectWorkUnits(db: Kysely<Database>) {
   return db.selectFrom('work_units').selectAll().execute();
 }
 
-export function toWorkUnit(row: WorkUnitRow): WorkUnit {
+function toWorkUnit(row: WorkUnitRow): WorkUnit {
   return { ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at), closed_at: isoOrNull(row.closed_at) };
 }
 

@@ -1,3 +1,4 @@
+import type { GlossaryTermStatus } from '@svc/domain';
 import { listGroups, resolveProject, termsOfGroups } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef } from '../inputs.js';
@@ -22,7 +23,7 @@ export const glossaryList = defineOperation({
       ctx.db,
       groups.map((g) => g.id),
     );
-    const of = (groupId: string, status: 'accepted' | 'proposed') =>
+    const of = (groupId: string, status: GlossaryTermStatus) =>
       terms.filter((t) => t.group_id === groupId && t.status === status).map((t) => ({ id: t.id, term: t.term, created_at: t.created_at }));
     return {
       groups: groups.map((g) => ({ id: g.id, name: g.name, accepted: of(g.id, 'accepted'), proposed: of(g.id, 'proposed') })),

@@ -1,5 +1,5 @@
-import { MAX_IMPACT_DEPTH, parseIdRef } from '@svc/domain';
-import { type ImpactDirection, type ImpactEntry, impact as traverse, resolveItem, resolveProject } from '@svc/store';
+import { IMPACT_DIRECTIONS, type ImpactDirection, MAX_IMPACT_DEPTH, parseIdRef } from '@svc/domain';
+import { type ImpactEntry, impact as traverse, resolveItem, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import { itemRef, projectRef } from '../inputs.js';
 import { inline, ref } from '../markdown.js';
@@ -54,7 +54,7 @@ export const impact = defineOperation({
     item_id: itemRef,
     project_id: projectRef.optional().describe('Project slug, id or prefix; the item id resolves inside it'),
     depth: z.number().int().min(1).optional().describe(`Hops to follow, 1 to ${MAX_IMPACT_DEPTH} (default 3; larger values are capped)`),
-    direction: z.enum(['outgoing', 'incoming']).optional().describe('outgoing (default): links from the item; incoming: links to it'),
+    direction: z.enum(IMPACT_DIRECTIONS).optional().describe('outgoing (default): links from the item; incoming: links to it'),
   }),
   // The spec's tool takes project_id; REST's /items/{id}/impact names the item alone, so the project is its own.
   mcpRequired: ['project_id'],

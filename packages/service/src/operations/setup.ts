@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 
 /** The project first use creates when none is named (SVC_PROJECT, --project). */
-export const DEFAULT_PROJECT = 'default';
+const DEFAULT_PROJECT = 'default';
 
 const email = z.email().max(320);
 

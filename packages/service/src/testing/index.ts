@@ -24,7 +24,7 @@ export function operation(name: string): AnyOperation {
 /** A typed call of one operation (`call(ops.svc_task_start, { task_id })`), by an actor the caller fixed. */
 export type Call = <Op extends AnyOperation>(op: Op, input: InputOf<Op> | Unchecked) => Promise<OutputOf<Op>>;
 
-export { type TestBackend, type TestStore, testBackends };
+export { type TestBackend, testBackends };
 export {
   canStartPrivateCluster,
   createEmptyPostgresDatabase,

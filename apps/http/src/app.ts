@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createMcpHttpHandler, hostRefusal } from '@svc/mcp';
-import { type AnyOperation, type ErrorCode, findOperation, isSvcError, type Service, SvcError } from '@svc/service';
+import { type AnyOperation, type ErrorCode, isSvcError, ops, type Service, SvcError } from '@svc/service';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -200,8 +200,7 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
   app.get('/openapi.json', (c) => c.json(openapi));
 
   for (const route of ROUTES) {
-    const op = findOperation(route.operation);
-    if (!op) throw new Error(`route ${route.path} names unknown operation ${route.operation}`);
+    const op: AnyOperation = ops[route.operation];
     const params = pathParams(route.path);
     app.on(route.method.toUpperCase(), route.path, async (c) => {
       try {

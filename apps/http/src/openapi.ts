@@ -1,4 +1,4 @@
-import { codeVersion, ERROR_CODES, findOperation } from '@svc/service';
+import { type AnyOperation, codeVersion, ERROR_CODES, ops } from '@svc/service';
 import { z } from 'zod';
 import { openApiPath, pathParams, ROUTES } from './routes.js';
 
@@ -37,8 +37,7 @@ const errorResponses = Object.fromEntries(
 export function buildOpenApi(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
-    const op = findOperation(route.operation);
-    if (!op) continue;
+    const op: AnyOperation = ops[route.operation];
     const schema = z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as {
       properties?: Record<string, Record<string, unknown>>;
       required?: string[];

@@ -3,11 +3,14 @@
  * parameters and query parameters are named after the operation's input fields; POST/PATCH bodies carry the
  * rest. Everything else (validation, actor, transaction, errors) is the operation's, through the runner.
  */
+import type { ops } from '@svc/service';
+
 export interface Route {
   method: 'get' | 'post' | 'patch';
   /** Hono path: `:name` segments are input fields of the operation. */
   path: string;
-  operation: string;
+  /** A catalog operation's name: a misspelt or renamed one does not compile. */
+  operation: keyof typeof ops;
 }
 
 export const ROUTES: readonly Route[] = [

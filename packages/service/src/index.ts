@@ -1,5 +1,8 @@
 export {
   CAPTURE_MOVABLE_STATES,
+  captureTransition,
+  IMPACT_DIRECTIONS,
+  MAX_IMPACT_DEPTH,
   CAPTURE_STATES,
   type CaptureState,
   ERROR_CODES,

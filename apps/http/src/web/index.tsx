@@ -4,10 +4,12 @@ import {
   type AnyOperation,
   CAPTURE_STATES,
   type CaptureState,
+  captureTransition,
   type ErrorCode,
-  findOperation,
+  IMPACT_DIRECTIONS,
   type InputOf,
   isSvcError,
+  MAX_IMPACT_DEPTH,
   type OutputOf,
   ops,
   SEVERITIES,
@@ -164,10 +166,9 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       const brief = await call(c, ops.svc_brief, {
         project_id: project.id,
       });
-      const presentation = findBriefPresentation();
       return render(
         c,
-        <HomePage ctx={pageContext(c, nav(project, 'home'))} slug={project.slug} briefMarkdown={presentation(brief)} recent={brief.recent_items} />,
+        <HomePage ctx={pageContext(c, nav(project, 'home'))} slug={project.slug} briefMarkdown={briefMarkdown(brief)} recent={brief.recent_items} />,
       );
     } catch (error) {
       return fail(c, error);
@@ -264,10 +265,12 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       const depth = c.req.query('depth') ?? '2';
       const direction = c.req.query('direction') ?? 'incoming';
       // The page's own parameters, refused in its words (the operation would name its input, not the page's).
-      const refusal = !/^[1-5]$/.test(depth.trim())
-        ? `depth: the impact depth is a whole number from 1 to 5, not '${depth.slice(0, 40)}'.`
-        : direction !== 'incoming' && direction !== 'outgoing'
-          ? `direction: the direction is incoming or outgoing, not '${direction.slice(0, 40)}'.`
+      const hops = Number(depth.trim());
+      const way = IMPACT_DIRECTIONS.find((d) => d === direction);
+      const refusal = !(/^\d+$/.test(depth.trim()) && hops >= 1 && hops <= MAX_IMPACT_DEPTH)
+        ? `depth: the impact depth is a whole number from 1 to ${MAX_IMPACT_DEPTH}, not '${depth.slice(0, 40)}'.`
+        : way === undefined
+          ? `direction: the direction is ${IMPACT_DIRECTIONS.join(' or ')}, not '${direction.slice(0, 40)}'.`
           : undefined;
       if (refusal) {
         const back = projectPath(project.slug, `/impact/${encodeURIComponent(c.req.param('id'))}`);
@@ -276,8 +279,8 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       const impact = await call(c, ops.svc_impact, {
         project_id: project.id,
         item_id: c.req.param('id'),
-        depth: Number(depth.trim()),
-        direction: direction === 'outgoing' ? 'outgoing' : 'incoming',
+        depth: hops,
+        direction: way,
       });
       return render(c, <ImpactPage ctx={pageContext(c, nav(project, undefined))} slug={project.slug} impact={impact} />);
     } catch (error) {
@@ -340,11 +343,8 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     try {
       project = await projectOf(c);
       const capture = await captureOf(c, project);
-      if (capture.review_state === 'redacted') {
-        const ctx = pageContext(c, nav(project, 'inbox'));
-        const message = 'capture_id: this capture is already redacted; its text is gone.';
-        return render(c, <ErrorPage ctx={ctx} title="Refused" message={message} back={projectPath(project.slug, '/inbox')} />, 409);
-      }
+      // What the redaction would be refused for (already redacted) is refused now, in the capture table's words.
+      captureTransition(capture, 'redact');
       let promotedTitle: string | undefined;
       if (capture.promoted_item_id) {
         promotedTitle = (await call(c, ops.item_show, { project_id: project.id, item_id: capture.promoted_item_id })).item.title;
@@ -448,8 +448,7 @@ export async function webPayloadTooLarge(c: Context, maxBytes: number): Promise<
 }
 
 /** svc_brief's own markdown presentation (what MCP shows), rendered on the home page. */
-function findBriefPresentation(): (result: unknown) => string {
-  const presentation = findOperation('svc_brief')?.presentation;
-  if (presentation?.kind !== 'markdown') return (result) => '```json\n' + JSON.stringify(result, null, 2) + '\n```';
-  return (result) => presentation.render(result);
+function briefMarkdown(brief: OutputOf<typeof ops.svc_brief>): string {
+  const presentation = ops.svc_brief.presentation;
+  return presentation?.kind === 'markdown' ? presentation.render(brief) : `\`\`\`json\n${JSON.stringify(brief, null, 2)}\n\`\`\``;
 }

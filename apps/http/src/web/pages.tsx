@@ -1,6 +1,6 @@
 // @jsxRuntime automatic
 // @jsxImportSource hono/jsx
-import { CAPTURE_MOVABLE_STATES, CAPTURE_STATES, type OutputOf, type ops, SEVERITIES, type TaskStatus } from '@svc/service';
+import { CAPTURE_MOVABLE_STATES, CAPTURE_STATES, MAX_IMPACT_DEPTH, type OutputOf, type ops, SEVERITIES, type TaskStatus } from '@svc/service';
 import { raw } from 'hono/html';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DiffTable } from './diff.js';
@@ -806,7 +806,7 @@ export function ImpactPage(props: { ctx: PageContext; slug: string; impact: Impa
       <form method="get" action={projectPath(slug, `/impact/${encodeURIComponent(impact.item.id)}`)} class="actions">
         <label for="depth">Depth</label>
         <select id="depth" name="depth">
-          {[1, 2, 3, 4, 5].map((d) => (
+          {Array.from({ length: MAX_IMPACT_DEPTH }, (_, i) => i + 1).map((d) => (
             <option value={String(d)} selected={d === impact.depth}>
               {d}
             </option>

@@ -360,5 +360,10 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     const confirm = await get(`/p/${slug}/inbox/${old}/redact`);
     expect(confirm.status).toBe(200);
     expect(await confirm.text()).toContain('the oldest capture, to be redacted');
+    // Once redacted, the confirmation is refused as the redaction itself would be: 409, in the capture table's words.
+    await as(ops.svc_capture_redact, { capture_id: old });
+    const again = await get(`/p/${slug}/inbox/${old}/redact`);
+    expect(again.status).toBe(409);
+    expect(await again.text()).toMatch(/redacted/);
   });
 });

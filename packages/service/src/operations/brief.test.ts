@@ -19,7 +19,7 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
   const markdown = async <Op extends AnyOperation>(op: Op, input: InputOf<Op>) => {
     const result = await call(op, input);
     if (op.presentation.kind !== 'markdown') throw new Error('expected a markdown tool');
-    return op.presentation.render(result as never);
+    return op.presentation.render(result);
   };
   const unit = async (title: string, status: 'open' | 'closed' = 'open') =>
     (await svc.store.db.insertInto('work_units').values({ project_id: projectId, title, status }).returning('id').executeTakeFirstOrThrow()).id;

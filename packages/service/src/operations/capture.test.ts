@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { findOperation, ops } from '../catalog.js';
+import { ops } from '../catalog.js';
 import { type Call, operation, refusal, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
@@ -35,8 +35,8 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
   it('acknowledges an add with the id prefix and state, and stores the text as given', async () => {
     const ack = await add('  raw words, as typed  ');
     expect(ack.state).toBe('inbox');
-    const op = findOperation('svc_capture_add')!;
-    expect(op.presentation.kind === 'ack' && op.presentation.render(ack as never)).toBe(`capture ${ack.id.slice(0, 8)} inbox`);
+    const op = ops.svc_capture_add;
+    expect(op.presentation.kind === 'ack' && op.presentation.render(ack)).toBe(`capture ${ack.id.slice(0, 8)} inbox`);
     expect((await list())[0]).toMatchObject({ id: ack.id, text: '  raw words, as typed  ', summary: null, signals: {} });
   });
 
@@ -146,8 +146,8 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
 
     const ack = (await call(ops.svc_capture_redact, { capture_id: id })) as { id: string; state: string; item_id: string };
     expect(ack).toEqual({ id, state: 'redacted', item_id: promoted.item_id });
-    const op = findOperation('svc_capture_redact')!;
-    expect(op.presentation.kind === 'ack' && op.presentation.render(ack as never)).toBe(`capture ${id.slice(0, 8)} redacted item ${promoted.item_id.slice(0, 8)}`);
+    const op = ops.svc_capture_redact;
+    expect(op.presentation.kind === 'ack' && op.presentation.render(ack)).toBe(`capture ${id.slice(0, 8)} redacted item ${promoted.item_id.slice(0, 8)}`);
 
     const after = await chainOf(promoted.item_id);
     expect(after.versions.map((v) => [v.version, v.title, v.body])).toEqual([
@@ -308,8 +308,8 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
       body: '',
     })) as { id: string; state: string; item_id: string };
     expect(promoted.state).toBe('promoted');
-    const op = findOperation('svc_capture_promote')!;
-    expect(op.presentation.kind === 'ack' && op.presentation.render(promoted as never)).toBe(
+    const op = ops.svc_capture_promote;
+    expect(op.presentation.kind === 'ack' && op.presentation.render(promoted)).toBe(
       `capture ${id.slice(0, 8)} promoted item ${promoted.item_id.slice(0, 8)}`,
     );
     const hits = (await call(ops.svc_item_search, { project_id: 'cap', query: 'payment' })) as { items: { id: string }[] };
@@ -326,7 +326,7 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     const missing = await refusal(call(ops.svc_capture_promote, { capture_id: id, project_id: 'cap', item_type: 'research', title: 'Redirects' }));
     expect(missing.code).toBe('invalid_input');
     expect(missing.details.field).toBe('source_url');
-    const op = findOperation('svc_capture_promote')!;
+    const op = ops.svc_capture_promote;
     expect(Object.keys(op.input.shape)).toContain(missing.details.field);
     const promoted = (await call(ops.svc_capture_promote, {
       capture_id: id,

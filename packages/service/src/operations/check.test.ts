@@ -1,7 +1,7 @@
 import type { Item } from '@svc/domain';
 import { RULES } from '@svc/domain';
 import { describe, expect, it } from 'vitest';
-import { findOperation, ops } from '../catalog.js';
+import { ops } from '../catalog.js';
 import { type Call, DAY, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
@@ -237,14 +237,14 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
   it('treats severity as a display threshold only, and names rule, severity and items in markdown', async () => {
     await cases['conflicting-decisions']!.fire();
     await cases['empty-decision']!.fire();
-    const all = (await call(ops.svc_check, { project_id: 'chk' })) as CheckResult;
+    const all = await call(ops.svc_check, { project_id: 'chk' });
     const errorsOnly = (await call(ops.svc_check, { project_id: 'chk', severity: 'error' })) as CheckResult;
     expect(errorsOnly.counts).toEqual(all.counts);
     expect(errorsOnly.results.map((r) => r.rule)).not.toContain('empty-decision');
     expect(errorsOnly.hidden_below_threshold).toBeGreaterThan(0);
-    const op = findOperation('svc_check')!;
+    const op = ops.svc_check;
     if (op.presentation.kind !== 'markdown') throw new Error('markdown expected');
-    const text = op.presentation.render(all as never);
+    const text = op.presentation.render(all);
     expect(text).toMatch(/## error `conflicting-decisions`/);
     expect(text).toMatch(/Use gRPC \(`[0-9a-f]{8}`\) ↔ Use REST \(`[0-9a-f]{8}`\)/);
     expect(text).toMatch(/## info `empty-decision`/);
@@ -292,18 +292,18 @@ describe.each(testBackends())('svc_check on $name', (backend) => {
   it('runs a disabled rule asked for by name and says so in the JSON and the markdown', async () => {
     await cases['empty-decision']!.fire();
     await call(ops.project_config_import, { project_id: 'chk', config: '[checks]\ndisabled_rules = ["empty-decision"]\n' });
-    const asked = (await call(ops.svc_check, { project_id: 'chk', rule: 'empty-decision' })) as CheckResult & { disabled_but_requested: string[] };
+    const asked = await call(ops.svc_check, { project_id: 'chk', rule: 'empty-decision' });
     expect(asked.ran).toEqual(['empty-decision']);
     expect(asked.results[0]!.total).toBeGreaterThan(0);
     expect(asked.disabled_but_requested).toEqual(['empty-decision']);
-    const op = findOperation('svc_check')!;
-    const markdown = op.presentation.kind === 'markdown' ? op.presentation.render(asked as never) : '';
+    const op = ops.svc_check;
+    const markdown = op.presentation.kind === 'markdown' ? op.presentation.render(asked) : '';
     expect(markdown).toContain("Rule `empty-decision` is disabled in the project's settings; it ran because it was asked for.");
     const enabled = (await call(ops.svc_check, { project_id: 'chk', rule: 'conflicting-decisions' })) as typeof asked;
     expect(enabled.disabled_but_requested).toEqual([]);
     const all = (await call(ops.svc_check, { project_id: 'chk' })) as typeof asked;
     expect(all.disabled_but_requested).toEqual([]);
-    expect(op.presentation.kind === 'markdown' && op.presentation.render(all as never)).not.toContain('it ran because');
+    expect(op.presentation.kind === 'markdown' && op.presentation.render(all)).not.toContain('it ran because');
   });
 
   it('reads a blocks link as the target waiting on its source: depends plus blocks the same way round is no cycle', async () => {

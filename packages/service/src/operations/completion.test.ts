@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findOperation, ops } from '../catalog.js';
+import { ops } from '../catalog.js';
 import { type TestService, testBackends, unchecked } from '../testing/index.js';
 import { type Call, useTestService } from '../testing/suite.js';
 
@@ -38,16 +38,16 @@ describe.each(testBackends())('completion and decision_list (MCP resources and c
   it('lists current decisions as markdown without writing a sync job, bounded by limit', async () => {
     await call(ops.svc_save_decisions, { project_id: 'alpha', decisions: [{ title: 'Use REST' }, { title: 'Retry twice' }, { title: 'Cache briefly' }] });
     await call(ops.svc_item_upsert, { project_id: 'alpha', item_type: 'knowledge', title: 'Not a decision' });
-    const op = findOperation('decision_list')!;
+    const op = ops.decision_list;
     if (op.presentation.kind !== 'markdown') throw new Error('expected markdown');
-    const all = (await call(ops.decision_list, { project_id: 'alpha' })) as { decisions: { title: string }[]; truncated: boolean };
+    const all = await call(ops.decision_list, { project_id: 'alpha' });
     expect(all.decisions.map((d) => d.title).sort()).toEqual(['Cache briefly', 'Retry twice', 'Use REST']);
-    const text = op.presentation.render(all as never);
+    const text = op.presentation.render(all);
     expect(text).toContain('# alpha (alpha): current decisions');
     expect(text).not.toContain('Not a decision');
-    const one = (await call(ops.decision_list, { project_id: 'alpha', limit: 1 })) as { decisions: unknown[]; truncated: boolean };
+    const one = await call(ops.decision_list, { project_id: 'alpha', limit: 1 });
     expect([one.decisions.length, one.truncated]).toEqual([1, true]);
-    expect(op.presentation.render(one as never)).toContain('_Only the first 1 decisions are shown');
+    expect(op.presentation.render(one)).toContain('_Only the first 1 decisions are shown');
     const jobs = await svc.store.db.selectFrom('sync_jobs').select('id').execute();
     expect(jobs).toEqual([]);
     await expect(call(ops.decision_list, { project_id: 'nope' })).rejects.toMatchObject({ code: 'not_found' });

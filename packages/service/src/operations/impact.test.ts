@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation, ops } from '../catalog.js';
+import { ops } from '../catalog.js';
 import { type Call, openTestService, testBackends, type TestService, unchecked } from '../testing/index.js';
 
 const TYPES = ['depends', 'blocks', 'supersedes', 'conflicts'] as const;
@@ -212,15 +212,15 @@ describe.each(testBackends())('svc_impact on $name', (backend) => {
     const a = (await call(ops.svc_item_upsert, { project_id: 'impact', title: 'Root decision' })) as { id: string };
     const b = (await call(ops.svc_item_upsert, { project_id: 'impact', title: 'Depends on root', links: [] })) as { id: string };
     await call(ops.link_add, { project_id: 'impact', from_id: a.id, type: 'depends', to_id: b.id });
-    const op = findOperation('svc_impact')!;
+    const op = ops.svc_impact;
     if (op.presentation.kind !== 'markdown') throw new Error('markdown expected');
-    const text = op.presentation.render((await call(ops.svc_impact, { project_id: 'impact', item_id: a.id.slice(0, 8) })) as never);
+    const text = op.presentation.render((await call(ops.svc_impact, { project_id: 'impact', item_id: a.id.slice(0, 8) })));
     expect(text).toContain('outgoing links');
     expect(text).toContain('## Depth 1');
     expect(text).toContain(`- depends → **Depends on root** (\`${b.id.slice(0, 8)}\`, decision)`);
-    const lonely = op.presentation.render((await call(ops.svc_impact, { project_id: 'impact', item_id: b.id })) as never);
+    const lonely = op.presentation.render((await call(ops.svc_impact, { project_id: 'impact', item_id: b.id })));
     expect(lonely).toContain('_No items are reachable');
-    const back = op.presentation.render((await call(ops.svc_impact, { project_id: 'impact', item_id: b.id, direction: 'incoming' })) as never);
+    const back = op.presentation.render((await call(ops.svc_impact, { project_id: 'impact', item_id: b.id, direction: 'incoming' })));
     expect(back).toContain('incoming links');
     expect(back).toContain(`- depends ← **Root decision** (\`${a.id.slice(0, 8)}\`, decision)`);
   });

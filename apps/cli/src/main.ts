@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { type ErrorCode, isSvcError } from '@svc/service';
+import { isSvcError, SvcError } from '@svc/service';
 import { CommanderError } from 'commander';
 import { ExitCode, processIo, type RunState } from './output.js';
 import { buildProgram } from './program.js';
@@ -12,8 +12,8 @@ import { buildProgram } from './program.js';
 async function main(): Promise<number> {
   const state: RunState = { json: false };
   const program = buildProgram(processIo, process.env, state);
-  const refuse = (code: ErrorCode, message: string, details: Record<string, unknown> = {}): number => {
-    processIo.err(state.json ? JSON.stringify({ error: { code, message, details } }) : `svc: ${code}: ${message}`);
+  const refuse = (refusal: SvcError): number => {
+    processIo.err(state.json ? JSON.stringify({ error: refusal.toJSON() }) : `svc: ${refusal.code}: ${refusal.message}`);
     return 1;
   };
   try {
@@ -27,12 +27,12 @@ async function main(): Promise<number> {
       processIo.err(`svc: ${error.message}`);
       return error.code;
     }
-    if (isSvcError(error)) return refuse(error.code, error.message, error.details);
+    if (isSvcError(error)) return refuse(error);
     if (!state.json) {
       processIo.err(`svc: internal error: ${(error as Error).message}`);
       return 1;
     }
-    return refuse('internal_error', (error as Error).message);
+    return refuse(new SvcError('internal_error', (error as Error).message));
   }
 }
 

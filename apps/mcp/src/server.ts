@@ -6,7 +6,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type AnyOperation, codeVersion, type ErrorCode, isSvcError, type Service, type Source, toolOperations } from '@svc/service';
+import { type AnyOperation, codeVersion, isSvcError, type Service, type Source, SvcError, toolOperations } from '@svc/service';
 import { z } from 'zod';
 import { registerContext } from './context.js';
 
@@ -123,8 +123,9 @@ export function listTools(): Tool[] {
   }));
 }
 
-function errorResult(code: ErrorCode, message: string, details: Record<string, unknown> = {}): CallToolResult {
-  const error = { code, message, details };
+/** A refusal as a tool result: the error body HTTP answers with (SvcError's own JSON), flagged isError. */
+function errorResult(refusal: SvcError): CallToolResult {
+  const error = refusal.toJSON();
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }], structuredContent: { error } };
 }
 
@@ -156,7 +157,7 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Mcp
 
   server.setRequestHandler(CallToolAsSent, async (request): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
-    if (!op) return errorResult('not_found', `no tool '${request.params.name}'; tools/list shows the tools`);
+    if (!op) return errorResult(new SvcError('not_found', `no tool '${request.params.name}'; tools/list shows the tools`));
     try {
       const result = await slot(() => service.call(op.name, request.params.arguments ?? {}, call));
       if (op.presentation.kind === 'markdown') {
@@ -173,9 +174,9 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Mcp
         structuredContent: result as Record<string, unknown>,
       };
     } catch (error) {
-      if (isSvcError(error)) return errorResult(error.code, error.message, error.details);
+      if (isSvcError(error)) return errorResult(error);
       service.logger.error({ err: error, tool: op.name }, 'tool call failed outside the runner');
-      return errorResult('internal_error', 'internal error; the server log has the details');
+      return errorResult(new SvcError('internal_error', 'internal error; the server log has the details'));
     }
   });
   registerContext(mcp, service, call);

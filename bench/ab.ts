@@ -66,7 +66,7 @@ async function open(name: string, root: string, database: string): Promise<Side>
   if (!ref) throw new Error('no project');
   const project = ref.id;
   const now = Date.now();
-  await seedThenIndex(schema.db, v, rng(SEED + 7), ref, ITEMS, { from: now - SPAN, to: now - DAY });
+  await seedThenIndex(schema.db, v, rng(SEED + 7), [{ project: ref, items: ITEMS }], { from: now - SPAN, to: now - DAY });
   await sql`vacuum analyze`.execute(schema.db);
   await schema.close();
   const at = (pkg: string) => pathToFileURL(resolve(root, 'packages', pkg, 'src/index.ts')).href;

@@ -27,7 +27,7 @@ import { measurePeer, type PeerResult, peerTable } from './peer.js';
 import { measureRelevance, type RelevanceResult, relevanceTable } from './relevance.js';
 import { measureWeb, type WebResult, webTable } from './web-pages.js';
 import { measureWrites, type WriteResult, writesTable } from './writes.js';
-import { count, createProjects, DAY, type ProjectRef, recreateDatabase, SPAN, seedGlossary, seedItems, seedWorkUnits } from './seed.js';
+import { count, createProjects, DAY, type ProjectRef, recreateDatabase, SPAN, seedGlossary, seedThenIndex, seedWorkUnits } from './seed.js';
 
 const OTHER_PROJECTS = 9;
 
@@ -112,7 +112,7 @@ async function seedFirst(service: Service, db: Kysely<Database>, v: Vocabulary):
   let otherTasks = 0;
   for (const p of others) otherTasks += await seedWorkUnits(db, v, r, p, 20, now);
   const perOther = Math.floor((ITEMS - otherTasks) / others.length);
-  await seedItems(
+  await seedThenIndex(
     db,
     v,
     r,
@@ -135,7 +135,7 @@ async function seedMore(db: Kysely<Database>, v: Vocabulary, seeded: Seeded): Pr
   const r = rng(SEED + 1);
   const now = Date.now();
   const per = Math.floor((8 * ITEMS) / seeded.others.length);
-  await seedItems(db, v, r, seeded.others.map((project) => ({ project, items: per })), { from: now - SPAN, to: now - DAY }, progress);
+  await seedThenIndex(db, v, r, seeded.others.map((project) => ({ project, items: per })), { from: now - SPAN, to: now - DAY }, progress);
   await vacuum(db);
   return (Date.now() - t0) / 1000;
 }

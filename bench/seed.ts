@@ -36,25 +36,27 @@ export async function recreateDatabase(server: URL, name: string): Promise<strin
 const SEARCH_TRIGGERS = ['items_search_insert', 'items_search_update', 'items_search_delete'];
 
 /**
- * Seed `items` items of project `project` as seedItems does, with the search index's triggers off, then
- * build the index once (as import does), where the schema has one (0010 and earlier do not).
+ * seedItems with the search index's triggers off, then the index built once per project (as import does;
+ * decision 0032 made the rebuild set-based), where the schema has one (0010 and earlier do not). Seeding a
+ * 100k-item project this way takes minutes less than writing its postings row by row.
  */
 export async function seedThenIndex(
   db: Kysely<Database>,
   v: Vocabulary,
   r: Rng,
-  project: ProjectRef,
-  items: number,
+  shares: Share[],
   window: { from: number; to: number },
+  progress: (done: number, total: number) => void = () => {},
 ): Promise<void> {
   const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'items_search_%'`.execute(db);
   const indexed = (rows[0]?.n ?? 0) > 0;
   if (indexed) for (const t of SEARCH_TRIGGERS) await sql.raw(`alter table items disable trigger ${t}`).execute(db);
-  await seedItems(db, v, r, [{ project, items }], window);
-  if (indexed) {
-    for (const t of SEARCH_TRIGGERS) await sql.raw(`alter table items enable trigger ${t}`).execute(db);
-    await sql`select svc_search_rebuild(${project.id}::uuid)`.execute(db);
+  try {
+    await seedItems(db, v, r, shares, window, progress);
+  } finally {
+    if (indexed) for (const t of SEARCH_TRIGGERS) await sql.raw(`alter table items enable trigger ${t}`).execute(db);
   }
+  if (indexed) for (const { project } of shares) await sql`select svc_search_rebuild(${project.id}::uuid)`.execute(db);
 }
 
 export async function count(db: Kysely<Database>, query: RawBuilder<{ n: string }>): Promise<number> {

@@ -13,7 +13,7 @@ import { migrate, openStore } from '@svc/store';
 import { sql } from 'kysely';
 import { rng, SEED, type Vocabulary } from './corpus.js';
 import { type Stats, time } from './measure.js';
-import { createProjects, DAY, recreateDatabase, SPAN, seedItems, seedWorkUnits } from './seed.js';
+import { createProjects, DAY, recreateDatabase, SPAN, seedThenIndex, seedWorkUnits } from './seed.js';
 import { shapes } from './shapes.js';
 
 /** The issue's targets, p95 server time in ms: a project home, a search page, the impact page of 200 nodes. */
@@ -57,7 +57,7 @@ export async function measureWeb(
     const [bench] = await createProjects(service, ['bench']);
     if (!bench) throw new Error('no project');
     const tasks = await seedWorkUnits(store.db, v, r, bench, Math.min(200, Math.max(1, Math.floor(items / 500))), now);
-    await seedItems(store.db, v, r, [{ project: bench, items: Math.max(0, items - tasks) }], { from: now - SPAN, to: now - DAY }, (done, total) => {
+    await seedThenIndex(store.db, v, r, [{ project: bench, items: Math.max(0, items - tasks) }], { from: now - SPAN, to: now - DAY }, (done, total) => {
       if (done === total || done % 20_000 < 2_000) log(`  seeded ${done.toLocaleString('en')} / ${total.toLocaleString('en')} items`);
     });
     const actor = await service.call(ops.actor_add, { email: 'bench-web@example.test' }, { source: 'cli' });

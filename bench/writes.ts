@@ -65,7 +65,7 @@ async function open(server: URL, database: string, name: string, migrationsDir: 
   const [project] = await createProjects(service, ['writes']);
   if (!project) throw new Error('no project');
   const now = Date.now();
-  await seedThenIndex(store.db, v, rng(SEED + 7), project, base, { from: now - SPAN, to: now - DAY });
+  await seedThenIndex(store.db, v, rng(SEED + 7), [{ project, items: base }], { from: now - SPAN, to: now - DAY });
   await sql`vacuum analyze`.execute(store.db);
   return { name, store, service, project, created: [], createMs: [], editMs: [] };
 }

@@ -49,7 +49,7 @@ describe('checkJsonDepth: prototype keys and NUL characters', () => {
 
   it('refuses an own __proto__ key at any depth, naming the field', () => {
     expect(refusal(JSON.parse('{"__proto__":{"x":1},"k":1}'), 'context')).toMatchObject({ code: 'invalid_input', details: { field: 'context' } });
-    expect(refusal(JSON.parse('{"a":[{"b":{"__proto__":1}}]}'), 'context')).toMatchObject({ code: 'invalid_input', details: { field: 'context.a[0].b' } });
+    expect(refusal(JSON.parse('{"a":[{"b":{"__proto__":1}}]}'), 'context')).toMatchObject({ code: 'invalid_input', details: { field: 'context.a.0.b' } });
     expect(String((refusal(JSON.parse('{"__proto__":1}'), 'signals') as Error).message)).toMatch(/^signals: .*__proto__/);
     // A key merely named like a prototype member is data.
     expect(refusal({ constructor: 1, toString: 'x', hasOwnProperty: [] }, 'context')).toBeUndefined();
@@ -57,8 +57,10 @@ describe('checkJsonDepth: prototype keys and NUL characters', () => {
 
   it('refuses a NUL character in a string or a key at any depth, naming the field', () => {
     expect(refusal('a\u0000b', 'title')).toMatchObject({ code: 'invalid_input', details: { field: 'title' } });
-    expect(refusal({ a: ['x', { b: 'c\u0000' }] }, 'context')).toMatchObject({ details: { field: 'context.a[1].b' }, message: expect.stringMatching(/^context\.a\[1\]\.b: holds a NUL/) });
+    expect(refusal({ a: ['x', { b: 'c\u0000' }] }, 'context')).toMatchObject({ details: { field: 'context.a.1.b' }, message: expect.stringMatching(/^context\.a\.1\.b: holds a NUL/) });
     expect(refusal({ code: `${'a'.repeat(40)}\u0000` }, 'context')).toMatchObject({ details: { field: 'context.code' } });
+    // A long key is the caller's text: the path echoes at most 64 characters of it.
+    expect(refusal({ ['k'.repeat(5_000)]: '\u0000' }, 'context')).toMatchObject({ details: { field: `context.${'k'.repeat(64)}…` } });
     expect(refusal({ 'k\u0000': 1 }, 'context')).toMatchObject({ details: { field: 'context' } });
     expect(refusal({ a: ['x\u0001', 'é'] }, 'context')).toBeUndefined();
   });

@@ -32,10 +32,15 @@ interface Place {
   readonly step: string;
 }
 
+/** The longest key a path spells whole, and the longest path: both are the caller's text, echoed back. */
+const MAX_STEP = 64;
+const MAX_PATH = 256;
+
 function spell(place: Place | undefined, field: string): string {
   const steps: string[] = [];
-  for (let p = place; p; p = p.parent) steps.push(p.step);
-  return field + steps.reverse().join('');
+  for (let p = place; p; p = p.parent) steps.push(p.step.length > MAX_STEP + 1 ? `${p.step.slice(0, MAX_STEP + 1)}…` : p.step);
+  const path = field + steps.reverse().join('');
+  return path.length > MAX_PATH ? `${path.slice(0, MAX_PATH)}…` : path;
 }
 
 /**
@@ -43,7 +48,8 @@ function spell(place: Place | undefined, field: string): string {
  * than MAX_JSON_DEPTH levels, an own `__proto__` key anywhere in it (zod's record drops it silently, and
  * it must never reach code that copies objects), and a NUL character in any string or key (neither text nor
  * jsonb can hold one). A depth refusal names the parameter; the others name where in it the value sits
- * (`context.code`, `signals.list[2]`), the way a schema refusal does.
+ * (`context.code`, `signals.list.2`: array items by index, as a schema refusal spells them; long keys and
+ * paths shortened, since they are the caller's text).
  */
 export function checkJsonDepth(value: unknown, field: string): void {
   const stack: [unknown, number, Place | undefined][] = [[value, 0, undefined]];
@@ -56,7 +62,7 @@ export function checkJsonDepth(value: unknown, field: string): void {
     if (node === null || typeof node !== 'object') continue;
     if (level >= MAX_JSON_DEPTH) throw invalidInput(field, `nested deeper than ${MAX_JSON_DEPTH} levels`);
     if (Array.isArray(node)) {
-      for (const [i, child] of node.entries()) stack.push([child, level + 1, { parent: place, step: `[${i}]` }]);
+      for (const [i, child] of node.entries()) stack.push([child, level + 1, { parent: place, step: `.${i}` }]);
       continue;
     }
     for (const key of Object.keys(node)) {

@@ -82,7 +82,7 @@ describe.each(testBackends())('input limits on $name', (backend) => {
       for (const [field, input] of [
         ['title', { title: 'a\u0000b' }],
         ['body', { title: 't', body: '\u0000' }],
-        ['context.k[0]', { title: 't', context: { k: ['\u0000'] } }],
+        ['context.k.0', { title: 't', context: { k: ['\u0000'] } }],
       ] as const) {
         expect(await refusal(call(ops.svc_item_upsert, { project_id: 'lim', ...input }))).toMatchObject({ code: 'invalid_input', details: { field } });
       }

@@ -72,14 +72,16 @@ async function findCapture(db: Kysely<Database>, id: string): Promise<Capture> {
 }
 
 /** The id of the one capture a reference (id or prefix) names: not_found or ambiguous_id otherwise. */
-async function resolveCaptureId(db: Kysely<Database>, ref: IdRef): Promise<string> {
-  const rows = await db.selectFrom('captures').select('id').where(idMatches('id', ref)).limit(10).execute();
+async function resolveCaptureId(db: Kysely<Database>, ref: IdRef, projectId?: string): Promise<string> {
+  let query = db.selectFrom('captures').select('id').where(idMatches('id', ref));
+  if (projectId !== undefined) query = query.where('project_id', '=', projectId);
+  const rows = await query.limit(10).execute();
   return onlyMatch(rows, 'capture', ref, (r) => ({ id: r.id, label: 'capture' })).id;
 }
 
-/** Resolve a capture reference and read it, without a lock (a read). */
-export async function resolveCapture(db: Kysely<Database>, ref: IdRef): Promise<Capture> {
-  return findCapture(db, await resolveCaptureId(db, ref));
+/** Resolve a capture reference among the captures filed under a project and read it, without a lock (a read). */
+export async function resolveCapture(db: Kysely<Database>, ref: IdRef, projectId: string): Promise<Capture> {
+  return findCapture(db, await resolveCaptureId(db, ref, projectId));
 }
 
 /** Resolve a capture reference and lock its row for the rest of the transaction. */

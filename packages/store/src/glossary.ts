@@ -79,10 +79,12 @@ export async function insertTerm(
   term: string,
   status: GlossaryTermStatus,
   createdBy: string | null,
+  from: GlossaryEntryState,
 ): Promise<GlossaryTerm> {
   const normalized = normalizeTerm(term);
-  // A term added after its rejection overrides it (domain GLOSSARY_ENTRY_TABLE); the rejection goes.
-  await db.deleteFrom('glossary_rejections').where('group_id', '=', group.id).where('normalized', '=', normalized).execute();
+  // A term added after its rejection overrides it (domain GLOSSARY_ENTRY_TABLE); the rejection goes. Only
+  // then: a proposal made from `absent` must not erase a rejection another transaction committed meanwhile.
+  if (from === 'rejected') await db.deleteFrom('glossary_rejections').where('group_id', '=', group.id).where('normalized', '=', normalized).execute();
   const row = await db
     .insertInto('glossary_terms')
     .values({

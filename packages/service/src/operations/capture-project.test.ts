@@ -14,9 +14,10 @@ interface Capture {
 describe.each(testBackends())('captures filed under a project on $name', (backend) => {
   let call: Call;
   let alpha: string;
+  let svc: TestService;
 
   useTestService(backend, 'alpha', (t) => {
-    ({ call } = t);
+    ({ call, svc } = t);
     alpha = t.seeded.projectId;
   });
 
@@ -24,6 +25,20 @@ describe.each(testBackends())('captures filed under a project on $name', (backen
   const list = async (input: Record<string, unknown> = {}) => ((await call(ops.svc_capture_list, input)) as { captures: Capture[] }).captures.map((c) => c.id);
   const search = async (query: string, input: Record<string, unknown> = {}) =>
     ((await call(ops.svc_capture_search, { query, ...input })) as { captures: Capture[] }).captures.map((c) => c.id);
+
+  it('capture_show resolves a prefix among the project\'s captures only, and finds no capture of another project', async () => {
+    await call(ops.project_create, { slug: 'beta' });
+    const mine = await add('mine', 'alpha');
+    const theirs = await add('theirs', 'beta');
+    // Give both the same first eight characters, as two random ids sometimes have.
+    const prefix = 'abcdef01';
+    const same = (id: string) => `${prefix}${id.slice(8)}`;
+    for (const id of [mine.id, theirs.id]) await svc.store.db.updateTable('captures').set({ id: same(id) }).where('id', '=', id).execute();
+    expect((await call(ops.capture_show, { project_id: 'alpha', capture_id: prefix })).id).toBe(same(mine.id));
+    expect((await call(ops.capture_show, { project_id: 'beta', capture_id: prefix })).id).toBe(same(theirs.id));
+    const foreign = await refusal(call(ops.capture_show, { project_id: 'alpha', capture_id: same(theirs.id) }));
+    expect(foreign).toMatchObject({ code: 'not_found', details: { field: 'capture_id' } });
+  });
 
   it('files a capture under a project; list and search filter by it; omitted (or "") means every capture', async () => {
     const beta = (await call(ops.project_create, { slug: 'beta' })) as { id: string };

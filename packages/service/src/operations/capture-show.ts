@@ -1,4 +1,4 @@
-import { notFound, parseIdRef } from '@svc/domain';
+import { parseIdRef } from '@svc/domain';
 import { resolveCapture, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import { projectRef } from '../inputs.js';
@@ -20,8 +20,7 @@ export const captureShow = defineOperation({
   annotations: { idempotentHint: true },
   async run(ctx, input) {
     const project = await resolveProject(ctx.db, input.project_id);
-    const capture = await resolveCapture(ctx.db, parseIdRef(input.capture_id, 'capture_id'));
-    if (capture.project_id !== project.id) throw notFound('capture', input.capture_id, 'capture_id');
-    return capture;
+    // The prefix resolves among this project's captures only: another project's are neither found nor named.
+    return resolveCapture(ctx.db, parseIdRef(input.capture_id, 'capture_id'), project.id);
   },
 });

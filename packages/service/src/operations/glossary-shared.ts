@@ -20,8 +20,9 @@ export function termOperation<const N extends string>(name: N, event: GlossaryEn
     async run(ctx, input) {
       const project = await resolveProject(ctx.tx, input.project_id);
       const group = await findGroupByName(ctx.tx, project.id, input.group);
-      const status = glossaryEntryTransition(input.term, group.name, await entryState(ctx.tx, group, input.term), event);
-      const term = await insertTerm(ctx.tx, group, input.term, status, ctx.actor?.id ?? null);
+      const from = await entryState(ctx.tx, group, input.term);
+      const status = glossaryEntryTransition(input.term, group.name, from, event);
+      const term = await insertTerm(ctx.tx, group, input.term, status, ctx.actor?.id ?? null, from);
       ctx.audit({ project_id: project.id, target_kind: 'glossary_term', target_id: term.id, details: { status } });
       return term;
     },

@@ -16,8 +16,8 @@ import { type ImportRecord, isObject, lineError, remap, UUID } from './file.js';
 
 /**
  * The trust checks of an import (docs/decisions/0014), run before anything is written: a file holds one
- * project (or the shared inbox) and nothing else, points only inside itself, and takes no id, slug or email
- * that belongs to another record of this database.
+ * project (or the shared inbox) and nothing else, points only inside itself, and takes no id or slug that
+ * belongs to another record of this database; an actor whose email is registered here is taken for that actor.
  */
 
 /** Kinds of record shared between projects: kept when they exist here already, never renewed. */

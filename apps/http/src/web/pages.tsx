@@ -52,6 +52,18 @@ function QaList(props: { slug: string; checks: readonly { id: string; title: str
 }
 
 /** Stored text as markdown: raw HTML off, only http(s)/mailto links (see markdown.ts). */
+/** An item in a list: its title linking to its page (the list's keyboard focus), then its type. */
+function ItemLink(props: { slug: string; item: { id: string; title: string; item_type: string } }) {
+  return (
+    <>
+      <a href={itemHref(props.slug, props.item.id)} data-nav-focus>
+        {props.item.title}
+      </a>{' '}
+      <span class="tag">{props.item.item_type}</span>
+    </>
+  );
+}
+
 function Markdown(props: { text: string }) {
   return <div class="prose">{raw(renderMarkdown(props.text))}</div>;
 }
@@ -132,10 +144,7 @@ export function HomePage(props: {
         <ul class="cards" data-nav>
           {props.recent.map((item) => (
             <li>
-              <a href={itemHref(props.slug, item.id)} data-nav-focus>
-                {item.title}
-              </a>{' '}
-              <span class="tag">{item.item_type}</span>
+              <ItemLink slug={props.slug} item={item} />
               <span class="muted">
                 v{item.version}, {when(item.updated_at)}
               </span>
@@ -225,10 +234,7 @@ export function SearchPage(props: {
           <ul class="cards" data-nav>
             {found.items.map((r) => (
               <li>
-                <a href={itemHref(props.slug, r.id)} data-nav-focus>
-                  {r.title}
-                </a>{' '}
-                <span class="tag">{r.item_type}</span> <span class="muted">{when(r.updated_at)}</span>
+                <ItemLink slug={props.slug} item={r} /> <span class="muted">{when(r.updated_at)}</span>
                 <Snippet text={r.snippet} />
               </li>
             ))}
@@ -245,10 +251,7 @@ export function SearchPage(props: {
           <ul class="cards" data-nav id="near-misses">
             {found.partial.map((r) => (
               <li>
-                <a href={itemHref(props.slug, r.id)} data-nav-focus>
-                  {r.title}
-                </a>{' '}
-                <span class="tag">{r.item_type}</span> <span class="muted">lacks: {r.missing.join(', ')}</span>
+                <ItemLink slug={props.slug} item={r} /> <span class="muted">lacks: {r.missing.join(', ')}</span>
                 <Snippet text={r.snippet} />
               </li>
             ))}

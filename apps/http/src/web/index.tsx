@@ -99,6 +99,25 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   type ProjectInfo = Project & { systems: System[] };
   const projectOf = (c: C) => call(c, ops.project_show, { project_id: c.req.param('project') ?? '' });
   const nav = (project: ProjectInfo, section: PageContext['section']) => ({ project: { slug: project.slug, name: project.name }, section });
+  /**
+   * A page of one project: `page` renders it once the project is read; a refusal becomes the error page, in
+   * the project's navigation (at `section`) when the project was found, with a link to `back` if given.
+   */
+  const projectPage = (
+    path: string,
+    section: PageContext['section'],
+    page: (c: C, project: ProjectInfo) => Promise<Response>,
+    back?: (project: ProjectInfo) => string,
+  ) =>
+    app.get(path, async (c) => {
+      let project: ProjectInfo | undefined;
+      try {
+        project = await projectOf(c);
+        return await page(c, project);
+      } catch (error) {
+        return fail(c, error, project ? nav(project, section) : {}, project && back ? back(project) : undefined);
+      }
+    });
 
   // ---- static assets: named by content hash, cached for a year ----
   app.get('/static/:hash/:file', (c) => {
@@ -175,139 +194,115 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     }
   });
 
-  app.get('/p/:project/search', async (c) => {
-    let project: ProjectInfo | undefined;
+  projectPage('/p/:project/search', 'search', async (c, project) => {
+    const { types } = await call(c, ops.type_list, {});
+    const query = c.req.query('q') ?? '';
+    const type = c.req.query('type') || undefined;
+    const system = c.req.query('system') || undefined;
+    const base = {
+      slug: project.slug,
+      query,
+      types: types.map((t) => t.key),
+      systems: project.systems,
+      type,
+      system,
+    };
+    if (query.trim() === '') return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} found={null} />);
     try {
-      project = await projectOf(c);
-      const { types } = await call(c, ops.type_list, {});
-      const query = c.req.query('q') ?? '';
-      const type = c.req.query('type') || undefined;
-      const system = c.req.query('system') || undefined;
-      const base = {
-        slug: project.slug,
-        query,
-        types: types.map((t) => t.key),
-        systems: project.systems,
-        type,
-        system,
-      };
-      if (query.trim() === '') return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} found={null} />);
-      try {
-        const found = await call(c, ops.svc_item_search,
-          { project_id: project.id, query, item_types: type ? [type] : undefined, system_ids: system ? [system] : undefined, limit: 20 },
-        );
-        return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} found={found} />);
-      } catch (error) {
-        if (!isSvcError(error) || error.code !== 'invalid_input') throw error;
-        const ctx = pageContext(c, { ...nav(project, 'search'), notice: { kind: 'error', text: error.message } });
-        return render(c, <SearchPage ctx={ctx} {...base} found={null} />, 400);
-      }
-    } catch (error) {
-      return fail(c, error, project ? nav(project, 'search') : {});
-    }
-  });
-
-  app.get('/p/:project/items/:id', async (c) => {
-    let project: ProjectInfo | undefined;
-    try {
-      project = await projectOf(c);
-      const shown = await call(c, ops.item_show, { project_id: project.id, item_id: c.req.param('id') });
-      const item = shown.item;
-      const history = await call(c, ops.item_history, {
-        project_id: project.id,
-        item_id: item.id,
-      });
-      const headId = history.head_id ?? item.id;
-      const [outgoing, incoming, targeting, stale] = await Promise.all([
-        call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'outgoing' }),
-        call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'incoming' }),
-        call(c, ops.qa_list, { project_id: project.id, item_id: headId, limit: 100 }),
-        call(c, ops.svc_check, { project_id: project.id, rule: 'qa-passed-on-superseded-target' }),
-      ]);
-      // Stale: the check passed before this item changed (the rule's findings name the check, then its target).
-      const staleIds = new Set(stale.results.flatMap((r) => r.findings).flatMap((f) => (f.items[1]?.id === headId && f.items[0] ? [f.items[0].id] : [])));
-      const staleKnown = stale.results.length > 0 && stale.results.every((r) => !r.truncated);
-      const qa = {
-        checks: targeting.qa_checks.map((q) => ({ id: q.id, title: q.title, status: q.status ?? 'pending', stale: staleIds.has(q.id) })),
-        truncated: targeting.truncated,
-        staleKnown,
-      };
-      const versions = [...history.versions].sort((a, b) => a.version - b.version);
-      const byVersion = (v: string | undefined) => (v && /^\d+$/.test(v) ? versions.find((x) => x.version === Number(v)) : undefined);
-      const head = versions.find((v) => v.id === headId) ?? item;
-      const previous = versions.filter((v) => v.version < head.version).at(-1);
-      const from = byVersion(c.req.query('from')) ?? previous;
-      const to = byVersion(c.req.query('to')) ?? head;
-      return render(
-        c,
-        <ItemPage
-          ctx={pageContext(c, nav(project, undefined))}
-          slug={project.slug}
-          item={item}
-          systemName={project.systems.find((s) => s.id === item.system_id)?.name}
-          versions={versions}
-          entries={history.entries}
-          outgoing={outgoing.reachable}
-          incoming={incoming.reachable}
-          qa={qa}
-          compare={from && to && versions.length > 1 ? { from, to } : null}
-        />,
+      const found = await call(c, ops.svc_item_search,
+        { project_id: project.id, query, item_types: type ? [type] : undefined, system_ids: system ? [system] : undefined, limit: 20 },
       );
+      return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} found={found} />);
     } catch (error) {
-      return fail(c, error, project ? nav(project, undefined) : {});
+      if (!isSvcError(error) || error.code !== 'invalid_input') throw error;
+      const ctx = pageContext(c, { ...nav(project, 'search'), notice: { kind: 'error', text: error.message } });
+      return render(c, <SearchPage ctx={ctx} {...base} found={null} />, 400);
     }
   });
 
-  app.get('/p/:project/impact/:id', async (c) => {
-    let project: ProjectInfo | undefined;
-    try {
-      project = await projectOf(c);
-      const depth = c.req.query('depth') ?? '2';
-      const direction = c.req.query('direction') ?? 'incoming';
-      // The page's own parameters, refused in its words (the operation would name its input, not the page's).
-      const hops = Number(depth.trim());
-      const way = IMPACT_DIRECTIONS.find((d) => d === direction);
-      const refusal = !(/^\d+$/.test(depth.trim()) && hops >= 1 && hops <= MAX_IMPACT_DEPTH)
-        ? `depth: the impact depth is a whole number from 1 to ${MAX_IMPACT_DEPTH}, not '${depth.slice(0, 40)}'.`
-        : way === undefined
-          ? `direction: the direction is ${IMPACT_DIRECTIONS.join(' or ')}, not '${direction.slice(0, 40)}'.`
-          : undefined;
-      if (refusal) {
-        const back = projectPath(project.slug, `/impact/${encodeURIComponent(c.req.param('id'))}`);
-        return render(c, <ErrorPage ctx={pageContext(c, nav(project, undefined))} title="Refused" message={refusal} back={back} />, 400);
-      }
-      const impact = await call(c, ops.svc_impact, {
-        project_id: project.id,
-        item_id: c.req.param('id'),
-        depth: hops,
-        direction: way,
-      });
-      return render(c, <ImpactPage ctx={pageContext(c, nav(project, undefined))} slug={project.slug} impact={impact} />);
-    } catch (error) {
-      return fail(c, error, project ? nav(project, undefined) : {});
-    }
+  projectPage('/p/:project/items/:id', undefined, async (c, project) => {
+    const shown = await call(c, ops.item_show, { project_id: project.id, item_id: c.req.param('id') ?? '' });
+    const item = shown.item;
+    const history = await call(c, ops.item_history, {
+      project_id: project.id,
+      item_id: item.id,
+    });
+    const headId = history.head_id ?? item.id;
+    const [outgoing, incoming, targeting, stale] = await Promise.all([
+      call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'outgoing' }),
+      call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'incoming' }),
+      call(c, ops.qa_list, { project_id: project.id, item_id: headId, limit: 100 }),
+      call(c, ops.svc_check, { project_id: project.id, rule: 'qa-passed-on-superseded-target' }),
+    ]);
+    // Stale: the check passed before this item changed (the rule's findings name the check, then its target).
+    const staleIds = new Set(stale.results.flatMap((r) => r.findings).flatMap((f) => (f.items[1]?.id === headId && f.items[0] ? [f.items[0].id] : [])));
+    const staleKnown = stale.results.length > 0 && stale.results.every((r) => !r.truncated);
+    const qa = {
+      checks: targeting.qa_checks.map((q) => ({ id: q.id, title: q.title, status: q.status ?? 'pending', stale: staleIds.has(q.id) })),
+      truncated: targeting.truncated,
+      staleKnown,
+    };
+    const versions = [...history.versions].sort((a, b) => a.version - b.version);
+    const byVersion = (v: string | undefined) => (v && /^\d+$/.test(v) ? versions.find((x) => x.version === Number(v)) : undefined);
+    const head = versions.find((v) => v.id === headId) ?? item;
+    const previous = versions.filter((v) => v.version < head.version).at(-1);
+    const from = byVersion(c.req.query('from')) ?? previous;
+    const to = byVersion(c.req.query('to')) ?? head;
+    return render(
+      c,
+      <ItemPage
+        ctx={pageContext(c, nav(project, undefined))}
+        slug={project.slug}
+        item={item}
+        systemName={project.systems.find((s) => s.id === item.system_id)?.name}
+        versions={versions}
+        entries={history.entries}
+        outgoing={outgoing.reachable}
+        incoming={incoming.reachable}
+        qa={qa}
+        compare={from && to && versions.length > 1 ? { from, to } : null}
+      />,
+    );
   });
 
-  app.get('/p/:project/work', async (c) => {
-    let project: ProjectInfo | undefined;
-    try {
-      project = await projectOf(c);
-      const keyword = (c.req.query('keyword') ?? '').trim();
-      const resume = await call(c, ops.svc_work_resume, { project_id: project.id, keyword: keyword || undefined });
-      return render(
-        c,
-        <WorkPage
-          ctx={pageContext(c, nav(project, 'work'))}
-          slug={project.slug}
-          keyword={keyword}
-          units={resume.work_units}
-          tasks={resume.tasks}
-          qa={resume.qa_checks}
-        />,
-      );
-    } catch (error) {
-      return fail(c, error, project ? nav(project, 'work') : {});
+  projectPage('/p/:project/impact/:id', undefined, async (c, project) => {
+    const depth = c.req.query('depth') ?? '2';
+    const direction = c.req.query('direction') ?? 'incoming';
+    // The page's own parameters, refused in its words (the operation would name its input, not the page's).
+    const hops = Number(depth.trim());
+    const way = IMPACT_DIRECTIONS.find((d) => d === direction);
+    const refusal = !(/^\d+$/.test(depth.trim()) && hops >= 1 && hops <= MAX_IMPACT_DEPTH)
+      ? `depth: the impact depth is a whole number from 1 to ${MAX_IMPACT_DEPTH}, not '${depth.slice(0, 40)}'.`
+      : way === undefined
+        ? `direction: the direction is ${IMPACT_DIRECTIONS.join(' or ')}, not '${direction.slice(0, 40)}'.`
+        : undefined;
+    if (refusal) {
+      const back = projectPath(project.slug, `/impact/${encodeURIComponent(c.req.param('id') ?? '')}`);
+      return render(c, <ErrorPage ctx={pageContext(c, nav(project, undefined))} title="Refused" message={refusal} back={back} />, 400);
     }
+    const impact = await call(c, ops.svc_impact, {
+      project_id: project.id,
+      item_id: c.req.param('id') ?? '',
+      depth: hops,
+      direction: way,
+    });
+    return render(c, <ImpactPage ctx={pageContext(c, nav(project, undefined))} slug={project.slug} impact={impact} />);
+  });
+
+  projectPage('/p/:project/work', 'work', async (c, project) => {
+    const keyword = (c.req.query('keyword') ?? '').trim();
+    const resume = await call(c, ops.svc_work_resume, { project_id: project.id, keyword: keyword || undefined });
+    return render(
+      c,
+      <WorkPage
+        ctx={pageContext(c, nav(project, 'work'))}
+        slug={project.slug}
+        keyword={keyword}
+        units={resume.work_units}
+        tasks={resume.tasks}
+        qa={resume.qa_checks}
+      />,
+    );
   });
 
   const listCaptures = (c: C, project: ProjectInfo, state: CaptureState) =>
@@ -319,41 +314,29 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       limit: 200,
     });
 
-  app.get('/p/:project/inbox', async (c) => {
-    let project: ProjectInfo | undefined;
-    try {
-      project = await projectOf(c);
-      const wanted = c.req.query('state');
-      const state = CAPTURE_STATES.find((s) => s === wanted) ?? 'inbox';
-      const [{ captures }, { types }] = await Promise.all([listCaptures(c, project, state), call(c, ops.type_list, {})]);
-      // Tasks need an open work unit and QA checks their own tools: promotion offers the other types.
-      const promotable = types.map((t) => t.key).filter((k) => k !== 'task' && k !== 'qa_check');
-      return render(c, <InboxPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} state={state} captures={captures} types={promotable} />);
-    } catch (error) {
-      return fail(c, error, project ? nav(project, 'inbox') : {});
-    }
+  projectPage('/p/:project/inbox', 'inbox', async (c, project) => {
+    const wanted = c.req.query('state');
+    const state = CAPTURE_STATES.find((s) => s === wanted) ?? 'inbox';
+    const [{ captures }, { types }] = await Promise.all([listCaptures(c, project, state), call(c, ops.type_list, {})]);
+    // Tasks need an open work unit and QA checks their own tools: promotion offers the other types.
+    const promotable = types.map((t) => t.key).filter((k) => k !== 'task' && k !== 'qa_check');
+    return render(c, <InboxPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} state={state} captures={captures} types={promotable} />);
   });
 
   /** The capture the URL names, read by id; one of another project (or of the shared inbox) is not found here. */
   const captureOf = (c: C, project: ProjectInfo) =>
     call(c, ops.capture_show, { project_id: project.id, capture_id: c.req.param('capture') ?? '' });
 
-  app.get('/p/:project/inbox/:capture/redact', async (c) => {
-    let project: ProjectInfo | undefined;
-    try {
-      project = await projectOf(c);
-      const capture = await captureOf(c, project);
-      // What the redaction would be refused for (already redacted) is refused now, in the capture table's words.
-      captureTransition(capture, 'redact');
-      let promotedTitle: string | undefined;
-      if (capture.promoted_item_id) {
-        promotedTitle = (await call(c, ops.item_show, { project_id: project.id, item_id: capture.promoted_item_id })).item.title;
-      }
-      return render(c, <RedactConfirmPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} capture={capture} promotedTitle={promotedTitle} />);
-    } catch (error) {
-      return fail(c, error, project ? nav(project, 'inbox') : {}, project ? projectPath(project.slug, '/inbox') : undefined);
+  projectPage('/p/:project/inbox/:capture/redact', 'inbox', async (c, project) => {
+    const capture = await captureOf(c, project);
+    // What the redaction would be refused for (already redacted) is refused now, in the capture table's words.
+    captureTransition(capture, 'redact');
+    let promotedTitle: string | undefined;
+    if (capture.promoted_item_id) {
+      promotedTitle = (await call(c, ops.item_show, { project_id: project.id, item_id: capture.promoted_item_id })).item.title;
     }
-  });
+    return render(c, <RedactConfirmPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} capture={capture} promotedTitle={promotedTitle} />);
+  }, (project) => projectPath(project.slug, '/inbox'));
 
   const back = (project: ProjectInfo, path: string, done: string) => `${projectPath(project.slug, path)}?done=${done}`;
   /** The id of the capture the URL names, once it is known to be filed under the URL's project. */
@@ -395,20 +378,14 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     return itemId ? `${projectPath(project.slug, `/items/${encodeURIComponent(itemId)}`)}?done=promoted` : back(project, '/inbox', 'promoted');
   }, '/inbox');
 
-  app.get('/p/:project/glossary', async (c) => {
-    let project: ProjectInfo | undefined;
-    try {
-      project = await projectOf(c);
-      const [list, queue] = await Promise.all([
-        call(c, ops.glossary_list,
-          { project_id: project.id, limit: 200 },
-        ),
-        call(c, ops.glossary_queue, { project_id: project.id, limit: 200 }),
-      ]);
-      return render(c, <GlossaryPage ctx={pageContext(c, nav(project, 'glossary'))} slug={project.slug} groups={list.groups} queue={queue.terms} />);
-    } catch (error) {
-      return fail(c, error, project ? nav(project, 'glossary') : {});
-    }
+  projectPage('/p/:project/glossary', 'glossary', async (c, project) => {
+    const [list, queue] = await Promise.all([
+      call(c, ops.glossary_list,
+        { project_id: project.id, limit: 200 },
+      ),
+      call(c, ops.glossary_queue, { project_id: project.id, limit: 200 }),
+    ]);
+    return render(c, <GlossaryPage ctx={pageContext(c, nav(project, 'glossary'))} slug={project.slug} groups={list.groups} queue={queue.terms} />);
   });
 
   action('/p/:project/glossary/:term/accept', async (c, project) => {
@@ -420,20 +397,14 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     return back(project, '/glossary', 'rejected');
   }, '/glossary');
 
-  app.get('/p/:project/checks', async (c) => {
-    let project: ProjectInfo | undefined;
-    try {
-      project = await projectOf(c);
-      const wanted = c.req.query('severity');
-      const severity = SEVERITIES.find((s) => s === wanted) ?? 'info';
-      const checked = await call(c, ops.svc_check, { project_id: project.id, severity });
-      return render(
-        c,
-        <ChecksPage ctx={pageContext(c, nav(project, 'checks'))} slug={project.slug} severity={severity} results={checked.results} counts={checked.counts} />,
-      );
-    } catch (error) {
-      return fail(c, error, project ? nav(project, 'checks') : {});
-    }
+  projectPage('/p/:project/checks', 'checks', async (c, project) => {
+    const wanted = c.req.query('severity');
+    const severity = SEVERITIES.find((s) => s === wanted) ?? 'info';
+    const checked = await call(c, ops.svc_check, { project_id: project.id, severity });
+    return render(
+      c,
+      <ChecksPage ctx={pageContext(c, nav(project, 'checks'))} slug={project.slug} severity={severity} results={checked.results} counts={checked.counts} />,
+    );
   });
 }
 

@@ -133,4 +133,4 @@ export type { Link } from './links.js';
 /** @public */
 export type { System } from './systems.js';
 /** @public */
-export type { SearchHit } from './search.js';
+export type { SearchHit, SearchStrategy } from './search.js';

@@ -1,4 +1,5 @@
-import { BM25, bm25Tf, idf, NEAR_MISS_BUDGET, rebuildSearchIndex } from '@svc/store';
+import { parseQuery, planQuery } from '@svc/domain';
+import { BM25, bm25Tf, idf, NEAR_MISS_BUDGET, rebuildSearchIndex, searchItems } from '@svc/store';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type Call, DAY, testBackends, type TestService, unchecked } from '../testing/index.js';
@@ -218,6 +219,14 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       ['tenant OR backup', ['tenant', 'backup'], `plainto_tsquery('english', 'tenant') || plainto_tsquery('english', 'backup')`],
       ['index -lock', ['index'], `plainto_tsquery('english', 'index') && !! plainto_tsquery('english', 'lock')`],
       ['"cache queue"', ['cache', 'queue'], `phraseto_tsquery('english', 'cache queue')`],
+      ['cache queue index', ['cache', 'queue', 'index'], `plainto_tsquery('english', 'cache queue index')`],
+      [
+        'lock OR shard OR replica OR "schema vacuum"',
+        ['lock', 'shard', 'replica', 'schema', 'vacuum'],
+        `plainto_tsquery('english', 'lock') || plainto_tsquery('english', 'shard') || plainto_tsquery('english', 'replica') || phraseto_tsquery('english', 'schema vacuum')`,
+      ],
+      ['cache -queue -index -lock', ['cache'], `plainto_tsquery('english', 'cache') && !! plainto_tsquery('english', 'queue') && !! plainto_tsquery('english', 'index') && !! plainto_tsquery('english', 'lock')`],
+      ['"queue cache"', ['queue', 'cache'], `phraseto_tsquery('english', 'queue cache')`],
     ];
     for (const [query, scoring, tsq] of queries) {
       const terms = [...new Set((await Promise.all(scoring.map(stem))).flat())];
@@ -238,6 +247,16 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       const got = (await search(query, { limit: 10 })).map((h) => h.rank);
       expect(got.length, query).toBe(expected.length);
       for (const [i, score] of got.entries()) expect(score, `${query} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
+      // Each way of finding the top answers the same page, whichever the service would pick for this corpus.
+      const plan = planQuery(parseQuery(query));
+      if (!plan) throw new Error(`${query} plans to nothing`);
+      for (const strategy of ['walk', 'all'] as const) {
+        for (const limit of [1, 3, 10]) {
+          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.rank);
+          expect(ranks.length, `${query} ${strategy} limit ${limit}`).toBe(Math.min(limit, expected.length));
+          for (const [i, score] of ranks.entries()) expect(score, `${query} ${strategy} limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
+        }
+      }
     }
   });
 

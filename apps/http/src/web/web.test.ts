@@ -360,6 +360,23 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect(snippet).toContain('**all of it** &amp; more');
   });
 
+  it("shows a body's own **bold** word as text with its asterisks, and marks it only when the query asks for it", async () => {
+    await as(ops.svc_item_upsert, { project_id: slug, title: 'Session store', body: 'Keep **Redis** for sessions, with a*b keys.' });
+    const snippetOf = async (query: string) => {
+      const html = await (await get(`/p/${slug}/search?q=${encodeURIComponent(query)}`)).text();
+      const results = html.slice(html.indexOf('id="results-h"'));
+      return /<p class="muted">(.*?)<\/p>/.exec(results.slice(results.indexOf('Session store')))?.[1] ?? '';
+    };
+    const bySessions = await snippetOf('sessions');
+    expect(bySessions).toContain('<mark>sessions</mark>');
+    expect(bySessions).toContain('Keep **Redis** for');
+    expect(bySessions).toContain('a*b keys');
+    expect([...bySessions.matchAll(/<mark>(.*?)<\/mark>/g)].map((m) => m[1])).toEqual(['sessions']);
+    const byRedis = await snippetOf('redis');
+    expect(byRedis).toContain('Keep **<mark>Redis</mark>** for');
+    expect([...byRedis.matchAll(/<mark>(.*?)<\/mark>/g)].map((m) => m[1])).toEqual(['Redis']);
+  });
+
   it('answers a web form over the body limit with a page, and REST still with JSON', async () => {
     const id = (await as(ops.svc_capture_add, { project_id: slug, text: 'a capture to annotate at length' })).id;
     const big = await post(`/p/${slug}/inbox/${id}/annotate`, { summary: 'x'.repeat(100 * 1024) }, small.url);

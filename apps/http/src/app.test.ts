@@ -267,6 +267,26 @@ describe.each(testBackends())('HTTP captures filed under a project on $name', (b
   });
 });
 
+describe.each(testBackends())('HTTP item search snippets on $name', (backend) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await openTestService(backend);
+  });
+  afterAll(async () => {
+    await svc.close();
+  });
+
+  it("answers GET /projects/{project}/items/search with **word** around each match and the body's own asterisks escaped", async () => {
+    await svc.store.reset();
+    const { actorId } = await svc.seed('web');
+    await svc.as(actorId)(ops.svc_item_upsert, { project_id: 'web', title: 'Session store', body: 'Keep **Redis** for sessions' });
+    const snippet = async (query: string) =>
+      ((await (await createHttpApp(svc).request(`/projects/web/items/search?query=${query}`)).json()) as { items: { snippet: string }[] }).items[0]?.snippet;
+    expect(await snippet('sessions')).toBe('Keep \\*\\*Redis\\*\\* for **sessions**');
+    expect(await snippet('redis')).toBe('Keep \\*\\***Redis**\\*\\* for sessions');
+  });
+});
+
 describe.each(testBackends())('HTTP path and body naming one field on $name', (backend) => {
   let svc: TestService;
   beforeAll(async () => {

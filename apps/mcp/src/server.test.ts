@@ -152,6 +152,19 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     expect(refused.data.error).toMatchObject({ code: 'invalid_input', details: { field: 'title' } });
   });
 
+  it("answers svc_item_search with **word** around each match and the body's own asterisks escaped, in text and structured content", async () => {
+    await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp', title: 'Session store', body: 'Keep **Redis** for sessions' } });
+    const snippet = async (query: string) => {
+      const result = await client.callTool({ name: 'svc_item_search', arguments: { project_id: 'mcp', query } });
+      expect(result.isError).toBeFalsy();
+      const structured = result.structuredContent as { items: { snippet: string }[] };
+      expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(structured);
+      return structured.items[0]?.snippet;
+    };
+    expect(await snippet('sessions')).toBe('Keep \\*\\*Redis\\*\\* for **sessions**');
+    expect(await snippet('redis')).toBe('Keep \\*\\***Redis**\\*\\* for sessions');
+  });
+
   it('svc_impact follows incoming links on request and says which way it went; project_id stays required', async () => {
     const save = async (args: Record<string, unknown>) =>
       (await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp', ...args } })).structuredContent as { id: string };

@@ -12,6 +12,7 @@ export {
   type Severity,
   SvcError,
   shortId,
+  snippetParts,
   type TaskStatus,
 } from '@svc/domain';
 export { findOperation, ops, toolOperations } from './catalog.js';

@@ -193,6 +193,71 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
     await page.close();
   });
 
+  it('shows the promote form its source_url field only while the type is research, and promotes to research with it', async () => {
+    const add = async (text: string) =>
+      ((await service.call(ops.svc_capture_add, { project_id: fixture.slug, text }, { source: 'test', actorId: fixture.actorId })) as { id: string }).id;
+    const show = async (itemId: string) =>
+      (await service.call(ops.item_show, { project_id: fixture.slug, item_id: itemId }, { source: 'cli' })) as { item: { item_type: string; source_url: string | null } };
+    const SOURCE = 'https://www.postgresql.org/docs/17/release-17.html';
+    const dropped = await add('A link noted for later, then filed as knowledge.');
+    const research = await add('PostgreSQL 17 adds incremental backups to pg_basebackup.');
+
+    const page = await open(`/p/${fixture.slug}/inbox`);
+    /** The promote form of a capture, opened, with its type select and its source_url field. */
+    const promoteForm = async (captureId: string) => {
+      const entry = page.locator('[data-nav] > li', { has: page.locator(`h2#cap-${captureId}`) });
+      await entry.getByText('Promote to an item').click();
+      const form = entry.locator('form[action$="/promote"]');
+      return { form, type: form.getByLabel('Type', { exact: true }), url: form.getByLabel('Source URL (required for research)') };
+    };
+    /** What the script made of the field: shown, enabled and required together, or none of them. */
+    const state = async (url: Awaited<ReturnType<typeof promoteForm>>['url']) => ({
+      visible: await url.isVisible(),
+      disabled: await url.isDisabled(),
+      required: (await url.getAttribute('required')) !== null,
+    });
+    const SHOWN = { visible: true, disabled: false, required: true };
+    const HIDDEN = { visible: false, disabled: true, required: false };
+
+    // Knowledge is preselected: no source_url. The page's HTML shows it; only the script hides it.
+    const first = await promoteForm(dropped);
+    expect(await first.type.inputValue()).toBe('knowledge');
+    expect(await state(first.url)).toEqual(HIDDEN);
+    await first.type.selectOption('research');
+    expect(await state(first.url)).toEqual(SHOWN);
+    await first.type.selectOption('decision');
+    expect(await state(first.url)).toEqual(HIDDEN);
+    await first.type.selectOption('research');
+    expect(await state(first.url)).toEqual(SHOWN);
+    // A URL typed in, then the type changed away from research: the hidden field is not sent with the form.
+    await first.url.fill(SOURCE);
+    await first.type.selectOption('knowledge');
+    expect(await state(first.url)).toEqual(HIDDEN);
+    await first.form.getByLabel('Title', { exact: true }).fill('A link kept as knowledge');
+    await first.form.getByRole('button', { name: 'Promote' }).click();
+    await page.waitForURL(/\/items\/.*done=promoted/);
+    const knowledgeId = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) ?? '');
+    expect((await show(knowledgeId)).item).toMatchObject({ item_type: 'knowledge', source_url: null });
+
+    await page.goto(`${base}/p/${fixture.slug}/inbox`);
+    const second = await promoteForm(research);
+    await second.form.getByLabel('Title', { exact: true }).fill('PG 17 incremental backups');
+    await second.type.selectOption('research');
+    expect(await state(second.url)).toEqual(SHOWN);
+    // Required while shown: the browser does not send the form without it.
+    await second.form.getByRole('button', { name: 'Promote' }).click();
+    expect(await second.form.locator('input[name="source_url"]:invalid').count()).toBe(1);
+    expect(new URL(page.url()).pathname).toBe(`/p/${fixture.slug}/inbox`);
+    await second.url.fill(SOURCE);
+    await second.form.getByRole('button', { name: 'Promote' }).click();
+    await page.waitForURL(/\/items\/.*done=promoted/);
+    expect(await page.locator('h1').textContent()).toBe('PG 17 incremental backups');
+    expect(await page.getByRole('link', { name: SOURCE }).getAttribute('href')).toBe(SOURCE);
+    const researchId = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) ?? '');
+    expect((await show(researchId)).item).toMatchObject({ item_type: 'research', source_url: SOURCE });
+    await page.close();
+  });
+
   it('accepts a glossary term from the review queue', async () => {
     const page = await open(`/p/${fixture.slug}/glossary`);
     await page.getByRole('button', { name: 'Accept credit note' }).click();

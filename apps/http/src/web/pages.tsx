@@ -1,8 +1,7 @@
 // @jsxRuntime automatic
 // @jsxImportSource hono/jsx
-import { CAPTURE_MOVABLE_STATES, CAPTURE_STATES, MAX_IMPACT_DEPTH, type OutputOf, type ops, SEVERITIES, type TaskStatus } from '@svc/service';
+import { CAPTURE_MOVABLE_STATES, CAPTURE_STATES, MAX_IMPACT_DEPTH, type OutputOf, type ops, SEVERITIES, snippetParts, type TaskStatus } from '@svc/service';
 import { raw } from 'hono/html';
-import type { JSX } from 'hono/jsx/jsx-runtime';
 import { DiffTable } from './diff.js';
 import { type GraphEdge, type GraphNode, ImpactGraph } from './graph.js';
 import { Layout, type PageContext, projectPath, Token, when } from './layout.js';
@@ -69,21 +68,12 @@ function Markdown(props: { text: string }) {
 }
 
 /**
- * A search snippet: svc_item_search marks each matched word `**word**` (ts_headline; a synonym from the glossary
- * or another form of the word as much as the word itself). Each marked word is shown as a <mark>; everything
- * else, a body's own `**bold phrase**` included, is text. A body's own bold single word reads as a match: the
- * operation's markers cannot tell the two apart.
+ * A search snippet: svc_item_search writes each matched word `**word**` (ts_headline; a synonym from the glossary
+ * or another form of the word as much as the word itself) and escapes the body's own asterisks, so a body's
+ * `**bold**` is text here, as written, and only a match is a <mark>.
  */
 function Snippet(props: { text: string }) {
-  const out: (string | JSX.Element)[] = [];
-  let last = 0;
-  for (const match of props.text.matchAll(/\*\*([^\s*]+)\*\*/g)) {
-    out.push(props.text.slice(last, match.index));
-    out.push(<mark>{match[1]}</mark>);
-    last = match.index + match[0].length;
-  }
-  out.push(props.text.slice(last));
-  return <p class="muted">{out}</p>;
+  return <p class="muted">{snippetParts(props.text).map((part) => (part.match ? <mark>{part.text}</mark> : part.text))}</p>;
 }
 
 function SafeLink(props: { url: string }) {

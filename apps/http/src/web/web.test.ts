@@ -297,6 +297,41 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect(filtered).not.toContain('id="work-cut"');
   });
 
+  it("says on a work unit that its tasks, or its QA checks, were cut only once the board's 200 of each are passed", async () => {
+    const { slug: full } = await svc.seed('webw2');
+    const unit = await as(ops.svc_work_open, { project_id: full, title: 'Migration to the new ledger' });
+    // svc_work_resume lists at most 200 tasks and 200 checks in all: exactly 200 of each is the whole board.
+    for (let i = 1; i <= 200; i++) {
+      await as(ops.svc_task_add, { work_unit_id: unit.id, title: `Ledger step ${i}` });
+      await as(ops.svc_qa_add, { project_id: full, title: `Ledger check ${i}`, work_unit_id: unit.id });
+    }
+    const TASKS_CUT = 'Not every task of this work unit is shown';
+    const CHECKS_CUT = 'Not every QA check of this work unit is shown';
+    const section = async () => {
+      const html = await (await get(`/p/${full}/work`)).text();
+      const start = html.indexOf(`id="wu-${unit.id}"`);
+      expect(start).toBeGreaterThan(-1);
+      return html.slice(start);
+    };
+    const whole = await section();
+    expect(whole.split('Ledger step ').length - 1).toBe(200);
+    expect(whole.split('Ledger check ').length - 1).toBe(200);
+    expect(whole).not.toContain(TASKS_CUT);
+    expect(whole).not.toContain(CHECKS_CUT);
+
+    await as(ops.svc_task_add, { work_unit_id: unit.id, title: 'Ledger step 201' });
+    const tasksCut = await section();
+    expect(tasksCut.split('Ledger step ').length - 1).toBe(200);
+    expect(tasksCut).toContain(TASKS_CUT);
+    expect(tasksCut).not.toContain(CHECKS_CUT);
+
+    await as(ops.svc_qa_add, { project_id: full, title: 'Ledger check 201', work_unit_id: unit.id });
+    const bothCut = await section();
+    expect(bothCut.split('Ledger check ').length - 1).toBe(200);
+    expect(bothCut).toContain(TASKS_CUT);
+    expect(bothCut).toContain(CHECKS_CUT);
+  });
+
   it('says how to set an actor once on every project page when there is none, and offers no write', async () => {
     const item = await as(ops.svc_item_upsert, { project_id: slug, title: 'Read-only probe', body: 'x' });
     await as(ops.svc_capture_add, { project_id: slug, text: 'read-only inbox probe' });
@@ -323,6 +358,23 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     // The rest is text, escaped, the body's own bold phrase as written.
     expect(snippet).toContain('latency &lt; 5 ms');
     expect(snippet).toContain('**all of it** &amp; more');
+  });
+
+  it("shows a body's own **bold** word as text with its asterisks, and marks it only when the query asks for it", async () => {
+    await as(ops.svc_item_upsert, { project_id: slug, title: 'Session store', body: 'Keep **Redis** for sessions, with a*b keys.' });
+    const snippetOf = async (query: string) => {
+      const html = await (await get(`/p/${slug}/search?q=${encodeURIComponent(query)}`)).text();
+      const results = html.slice(html.indexOf('id="results-h"'));
+      return /<p class="muted">(.*?)<\/p>/.exec(results.slice(results.indexOf('Session store')))?.[1] ?? '';
+    };
+    const bySessions = await snippetOf('sessions');
+    expect(bySessions).toContain('<mark>sessions</mark>');
+    expect(bySessions).toContain('Keep **Redis** for');
+    expect(bySessions).toContain('a*b keys');
+    expect([...bySessions.matchAll(/<mark>(.*?)<\/mark>/g)].map((m) => m[1])).toEqual(['sessions']);
+    const byRedis = await snippetOf('redis');
+    expect(byRedis).toContain('Keep **<mark>Redis</mark>** for');
+    expect([...byRedis.matchAll(/<mark>(.*?)<\/mark>/g)].map((m) => m[1])).toEqual(['Redis']);
   });
 
   it('answers a web form over the body limit with a page, and REST still with JSON', async () => {

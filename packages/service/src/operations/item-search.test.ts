@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_CLAUSES, MAX_QUERY_LENGTH } from '@svc/domain';
+import { MAX_CLAUSES, MAX_QUERY_LENGTH, snippetParts } from '@svc/domain';
 import { type Call, DAY, refusal, testBackends, type TestService } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 import { ops } from '../catalog.js';
@@ -135,6 +135,35 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     const cut = (await call(ops.svc_item_search, { project_id: 'search', query: 'latency', limit: 1 })) as { items: Hit[]; truncated: unknown };
     expect(cut.items).toHaveLength(1);
     expect(cut.truncated).toEqual(['limit']);
+  });
+
+  it("marks only matched words in a snippet: a body's own **bold** word stays text, its asterisks escaped", async () => {
+    await add('Cache note', 'The **cache** sits in front of the latency-critical API; a*b holds.');
+    const matched = (snippet: string) => snippetParts(snippet).filter((p) => p.match).map((p) => p.text);
+    // Not a query word: no mark, the asterisks are the body's, escaped.
+    const [byLatency] = await search('latency');
+    expect(byLatency!.snippet).toContain('The \\*\\*cache\\*\\* sits');
+    expect(byLatency!.snippet).toContain('a\\*b holds');
+    expect(byLatency!.snippet).toContain('**latency**');
+    expect(matched(byLatency!.snippet)).toEqual(['latency']);
+    // A query word the body set in bold: one mark, inside the body's own (escaped) asterisks.
+    const [byCache] = await search('cache');
+    expect(byCache!.snippet).toContain('\\*\\***cache**\\*\\* sits');
+    expect(matched(byCache!.snippet)).toEqual(['cache']);
+    expect(snippetParts(byCache!.snippet).map((p) => p.text).join('')).toContain('The **cache** sits in front');
+  });
+
+  it('writes near misses’ snippets the same way', async () => {
+    await add('Bold near miss', 'Only **replica** lag is tracked, not failover.');
+    const answer = (await call(ops.svc_item_search, { project_id: 'search', query: 'replica lag zebra' })) as {
+      items: Hit[];
+      partial?: (Hit & { missing: string[] })[];
+    };
+    expect(answer.items).toEqual([]);
+    const near = answer.partial?.[0];
+    expect(near?.missing).toEqual(['zebra']);
+    expect(near?.snippet).toContain('\\*\\***replica**\\*\\* **lag**');
+    expect(snippetParts(near?.snippet ?? '').filter((p) => p.match).map((p) => p.text)).toEqual(['replica', 'lag']);
   });
 
   it('says why an answer is cut: more matches than limit, glossary synonyms left out; false when whole', async () => {

@@ -1,4 +1,4 @@
-import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery } from '@svc/domain';
+import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery, snippetMarkdown } from '@svc/domain';
 import { glossarySynonyms, listItemTypes, resolveProject, resolveSystem, searchItems, searchNearMisses } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef, searchQuery, truncation } from '../inputs.js';
@@ -56,7 +56,8 @@ export const itemSearch = defineOperation({
       research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
     };
     const hits = await searchItems(ctx.db, plan, filters, max);
-    const items = hits.slice(0, max);
+    // The store marks matches with control characters; the answer says them as markdown, the body's own * escaped.
+    const items = hits.slice(0, max).map((h) => ({ ...h, snippet: snippetMarkdown(h.snippet) }));
     const truncated = truncation({ limit: hits.length > max, glossary_expansion: expansion_cut });
     const near = items.length < max ? nearMissPlan(ast, plan) : undefined;
     if (!near) return { items, truncated, expansion_cut };
@@ -64,7 +65,7 @@ export const itemSearch = defineOperation({
     // exact over every such item, or `truncated` says `partial` (docs/decisions/0032).
     const strict = new Set(items.map((h) => h.id));
     const { hits: nearHits, cut } = await searchNearMisses(ctx.db, near, filters, max - items.length, strict);
-    const page = nearHits.map(({ held, ...hit }) => ({ ...hit, missing: near.words.filter((_, i) => !held[i]).map((w) => w.word) }));
+    const page = nearHits.map(({ held, ...hit }) => ({ ...hit, snippet: snippetMarkdown(hit.snippet), missing: near.words.filter((_, i) => !held[i]).map((w) => w.word) }));
     const all = truncation({ limit: hits.length > max, glossary_expansion: expansion_cut, partial: cut });
     return page.length > 0 ? { items, truncated: all, expansion_cut, partial: page } : { items, truncated: all, expansion_cut };
   },

@@ -1,4 +1,4 @@
-import { type NearMissPlan, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
+import { MATCH_START, MATCH_STOP, type NearMissPlan, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { iso } from './refs.js';
 import { researchExpired } from './research.js';
@@ -36,6 +36,7 @@ export interface SearchHit {
   chain_id: string;
   item_type: string;
   title: string;
+  /** The body's best fragment, each matched word between MATCH_START and MATCH_STOP (see withSnippets). */
   snippet: string;
   rank: number;
   updated_at: string;
@@ -557,13 +558,18 @@ export async function searchNearMisses(
   return { hits: hits.map((h, i) => ({ ...h, held: page[i]?.held ?? [] })), cut };
 }
 
+/**
+ * ts_headline's options. The marks are control characters, stripped from the body first, so that a body's own
+ * asterisks cannot read as marks; the service writes them as markdown's `**` (domain snippetMarkdown).
+ */
+const HEADLINE_OPTIONS = `MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=1, StartSel=${MATCH_START}, StopSel=${MATCH_STOP}`;
+
 /** The hits for `top`, in its order, with snippets (ts_headline, over the item's first 4,000 characters) for the first `limit` only. */
 async function withSnippets(db: Kysely<Database>, top: Scored[], q: RawBuilder<unknown>, limit: number): Promise<SearchHit[]> {
   if (top.length === 0) return [];
   const { rows } = await sql<{ id: string; chain_id: string; item_type: string; title: string; snippet: string; updated_at: Date }>`
     select i.id, i.chain_id, i.item_type, i.title, i.updated_at,
-           ts_headline('english', left(i.body, 4000), ${q},
-                       'MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=1, StartSel=**, StopSel=**') as snippet
+           ts_headline('english', translate(left(i.body, 4000), ${MATCH_START + MATCH_STOP}::text, ''), ${q}, ${HEADLINE_OPTIONS}::text) as snippet
     from items i where i.id in (${sql.join(top.slice(0, limit).map((s) => sql`${s.id}::uuid`))})`.execute(db);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return top.map((s) => {

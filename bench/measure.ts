@@ -77,10 +77,47 @@ export interface ShapeResult extends Shape {
   bare: Stats;
   /** Rank every match, order by rank, limit 21. */
   ranked: Stats;
-  /** Share of the exact top 20 (ranking every match) that the service also returns. */
+  /** Share of the exhaustive BM25F reference's top 20 (bm25Reference) that the service also returns. */
   overlap: number;
-  /** Sum of the ranks of the service's top 20 over that of the exact top 20 (1 = as relevant, by ts_rank). */
+  /** Sum of the reference scores of the service's top 20 over that of the reference's top 20 (1 = as relevant). */
   rankKept: number;
+}
+
+/** The plan's positive leaves (words and phrases outside a negation): the texts whose lexemes score. */
+function scoringLeaves(plan: TsPlan, acc: string[] = []): string[] {
+  if (plan.op === 'word' || plan.op === 'phrase') acc.push(plan.text);
+  else if (plan.op === 'and' || plan.op === 'or') for (const a of plan.args) scoringLeaves(a, acc);
+  return acc;
+}
+
+/**
+ * BM25F over every current match of `plan`, computed here from the items alone (no postings, no statistics
+ * tables): N, avgdl and df over the project's current items, tf = 3 × title + body occurrences, k1 1.2, b 0.75.
+ * Every item's score, best first (ties by recency, then id).
+ */
+async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPlan): Promise<{ id: string; score: number }[]> {
+  const { rows } = await sql<{ id: string; score: number }>`
+    with terms as (
+      select distinct l.term from unnest(${scoringLeaves(plan)}::text[]) as x(t),
+        lateral unnest(tsvector_to_array(to_tsvector('english', x.t))) as l(term)
+    ),
+    live as (
+      select i.id, i.updated_at, i.search, (select coalesce(sum(cardinality(u.weights)), 0) from unnest(i.search) u)::float8 as dl
+      from items i where i.project_id = ${projectId}::uuid and i.is_head and i.deleted_at is null
+    ),
+    st as (select count(*) filter (where dl > 0) as n, sum(dl) / nullif(count(*) filter (where dl > 0), 0) as avgdl from live),
+    df as (select t.term, count(l.id) as df from terms t left join live l on t.term = any (tsvector_to_array(l.search)) group by t.term)
+    select l.id,
+           coalesce(sum(ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5)) * f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * l.dl / st.avgdl))), 0)::float8 as score
+    from live l cross join st
+    left join lateral unnest(l.search) u on true
+    left join df on df.term = u.lexeme
+    left join lateral (select 3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights)
+                              - cardinality(array_positions(u.weights, 'A')) as tf) f on df.term is not null
+    where l.search @@ ${tsquery(plan)}
+    group by l.id, l.updated_at
+    order by score desc, l.updated_at desc, l.id`.execute(db);
+  return rows.map((r) => ({ id: r.id, score: Number(r.score) }));
 }
 
 const ONE = 20;
@@ -132,11 +169,13 @@ export async function baselines(
       order by rank desc, i.updated_at desc, i.id limit ${ONE + 1}`.execute(db);
   const bare = await time(bareQuery, budgets.bare);
   const ranked = await time(rankedQuery, budgets.ranked);
-  const exact = (await rankedQuery()).rows.slice(0, ONE);
-  const got = ((await searchCall(service, projectId, shape)()) as { items: { id: string; rank: number }[] }).items;
+  const reference = await bm25Reference(db, projectId, shape.plan);
+  const exact = reference.slice(0, ONE);
+  const got = ((await searchCall(service, projectId, shape)()) as { items: { id: string }[] }).items;
   const ids = new Set(got.map((h) => h.id));
   const overlap = exact.length === 0 ? 1 : exact.filter((r) => ids.has(r.id)).length / exact.length;
-  const sum = (xs: { rank: number }[]) => xs.reduce((a, x) => a + Number(x.rank), 0);
+  const scoreOf = new Map(reference.map((r) => [r.id, r.score]));
+  const sum = (xs: { id: string }[]) => xs.reduce((a, x) => a + (scoreOf.get(x.id) ?? 0), 0);
   const rankKept = exact.length === 0 ? 1 : sum(got) / sum(exact);
   return { bare, ranked, overlap, rankKept };
 }

@@ -310,10 +310,11 @@ const NOTES = `- Corpus: a deterministic vocabulary of ${VOCABULARY.toLocaleStri
   is_head and deleted_at is null and search @@ q limit 21\` (no ranking, any 21 matches, whatever plan the
   planner picks — for the negations it picks the GIN index and pays for every item holding the words).
   *plain ranked* ranks every match (\`order by ts_rank … limit 21\`), fewer iterations (n given).
-- Agreement with ts_rank (svc ranks every match with BM25F since docs/decisions/0026-search-bm25.md, so these
-  columns compare two different relevance functions, not a cut): *exact top 20 kept* is how many of the plain
-  ranked query's top 20 svc also returns; *rank kept* is the sum of svc's top-20 ts_rank over that of the
-  ts_rank top 20.
+- Agreement with an exhaustive BM25F reference computed by the bench from the items alone (bench/measure.ts
+  \`bm25Reference\`: N, avgdl and df counted over the project's current items, every match scored; no postings or
+  statistics tables): *exact top 20 kept* is how many of the reference's top 20 svc also returns (items tied at
+  the page's edge may differ); *rank kept* is the reference score of svc's top 20 over that of the reference's top
+  20 (100% = as relevant). svc answers the exact top by BM25F (docs/decisions/0026, 0038), so both should read 100%.
 - Shapes marked *stress* go beyond the issue's list: phrases and exclusions over the most frequent words that
   leave few true matches, the worst case for both the recency window and the index.
 - Audit (bench/audit.ts): ${EDGES.toLocaleString('en')} distinct links among the measured project's chains (deleted ones

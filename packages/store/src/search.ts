@@ -342,12 +342,13 @@ export async function searchItems(
       if (2 * work >= everything + CHECK_COST * wanted + SCORE_COST * k) return withSnippets(db, await scoreAll(db, query, f, q, k, wanted), q, limit);
     }
     const open = [...lists.values()].filter((l) => !l.done);
-    if (open.length > 0 && (top.length < k || reaches(unseenBound()))) {
+    // Once a required clause's anchors are all read, every possible match has been met: only checks are left.
+    if (open.length > 0 && !closed() && (top.length < k || reaches(unseenBound()))) {
       const total = open.reduce((sum, l) => sum + potential(l), 0);
-      const share = (l: TermList) => (total > 0 ? Math.max(8, Math.ceil((budget * potential(l)) / total)) : budget);
+      const shares = new Map(open.map((l) => [l.term, total > 0 ? Math.max(8, Math.ceil((budget * potential(l)) / total)) : budget]));
       const { rows: postings } = await sql<{ term: string; item_id: string; impact: number }>`
         select a.term, s.item_id, s.impact::float8 as impact
-        from (values ${sql.join(open.map((l) => sql`(${l.term}::text, ${l.impact}::real, ${l.id}::uuid, ${share(l)}::int)`))})
+        from (values ${sql.join(open.map((l) => sql`(${l.term}::text, ${l.impact}::real, ${l.id}::uuid, ${shares.get(l.term)}::int)`))})
              as a(term, impact, id, n)
         cross join lateral (
           select item_id, impact from search_postings s
@@ -369,7 +370,7 @@ export async function searchItems(
         else pending.set(p.item_id, { impacts: new Map([[p.term, p.impact]]) });
       }
       for (const l of open) {
-        if ((counts.get(l.term) ?? 0) < share(l)) {
+        if ((counts.get(l.term) ?? 0) < (shares.get(l.term) ?? 0)) {
           l.done = true;
           l.cap = 0;
         }
@@ -385,15 +386,12 @@ export async function searchItems(
       }
       const ub = upper(p);
       if (reaches(ub)) candidates.push({ id, ub });
-      else if (!reaches(unseenBound()) || top.length >= k) {
-        // Below the page for good: bounds only fall and the page's last score only rises.
-        pending.delete(id);
-      }
+      // Below the page for good: bounds only fall and the page's last score only rises.
+      else pending.delete(id);
     }
     if (candidates.length === 0) {
-      if ([...lists.values()].every((l) => l.done) || !reaches(unseenBound())) {
-        if (top.length >= k || [...lists.values()].every((l) => l.done)) break;
-      }
+      // Nothing met can reach the page; stop unless an item not met yet still could.
+      if (closed() || [...lists.values()].every((l) => l.done) || (top.length >= k && !reaches(unseenBound()))) break;
       continue;
     }
     candidates.sort((a, b) => b.ub - a.ub);
@@ -441,7 +439,8 @@ async function scoreAll(
   // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
   await sql`select set_config('work_mem', '64MB', true)`.execute(db);
   for (let n = Math.max(first, k); ; n *= 4) {
-    const { rows } = await sql<{ id: string; score: number; updated_at: Date; read: string }>`
+    // One row at least: how many items were read, and each of them that matches (none: id null).
+    const { rows } = await sql<{ id: string | null; score: number | null; updated_at: Date | null; read: string }>`
       with scored as (
         select p.item_id, sum(t.w * p.tf / (p.tf + ${BM25.K1 * (1 - BM25.B)}::float8 + ${(BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1)}::float8 * p.dl)) as score
         from unnest(${terms}::text[], ${w}::float8[]) as t(term, w)
@@ -449,12 +448,18 @@ async function scoreAll(
         group by p.item_id
         order by score desc
         limit ${n}
+      ),
+      hits as (
+        select s.item_id as id, s.score, i.updated_at
+        from scored s
+        cross join lateral (select i.updated_at, i.search from items i where i.id = s.item_id and ${filters(f)} offset 0) i
+        where i.search @@ ${q}
       )
-      select s.item_id as id, s.score, i.updated_at, (select count(*) from scored) as read
-      from scored s
-      cross join lateral (select i.updated_at, i.search from items i where i.id = s.item_id and ${filters(f)} offset 0) i
-      where i.search @@ ${q}`.execute(db);
-    const hits = rows.map((r) => ({ id: r.id, score: Number(r.score), updated_at: r.updated_at })).sort(byScore);
+      select h.id, h.score, h.updated_at, c.read
+      from (select count(*) as read from scored) c left join hits h on true`.execute(db);
+    const hits: Scored[] = [];
+    for (const r of rows) if (r.id !== null && r.updated_at !== null) hits.push({ id: r.id, score: Number(r.score), updated_at: r.updated_at });
+    hits.sort(byScore);
     // Every item not read scores at most the last one read: k matches among those read settle the page.
     if (hits.length >= k || Number(rows[0]?.read ?? 0) < n) return hits.slice(0, k);
   }

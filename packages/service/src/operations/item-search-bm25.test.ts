@@ -260,6 +260,22 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     }
   });
 
+  it('finds the few matches that score below every excluded item, whichever way the top is found', async () => {
+    // The best-scored items for `cache` all hold `queue`: the matches come after them in score order.
+    for (let i = 0; i < 30; i++) await add(`cache queue ${i}`, 'cache cache queue');
+    const want: string[] = [];
+    for (let i = 0; i < 3; i++) want.push((await add(`note ${i}`, `${'filler words here '.repeat(10 + i)} cache`)).id);
+    const p = await projectId();
+    const plan = planQuery(parseQuery('cache -queue'));
+    if (!plan) throw new Error('cache -queue plans to nothing');
+    for (const strategy of ['walk', 'all', 'auto'] as const) {
+      for (const limit of [1, 3, 10]) {
+        const ids = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.id);
+        expect(ids, `${strategy} limit ${limit}`).toEqual(want.slice(0, limit));
+      }
+    }
+  });
+
   it('ranks glossary alternatives and honours type and system filters over every match', async () => {
     await call(ops.glossary_group_add, { project_id: 'rank', name: 'orchestration' });
     await call(ops.glossary_term_add, { project_id: 'rank', group: 'orchestration', term: 'k8s' });

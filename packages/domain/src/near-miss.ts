@@ -8,10 +8,11 @@ interface RequiredWord {
 
 export interface NearMissPlan {
   words: RequiredWord[];
-  /** The query with its required bare words relaxed to "any of them"; phrases, OR groups and exclusions kept. */
+  /**
+   * The query with its required bare words relaxed to "any of them"; phrases, OR groups and exclusions kept. A near
+   * miss holds at least half of the words its index keeps (store searchNearMisses: stop words are not counted).
+   */
   relaxed: TsPlan;
-  /** How many of the words an item must hold to count as a near miss: at least half of them (⌈n / 2⌉). */
-  least: number;
 }
 
 /**
@@ -39,5 +40,5 @@ export function nearMissPlan(ast: QueryAst, plan: TsPlan): NearMissPlan | undefi
   });
   if (words.length < 2) return undefined;
   const any: TsPlan = { op: 'or', args: words.map((w) => w.plan) };
-  return { words, relaxed: kept.length === 0 ? any : { op: 'and', args: [any, ...kept] }, least: Math.ceil(words.length / 2) };
+  return { words, relaxed: kept.length === 0 ? any : { op: 'and', args: [any, ...kept] } };
 }

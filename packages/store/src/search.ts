@@ -238,6 +238,24 @@ const NIL = '00000000-0000-0000-0000-000000000000';
  */
 export type SearchStrategy = 'auto' | 'walk' | 'all';
 
+/** Whether the plan is made of exclusions (beside stop words only): it matches every item without the excluded words. */
+function excludesOnly(plan: TsPlan): boolean {
+  return plan.op === 'not' || (plan.op === 'and' && plan.args.some((a) => a.op === 'not'));
+}
+
+/**
+ * A query with nothing to score (`-mysql`, `the -mysql`): every match scores 0, so the newest `k` matches are its
+ * top, by the project's recency index, each checked against the query.
+ */
+async function newestMatches(db: Kysely<Database>, plan: TsPlan, f: SearchFilters, k: number): Promise<Scored[]> {
+  const { rows } = await sql<{ id: string; updated_at: Date }>`
+    select i.id, i.updated_at from items i
+    where ${filters(f)} and i.search @@ ${tsquery(plan)}
+    order by i.updated_at desc, i.id
+    limit ${k}`.execute(db);
+  return rows.map((r) => ({ id: r.id, score: 0, updated_at: r.updated_at }));
+}
+
 /** A query term's postings as the walk reads them: best impact first, from just below the cursor. */
 interface TermList {
   term: string;
@@ -286,7 +304,7 @@ export async function searchItems(
 ): Promise<SearchHit[]> {
   const k = limit + 1;
   const query = await prepareQuery(db, plan, f);
-  if (!query) return [];
+  if (!query) return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), tsquery(plan), limit) : [];
   const { lexemesOf, queryTerms, stats, terms, df, weight } = query;
   const required = positiveClauses(plan).map((clause) => clauseAnchors(clause, lexemesOf, df));
   // An alternative of stop words only has no anchor (as before, such a clause cannot drive the walk).
@@ -478,9 +496,9 @@ export interface NearMiss extends SearchHit {
 
 /**
  * svc_item_search's near misses (docs/decisions/0032-search-rebuild-and-near-misses.md): the `want` best current
- * items, outside `exclude` (the strict answer), that match the relaxed query and hold at least `least` but not
- * all of the required words, most words first, then by BM25F over the relaxed query. Exact over every such item
- * unless `cut`:
+ * items, outside `exclude` (the strict answer), that match the relaxed query and hold at least half (⌈n / 2⌉) but
+ * not all of the n required words the index keeps (stop words are neither counted nor missing: their flag in
+ * `held` is true), most words first, then by BM25F over the relaxed query. Exact over every such item unless `cut`:
  *
  * - An item holding c of the n words holds one of any n − c + 1 of them. So the items holding n − 1 words are
  *   all among the postings of the 2 rarest words' anchors, those holding n − 2 among the 3 rarest, and so on:
@@ -502,12 +520,22 @@ export async function searchNearMisses(
   const query = await prepareQuery(db, near.relaxed, f);
   if (!query) return { hits: [], cut: false };
   const { lexemesOf, df } = query;
-  const n = near.words.length;
   const q = tsquery(near.relaxed);
   const cost = (anchors: Iterable<string>) => [...anchors].reduce((sum, t) => sum + df(t), 0);
-  const words = near.words
-    .map((w) => clauseAnchors(positiveClauses(w.plan)[0] ?? [], lexemesOf, df))
-    .sort((a, b) => cost(a) - cost(b));
+  const anchorsOf = near.words.map((w) => clauseAnchors(positiveClauses(w.plan)[0] ?? [], lexemesOf, df));
+  // A word the index does not keep (a stop word such as `the` has no lexeme) is not required by the strict search
+  // either: it counts neither toward the words an item holds nor as missing.
+  const counted = anchorsOf.map((a) => a.size > 0);
+  const plans = near.words.filter((_, i) => counted[i]).map((w) => w.plan);
+  const n = plans.length;
+  if (n < 2) return { hits: [], cut: false };
+  const least = Math.ceil(n / 2);
+  const words = anchorsOf.filter((a) => a.size > 0).sort((a, b) => cost(a) - cost(b));
+  /** The counted words' flags spread back over every word, a word not counted held. */
+  const spread = (held: boolean[]) => {
+    let j = 0;
+    return counted.map((c) => (c ? (held[j++] ?? false) : true));
+  };
   let kept: Set<string> | undefined;
   const rest = near.relaxed.op === 'and' ? near.relaxed.args.slice(1) : [];
   for (const clause of rest.length > 0 ? positiveClauses({ op: 'and', args: rest }) : []) {
@@ -517,9 +545,9 @@ export async function searchNearMisses(
 
   const found = new Map<string, Checked & { count: number }>();
   const check = async (which: RawBuilder<unknown>) => {
-    for (const h of (await scoreItems(db, query, which, f, q, near.words.map((w) => w.plan))).values()) {
+    for (const h of (await scoreItems(db, query, which, f, q, plans)).values()) {
       const count = h.held.filter(Boolean).length;
-      if (!exclude.has(h.id) && count >= near.least && count < n) found.set(h.id, { ...h, count });
+      if (!exclude.has(h.id) && count >= least && count < n) found.set(h.id, { ...h, held: spread(h.held), count });
     }
   };
   // Every item holding at least `complete` of the words is in `found`.
@@ -527,7 +555,7 @@ export async function searchNearMisses(
   const known = () => [...found.values()].filter((h) => h.count >= complete).length;
   const read = new Set<string>();
   let spent = 0;
-  for (let c = n - 1; c >= near.least && known() < want; c--) {
+  for (let c = n - 1; c >= least && known() < want; c--) {
     const byWords = new Set(words.slice(0, n - c + 1).flatMap((w) => [...w]));
     const driveKept = kept !== undefined && cost(kept) <= cost(byWords);
     const fresh = [...((driveKept ? kept : byWords) as Set<string>)].filter((t) => !read.has(t)).sort();
@@ -538,11 +566,11 @@ export async function searchNearMisses(
       await check(sql`i.id in (select s.item_id from search_postings s
         where s.project_id = ${f.project_id}::uuid and s.term in (${sql.join(fresh.map((t) => sql`${t}::text`))}))`);
     }
-    complete = driveKept ? near.least : c;
+    complete = driveKept ? least : c;
     if (driveKept) break;
   }
 
-  let cut = complete > near.least && known() < want;
+  let cut = complete > least && known() < want;
   if (cut) {
     // The relaxed query's best items fill the list. Where only the lowest count is left unread, its order is
     // BM25F alone, so they settle it when enough of them score above the pool's last place.
@@ -551,9 +579,9 @@ export async function searchNearMisses(
     const pool = await searchItems(db, near.relaxed, f, k);
     const unseen = pool.filter((h) => !exclude.has(h.id) && !found.has(h.id)).map((h) => h.id);
     if (unseen.length > 0) await check(sql`i.id = any(${unseen}::uuid[])`);
-    if (complete - 1 === near.least) {
+    if (complete - 1 === least) {
       const last = pool[k]?.rank;
-      const lowest = [...found.values()].filter((h) => h.count === near.least).sort(byScore);
+      const lowest = [...found.values()].filter((h) => h.count === least).sort(byScore);
       // Ties with the pool's last place count as settled, as in searchItems (broken among those read).
       cut = last !== undefined && !((lowest[need - 1]?.score ?? Number.NEGATIVE_INFINITY) >= last);
     }

@@ -338,6 +338,37 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     );
   });
 
+  it('answers a query of exclusions alone with the newest items lacking the words, as capture search does', async () => {
+    const older = await add('Use Postgres', 'for everything');
+    await add('Drop MySQL', 'we moved off mysql');
+    const newer = await add('Cache tier', 'redis in front');
+    for (const query of ['-mysql', 'the -mysql']) {
+      const answer = (await call(ops.svc_item_search, { project_id: 'rank', query, limit: 10 })) as { items: Hit[]; truncated: unknown };
+      expect(answer.items.map((h) => h.id), query).toEqual([newer.id, older.id]);
+      expect(answer.items.map((h) => h.rank), query).toEqual([0, 0]);
+      expect(answer.truncated, query).toBe(false);
+    }
+    const one = (await call(ops.svc_item_search, { project_id: 'rank', query: '-mysql -redis', limit: 1 })) as { items: Hit[]; truncated: unknown };
+    expect(one.items.map((h) => h.id)).toEqual([older.id]);
+    const cut = (await call(ops.svc_item_search, { project_id: 'rank', query: '-mysql', limit: 1 })) as { items: Hit[]; truncated: unknown };
+    expect([cut.items.map((h) => h.id), cut.truncated]).toEqual([[newer.id], ['limit']]);
+  });
+
+  it('neither counts nor lists stop words among the words a near miss holds or lacks', async () => {
+    const full = await add('Connection pool timeout', 'thirty seconds');
+    const two = await add('Connection pool', 'twenty connections per pool');
+    type Answer = { items: Hit[]; partial?: (Hit & { missing: string[] })[] };
+    const ask = async (query: string) => (await call(ops.svc_item_search, { project_id: 'rank', query, limit: 10 })) as Answer;
+    // Typed the way assistants ask: four stop words and three real words, two of which the near miss holds.
+    for (const query of ['what is the connection pool timeout', 'the connection pool timeout', 'connection pool timeout']) {
+      const answer = await ask(query);
+      expect(answer.items.map((h) => h.id), query).toEqual([full.id]);
+      expect(answer.partial?.map((h) => [h.id, h.missing]), query).toEqual([[two.id, ['timeout']]]);
+    }
+    // One real word beside stop words leaves nothing to relax.
+    expect((await ask('what is the timeout')).partial).toBeUndefined();
+  });
+
   it('finds the near miss holding most words even when many items outrank it on fewer', async () => {
     const p = await projectId();
     // 30 short items loud about two of the words, 200 holding none; the near miss holding three words says them

@@ -105,8 +105,8 @@ async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPl
       select i.id, i.updated_at, i.search, (select coalesce(sum(cardinality(u.weights)), 0) from unnest(i.search) u)::float8 as dl
       from items i where i.project_id = ${projectId}::uuid and i.is_head and i.deleted_at is null
     ),
-    st as (select count(*) filter (where dl > 0) as n, sum(dl) / nullif(count(*) filter (where dl > 0), 0) as avgdl from live),
-    df as (select t.term, count(l.id) as df from terms t left join live l on t.term = any (tsvector_to_array(l.search)) group by t.term)
+    st as materialized (select count(*) filter (where dl > 0) as n, sum(dl) / nullif(count(*) filter (where dl > 0), 0) as avgdl from live),
+    df as materialized (select t.term, count(l.id) as df from terms t left join live l on t.term = any (tsvector_to_array(l.search)) group by t.term)
     select l.id,
            coalesce(sum(ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5)) * f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * l.dl / st.avgdl))), 0)::float8 as score
     from live l cross join st

@@ -42,6 +42,8 @@ describe('the svc binary before it touches a database', () => {
       [['link', 'add', 'p', 'a', 'depends'], /^error: missing required argument 'to'/],
       [['actor', 'add', '--name', 'No Email'], /^error: required option '--email <email>' not specified/],
       [['project', 'list', '--bogus'], /^error: unknown option '--bogus'/],
+      // A dash word meant for the query is refused like any unknown option, and the search says how to pass it.
+      [['search', 'p', 'cache', '-redis'], /^error: unknown option '-redis'\nto exclude a word, quote the query .* or put -- before it/],
     ];
     const runs = await Promise.all(cases.map(([args]) => svc(args, UNREACHABLE)));
     runs.forEach((run, i) => {
@@ -49,6 +51,8 @@ describe('the svc binary before it touches a database', () => {
       expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 2, stdout: '' });
       expect(run.stderr).toMatch(message);
     });
+    // Other commands keep the plain message.
+    expect((await svc(['project', 'list', '-x'], UNREACHABLE)).stderr).not.toContain('to exclude a word');
   }, 120_000);
 
   it('refuses a --port that is not a port number as a usage error naming --port, without opening the database', async () => {

@@ -36,6 +36,8 @@ interface Declared {
   options?: readonly OptionDecl[];
   /** Shown after the options in --help (examples, caveats). */
   help?: string;
+  /** Added to the error for an unknown one-dash option (`-redis`), which is more likely a word meant for the query. */
+  dashWordHint?: string;
 }
 
 /** A group of commands (`svc project …`): a name and a description, nothing to run. */
@@ -153,6 +155,14 @@ export function addCommands(root: Command, table: readonly CommandEntry[], cli: 
     }
     for (const option of entry.options ?? []) cmd.addOption(toOption(option));
     if (entry.help !== undefined) cmd.addHelpText('after', entry.help);
+    const hint = entry.dashWordHint;
+    if (hint !== undefined) {
+      const inherited = cmd.configureOutput();
+      cmd.configureOutput({
+        outputError: (text, write) =>
+          (inherited.outputError ?? ((t: string, w: (t: string) => void) => w(t)))(/^error: unknown option '-[^-]/.test(text) ? `${text.trimEnd()}\n${hint}\n` : text, write),
+      });
+    }
     cmd.action(async (...raw: unknown[]) => {
       const command = raw.at(-1) as Command;
       const opts = command.opts<Opts>();

@@ -328,6 +328,7 @@ export const COMMANDS: readonly CommandEntry[] = [
       { flags: '--limit <n>', description: 'at most this many (default 20, up to 200)' },
     ],
     help: '\nExamples:\n  svc search my-project connection pool\n  svc search my-project \'"advisory lock" -redis\' --type decision',
+    dashWordHint: "to exclude a word, quote the query (svc search my-project 'cache -redis') or put -- before it (svc search my-project -- cache -redis)",
     text: searchText,
   }),
   command({

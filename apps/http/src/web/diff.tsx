@@ -14,8 +14,19 @@ function lines(value: string): string[] {
   return parts;
 }
 
-/** Line-by-line rows for a side-by-side view: removed lines beside the added lines that replace them. */
-function sideBySide(before: string, after: string): DiffRow[] {
+/**
+ * What a comparison may cost. A line diff costs about (lines of both) × (lines changed) and runs on the server's one
+ * thread: two unbounded 35 kB bodies of 6,000 different lines each held every request for 10 s. Past either
+ * limit the page says the versions are too long or too different to compare here.
+ */
+export const DIFF_LIMITS = { lines: 5_000, changedLines: 400 } as const;
+
+/**
+ * Line-by-line rows for a side-by-side view: removed lines beside the added lines that replace them; undefined
+ * when past DIFF_LIMITS.
+ */
+function sideBySide(before: string, after: string): DiffRow[] | undefined {
+  if (lines(before).length > DIFF_LIMITS.lines || lines(after).length > DIFF_LIMITS.lines) return undefined;
   const rows: DiffRow[] = [];
   let removed: string[] = [];
   let added: string[] = [];
@@ -28,7 +39,9 @@ function sideBySide(before: string, after: string): DiffRow[] {
   };
   // Both end in a newline, so a last line is not a change for lacking one.
   const end = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`);
-  for (const part of diffLines(end(before), end(after))) {
+  const parts = diffLines(end(before), end(after), { maxEditLength: DIFF_LIMITS.changedLines });
+  if (parts === undefined) return undefined;
+  for (const part of parts) {
     if (part.removed) removed.push(...lines(part.value));
     else if (part.added) added.push(...lines(part.value));
     else {
@@ -48,6 +61,19 @@ function cell(text: string | null, side: 'del' | 'ins', kind: DiffRow['kind']) {
 /** One field compared between two versions, as a two-column table (text only: nothing is interpreted). */
 export function DiffTable(props: { field: string; before: string; after: string; leftLabel: string; rightLabel: string }) {
   const rows = sideBySide(props.before, props.after);
+  if (rows === undefined) {
+    return (
+      <section aria-label={`${props.field} compared`}>
+        <h3>
+          {props.field} <span class="tag">changed</span>
+        </h3>
+        <p class="notice">
+          Too long or too different to compare line by line here (over {DIFF_LIMITS.lines.toLocaleString('en')} lines, or more than{' '}
+          {DIFF_LIMITS.changedLines} lines changed). Open each version to read it whole.
+        </p>
+      </section>
+    );
+  }
   const changed = rows.some((r) => r.kind === 'change');
   return (
     <section aria-label={`${props.field} compared`}>

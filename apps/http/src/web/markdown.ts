@@ -13,6 +13,13 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
 
+/**
+ * Longest text rendered as markdown. Some inputs cost markdown-it more than linear time (a 1 MiB body of `[` took
+ * 4.5 s on every view); a longer text is shown as it was written, in a <pre>, which costs nothing to lay out.
+ */
+export const MARKDOWN_LIMIT = 100_000;
+
 export function renderMarkdown(text: string): string {
+  if (text.length > MARKDOWN_LIMIT) return `<pre class="long-text">${md.utils.escapeHtml(text)}</pre>`;
   return md.render(text);
 }

@@ -3,6 +3,8 @@ import { openTestService, type TestService, testBackends } from '@svc/service/te
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../app.js';
 import { type RunningHttpServer, startHttpServer } from '../server.js';
+import { DIFF_LIMITS } from './diff.js';
+import { MARKDOWN_LIMIT } from './markdown.js';
 import { CSS_PATH, JS_PATH } from './static.js';
 
 /** The web view's guards, in process (the browser suite drives the pages themselves). */
@@ -375,6 +377,30 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     const byRedis = await snippetOf('redis');
     expect(byRedis).toContain('Keep **<mark>Redis</mark>** for');
     expect([...byRedis.matchAll(/<mark>(.*?)<\/mark>/g)].map((m) => m[1])).toEqual(['Redis']);
+  });
+
+  it('compares versions line by line only within bounded work, and says when they are too long or too different', async () => {
+    const body = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join('\n');
+    const pageOf = async (first: string, second: string) => {
+      const v1 = (await as(ops.svc_item_upsert, { project_id: slug, item_type: 'document', title: 'Long', body: first })) as { id: string };
+      const v2 = (await as(ops.svc_item_upsert, { project_id: slug, item_id: v1.id, title: 'Long', body: second })) as { id: string };
+      return (await get(`/p/${slug}/items/${v2.id}`)).text();
+    };
+    const notice = 'Too long or too different to compare line by line here';
+    // Over the line limit; then within it but with more lines changed than the comparison follows.
+    expect(await pageOf(body('a', DIFF_LIMITS.lines + 1), body('b', DIFF_LIMITS.lines + 1))).toContain(notice);
+    expect(await pageOf(body('a', DIFF_LIMITS.changedLines + 1), body('b', DIFF_LIMITS.changedLines + 1))).toContain(notice);
+    // A comparison within both limits is drawn as before.
+    const small = await pageOf(body('a', 50), `${body('a', 49)}\nlast line changed`);
+    expect(small).not.toContain(notice);
+    expect(small).toContain('<td class="ins">last line changed</td>');
+  });
+
+  it('shows a body too long to render as markdown as the text it is', async () => {
+    const item = (await as(ops.svc_item_upsert, { project_id: slug, title: 'Brackets', body: `${'['.repeat(MARKDOWN_LIMIT)}<b>x</b>` })) as { id: string };
+    const html = await (await get(`/p/${slug}/items/${item.id}`)).text();
+    expect(html).toContain(`<pre class="long-text">${'['.repeat(100)}`);
+    expect(html).toContain('&lt;b&gt;x&lt;/b&gt;');
   });
 
   it('answers a web form over the body limit with a page, and REST still with JSON', async () => {

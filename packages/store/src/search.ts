@@ -636,33 +636,22 @@ export async function glossarySynonyms(
 ): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (terms.length === 0) return out;
-  const rows = await db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('glossary_terms as t')
-        .innerJoin('glossary_terms as s', (j) => j.onRef('s.group_id', '=', 't.group_id').on('s.status', '=', 'accepted'))
-        .select(['t.normalized as key', 's.term as synonym'])
-        .select(sql<number>`row_number() over (partition by t.normalized order by s.term, s.id)`.as('n'))
-        .where('t.project_id', '=', projectId)
-        .where('t.status', '=', 'accepted')
-        .where('t.normalized', 'in', terms)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('glossary_rejections as r')
-                .select('r.id')
-                .whereRef('r.group_id', '=', 's.group_id')
-                .whereRef('r.normalized', '=', 's.normalized'),
-            ),
-          ),
-        )
-        .as('x'),
-    )
-    .select(['x.key', 'x.synonym'])
-    .where('x.n', '<=', perTerm)
-    .orderBy('x.key')
-    .orderBy('x.synonym')
-    .execute();
+  // Distinct before numbering: a term in two groups (or a synonym shared by them) is one synonym, and must not
+  // take the place of another, which would then be left out without `expansion_cut` saying so.
+  const { rows } = await sql<{ key: string; synonym: string }>`
+    select x.key, x.synonym
+    from (
+      select d.key, d.synonym, row_number() over (partition by d.key order by d.synonym) as n
+      from (
+        select distinct t.normalized as key, s.term as synonym
+        from glossary_terms t
+        join glossary_terms s on s.group_id = t.group_id and s.status = 'accepted'
+        where t.project_id = ${projectId}::uuid and t.status = 'accepted' and t.normalized = any(${terms}::text[])
+          and not exists (select 1 from glossary_rejections r where r.group_id = s.group_id and r.normalized = s.normalized)
+      ) d
+    ) x
+    where x.n <= ${perTerm}
+    order by x.key, x.synonym`.execute(db);
   for (const row of rows) {
     const list = out.get(row.key) ?? [];
     if (!list.includes(row.synonym)) list.push(row.synonym);

@@ -187,6 +187,25 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(await ask('"pool"', 1)).toMatchObject({ truncated: ['limit'], expansion_cut: false });
   });
 
+  it('counts a term in several groups once, so a synonym left out is always said', async () => {
+    type Answer = { items: Hit[]; truncated: unknown; expansion_cut: boolean };
+    // a0 is in three groups: b1…b8 and c1…c9 are 17 distinct synonyms, one more than a word expands to.
+    for (const [group, terms] of [
+      ['gb', ['a0', 'b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7', 'b8']],
+      ['gc', ['a0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']],
+      ['gd', ['a0']],
+    ] as const) {
+      await call(ops.glossary_group_add, { project_id: 'search', name: group });
+      for (const term of terms) await call(ops.glossary_term_add, { project_id: 'search', group, term });
+    }
+    await add('Only c8', 'c8 here');
+    await add('Only c9', 'c9 here');
+    const answer = (await call(ops.svc_item_search, { project_id: 'search', query: 'a0' })) as Answer;
+    // The 16 taken in name order end at c8: c9 is left out, and the answer says so.
+    expect(answer.items.map((h) => h.title)).toEqual(['Only c8']);
+    expect(answer).toMatchObject({ truncated: ['glossary_expansion'], expansion_cut: true });
+  });
+
   it('says why capture and idea search answers are cut, and refuses their over-long queries likewise', async () => {
     for (const text of ['retry storm one', 'retry storm two']) await call(ops.svc_capture_add, { text, project_id: 'search' });
     const captures = async (limit: number) => (await call(ops.svc_capture_search, { query: 'retry', project_id: 'search', limit })) as { truncated: unknown };

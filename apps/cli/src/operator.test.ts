@@ -64,6 +64,24 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     expect(stale.stderr).toMatch(/conflict/);
   }, 180_000);
 
+  it('prints stored control characters as pictures, never as escape sequences a terminal would obey; --json as JSON', async () => {
+    expect((await svc(['project', 'create', 'esc'], env)).code).toBe(0);
+    const title = 'escttl \u001b[8mHIDDEN\u001b[0m \u001b]52;c;cHduZWQ=\u0007 visible\u009b31m';
+    const added = await svc(['item', 'add', 'esc', title, '--json'], env);
+    expect(added.code, added.stderr).toBe(0);
+    for (const args of [['search', 'esc', 'escttl'], ['brief', 'esc'], ['item', 'show', (JSON.parse(added.stdout) as { id: string }).id]]) {
+      const run = await svc(args, env);
+      expect(run.code, run.stderr).toBe(0);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters
+      expect(run.stdout, args.join(' ')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(run.stdout, args.join(' ')).toContain('\u241b');
+      expect(run.stdout, args.join(' ')).toContain('\u2407');
+      if (args[0] !== 'brief') expect(run.stdout, args.join(' ')).toContain('escttl \u241b[8mHIDDEN\u241b[0m \u241b]52;c;cHduZWQ=\u2407 visible\ufffd31m');
+    }
+    const json = await svc(['search', 'esc', 'escttl', '--json'], env);
+    expect((JSON.parse(json.stdout) as { items: { title: string }[] }).items[0]?.title).toBe(title);
+  }, 180_000);
+
   const groupId = async (project: string) => {
     const listed = JSON.parse((await svc(['glossary', 'list', project, '--json'], env)).stdout) as { groups: { id: string }[] };
     return (listed.groups[0] as { id: string }).id;

@@ -20,9 +20,25 @@ export class ExitCode extends Error {
   }
 }
 
+/**
+ * Text for a terminal: control characters other than newline and tab shown as their Unicode pictures (ESC as ␛,
+ * BEL as ␇, DEL as ␡) and C1 controls as U+FFFD. Stored text is anyone's who can write over REST or MCP: raw, an
+ * escape sequence in a title could hide text, retitle the window or (OSC 52) write the operator's clipboard.
+ */
+export function terminalSafe(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
+  });
+}
+
 export const processIo: Io = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => {
+    const safe = terminalSafe(text);
+    process.stderr.write(safe.endsWith('\n') ? safe : `${safe}\n`);
+  },
 };
 
 function scalar(value: unknown): string {
@@ -63,6 +79,7 @@ function human(value: unknown, indent = ''): string {
   return `${indent}${scalar(value)}`;
 }
 
+/** A result: JSON as it is (its strings escape control characters), text made terminalSafe. */
 export function print<T>(io: Io, value: T, json: boolean, text?: (value: T) => string): void {
-  io.out(json ? JSON.stringify(value, null, 2) : text ? text(value) : human(value));
+  io.out(json ? JSON.stringify(value, null, 2) : terminalSafe(text ? text(value) : human(value)));
 }

@@ -81,7 +81,7 @@ describe.each(backends)('svc purge on $name', (backend) => {
     const text = await svc(['purge'], env);
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^rewrote captures: \d+ KiB → \d+ KiB\nrewrote ideas: .*\nrewrote items: .*\nrewrote search_postings: .*\nrewrote search_terms: .*\nrewrote search_deltas: .*\nredacted text is gone from the data files\n$/);
+    expect(text.stdout).toMatch(/^rewrote captures: \d+ KiB → \d+ KiB\nrewrote ideas: .*\nrewrote items: .*\nrewrote search_postings: .*\nrewrote search_terms: .*\nrewrote search_deltas: .*\nredacted text is gone from the table files \(the write-ahead log, backups and replicas may hold it until recycled: SECURITY\.md\)\n$/);
     const json = await svc(['purge', '--json'], env);
     expect(json.code).toBe(0);
     const result = JSON.parse(json.stdout) as { tables: { table: string; bytes_before: number; bytes_after: number }[] };

@@ -117,6 +117,9 @@ export function renderGuide(c: Connection, serving: boolean): string {
     '',
     `Your actor id (X-Actor, --actor, SVC_DEFAULT_ACTOR_ID): ${c.actor.id}`,
     `Assistants address the project as project_id '${c.project.slug}'. Something wrong? Run \`svc doctor\`.`,
+    '',
+    `The web view is at ${new URL('/', c.mcp_url).toString()}: read-only unless the server acts for someone, for`,
+    `yourself: SVC_DEFAULT_ACTOR_ID=${c.actor.id} pnpm start (or a proxy in front setting X-Actor).`,
   ].join('\n');
 }
 

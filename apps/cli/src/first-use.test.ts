@@ -72,6 +72,9 @@ describe('the first start of svc serve http on an empty data directory', () => {
       expect(printed).toContain('Connect an assistant over MCP to this server:');
       expect(printed).toContain(`URL:    ${mcpUrl}`);
       expect(printed).toContain(`claude mcp add --transport http svc ${mcpUrl} --header "X-Actor: ${actorId}"`);
+      // The web view is read-only without an actor: the guide says where it is and how to act in it.
+      expect(printed).toContain(`The web view is at ${first.url}/: read-only unless`);
+      expect(printed).toContain(`SVC_DEFAULT_ACTOR_ID=${actorId} pnpm start`);
       // VS Code's .vscode/mcp.json ("servers", typed) and the mcpServers JSON, over HTTP and over stdio.
       expect(printed).toMatch(/"servers": \{\s+"svc": \{\s+"type": "http",\s+"url": "[^"]+\/mcp",\s+"headers": \{\s+"X-Actor": "[0-9a-f-]{36}"/);
       expect(printed).toMatch(/"mcpServers": \{\s+"svc": \{\s+"type": "http"/);

@@ -172,8 +172,8 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   // ---- pages ----
   app.get('/', async (c) => {
     try {
-      const { projects } = await call(c, ops.project_list, { limit: 200 });
-      return render(c, <ProjectsPage ctx={pageContext(c, { section: 'projects' })} projects={projects} />);
+      const { projects, truncated } = await call(c, ops.project_list, { limit: 200 });
+      return render(c, <ProjectsPage ctx={pageContext(c, { section: 'projects' })} projects={projects} truncated={truncated} />);
     } catch (error) {
       return fail(c, error);
     }
@@ -257,6 +257,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         systemName={project.systems.find((s) => s.id === item.system_id)?.name}
         versions={versions}
         entries={history.entries}
+        historyCut={history.truncated}
         outgoing={outgoing.reachable}
         incoming={incoming.reachable}
         qa={qa}
@@ -317,10 +318,10 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   projectPage('/p/:project/inbox', 'inbox', async (c, project) => {
     const wanted = c.req.query('state');
     const state = CAPTURE_STATES.find((s) => s === wanted) ?? 'inbox';
-    const [{ captures }, { types }] = await Promise.all([listCaptures(c, project, state), call(c, ops.type_list, {})]);
+    const [{ captures, truncated }, { types }] = await Promise.all([listCaptures(c, project, state), call(c, ops.type_list, {})]);
     // Tasks need an open work unit and QA checks their own tools: promotion offers the other types.
     const promotable = types.map((t) => t.key).filter((k) => k !== 'task' && k !== 'qa_check');
-    return render(c, <InboxPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} state={state} captures={captures} types={promotable} />);
+    return render(c, <InboxPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} state={state} captures={captures} truncated={truncated} types={promotable} />);
   });
 
   /** The capture the URL names, read by id; one of another project (or of the shared inbox) is not found here. */
@@ -385,7 +386,17 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       ),
       call(c, ops.glossary_queue, { project_id: project.id, limit: 200 }),
     ]);
-    return render(c, <GlossaryPage ctx={pageContext(c, nav(project, 'glossary'))} slug={project.slug} groups={list.groups} queue={queue.terms} />);
+    return render(
+      c,
+      <GlossaryPage
+        ctx={pageContext(c, nav(project, 'glossary'))}
+        slug={project.slug}
+        groups={list.groups}
+        groupsCut={list.truncated}
+        queue={queue.terms}
+        queueCut={queue.truncated}
+      />,
+    );
   });
 
   action('/p/:project/glossary/:term/accept', async (c, project) => {

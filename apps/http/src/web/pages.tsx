@@ -50,7 +50,18 @@ function QaList(props: { slug: string; checks: readonly { id: string; title: str
   );
 }
 
-/** Stored text as markdown: raw HTML off, only http(s)/mailto links (see markdown.ts). */
+/**
+ * Said where a page shows a list the operation cut (its answer's `truncated`): the page never passes a cut list
+ * off as the whole one. The work board's notes are of the same kind.
+ */
+function Cut(props: { id: string; children: string }) {
+  return (
+    <p class="notice" id={props.id}>
+      {props.children}
+    </p>
+  );
+}
+
 /** An item in a list: its title linking to its page (the list's keyboard focus), then its type. */
 function ItemLink(props: { slug: string; item: { id: string; title: string; item_type: string } }) {
   return (
@@ -63,6 +74,7 @@ function ItemLink(props: { slug: string; item: { id: string; title: string; item
   );
 }
 
+/** Stored text as markdown: raw HTML off, only http(s)/mailto links (see markdown.ts). */
 function Markdown(props: { text: string }) {
   return <div class="prose">{raw(renderMarkdown(props.text))}</div>;
 }
@@ -86,7 +98,7 @@ function SafeLink(props: { url: string }) {
   );
 }
 
-export function ProjectsPage(props: { ctx: PageContext; projects: Project[] }) {
+export function ProjectsPage(props: { ctx: PageContext; projects: Project[]; truncated: boolean }) {
   return (
     <Layout ctx={props.ctx} title="Projects">
       <h1>Projects</h1>
@@ -108,6 +120,7 @@ export function ProjectsPage(props: { ctx: PageContext; projects: Project[] }) {
           ))}
         </ul>
       )}
+      {props.truncated ? <Cut id="projects-cut">{`More projects exist than the ${props.projects.length} listed here.`}</Cut> : null}
       <p class="muted">
         Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous entry in a list, <kbd>/</kbd> search.
       </p>
@@ -280,6 +293,8 @@ export function ItemPage(props: {
   systemName: string | undefined;
   versions: Versions['versions'];
   entries: Versions['entries'];
+  /** item_history's own: more versions or history entries than it lists. */
+  historyCut: boolean;
   outgoing: Reached[];
   incoming: Reached[];
   qa: { checks: { id: string; title: string; status: string; stale: boolean }[]; truncated: boolean; staleKnown: boolean };
@@ -343,6 +358,9 @@ export function ItemPage(props: {
             </li>
           ))}
         </ol>
+        {props.historyCut ? (
+          <Cut id="history-cut">{`Only the newest ${props.versions.length} versions and history entries are listed: older ones are left out.`}</Cut>
+        ) : null}
         {props.versions.length > 1 ? (
           <form method="get" action={itemHref(slug, item.id)} class="actions" aria-label="Compare two versions">
             <label for="from">Compare</label>
@@ -514,7 +532,7 @@ export function WorkPage(props: {
   );
 }
 
-export function InboxPage(props: { ctx: PageContext; slug: string; state: string; captures: Capture[]; types: string[] }) {
+export function InboxPage(props: { ctx: PageContext; slug: string; state: string; captures: Capture[]; truncated: boolean; types: string[] }) {
   const { ctx, slug } = props;
   const action = (capture: Capture, verb: string) => projectPath(slug, `/inbox/${encodeURIComponent(capture.id)}/${verb}`);
   return (
@@ -534,6 +552,7 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
         </p>
       ) : null}
       {props.captures.length === 0 ? <p class="muted">Nothing here.</p> : null}
+      {props.truncated ? <Cut id="inbox-cut">{`More captures are in this state than the ${props.captures.length} newest shown here.`}</Cut> : null}
       <ul class="cards" data-nav aria-label="Captures">
         {props.captures.map((capture, i) => (
           <li>
@@ -668,7 +687,9 @@ export function GlossaryPage(props: {
   ctx: PageContext;
   slug: string;
   groups: { id: string; name: string; accepted: { id: string; term: string }[]; proposed: { id: string; term: string }[] }[];
+  groupsCut: boolean;
   queue: { id: string; term: string; group_name: string; created_at: string }[];
+  queueCut: boolean;
 }) {
   const { ctx, slug } = props;
   return (
@@ -677,6 +698,7 @@ export function GlossaryPage(props: {
       <section aria-labelledby="queue-h">
         <h2 id="queue-h">Review queue</h2>
         {props.queue.length === 0 ? <p class="muted">No proposed terms.</p> : null}
+        {props.queueCut ? <Cut id="queue-cut">{`More terms wait for review than the ${props.queue.length} oldest listed here.`}</Cut> : null}
         <ul class="cards" data-nav>
           {props.queue.map((term) => (
             <li>
@@ -711,6 +733,7 @@ export function GlossaryPage(props: {
       <section aria-labelledby="groups-h">
         <h2 id="groups-h">Groups</h2>
         {props.groups.length === 0 ? <p class="muted">No groups yet.</p> : null}
+        {props.groupsCut ? <Cut id="groups-cut">{`More groups exist than the ${props.groups.length} listed here.`}</Cut> : null}
         {props.groups.map((group) => (
           <section aria-label={`Group ${group.name}`}>
             <h3>{group.name}</h3>

@@ -406,6 +406,47 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect((await get(`/p/${slug}/impact/${item.id}?depth=5&direction=outgoing`)).status).toBe(200);
   });
 
+  it('says on the page when a list was cut: the item history, the inbox, the glossary groups and review queue', async () => {
+    const { slug: cut } = await svc.seed('webcut');
+    const CUTS = ['history-cut', 'inbox-cut', 'groups-cut', 'queue-cut'];
+    const notes = async () => {
+      const pages = await Promise.all([`/p/${cut}/items/${head}`, `/p/${cut}/inbox`, `/p/${cut}/glossary`].map(async (path) => (await get(path)).text()));
+      return CUTS.filter((id) => pages.some((html) => html.includes(`id="${id}"`)));
+    };
+    const many = (n: number, make: (i: number) => Promise<unknown>) => Promise.all(Array.from({ length: n }, (_, i) => make(i + 1)));
+    // 200 of each is the whole list: no note.
+    // An edit names the current version: each is the one the previous edit made.
+    const item = await as(ops.svc_item_upsert, { project_id: cut, title: 'Retention', body: 'v1' });
+    let head = item.id;
+    const edit = async (v: number) => {
+      head = (await as(ops.svc_item_upsert, { project_id: cut, item_id: head, body: `v${v}` })).id;
+    };
+    for (let v = 2; v <= 200; v++) await edit(v);
+    await many(200, (i) => as(ops.svc_capture_add, { project_id: cut, text: `capture ${i}` }));
+    await many(199, (i) => as(ops.glossary_group_add, { project_id: cut, name: `Group ${i}` }));
+    await as(ops.glossary_group_add, { project_id: cut, name: 'Terms' });
+    await many(200, (i) => as(ops.glossary_term_propose, { project_id: cut, group: 'Terms', term: `term ${i}` }));
+    expect(await notes()).toEqual([]);
+    // One more of each: every page says its list was cut.
+    await edit(201);
+    await as(ops.svc_capture_add, { project_id: cut, text: 'capture 201' });
+    await as(ops.glossary_group_add, { project_id: cut, name: 'Group 201' });
+    await as(ops.glossary_term_propose, { project_id: cut, group: 'Terms', term: 'term 201' });
+    expect(await notes()).toEqual(CUTS);
+  });
+
+  it('says on the projects page when there are more projects than it lists', async () => {
+    const listed = async () => (await as(ops.project_list, { limit: 200 })).projects.length;
+    const cutNote = async () => (await (await get('/')).text()).includes('id="projects-cut"');
+    if ((await listed()) < 200) {
+      const missing = 200 - (await listed());
+      for (let i = 0; i < missing; i++) await as(ops.project_create, { slug: `webp-${i}` });
+      expect(await cutNote()).toBe(false);
+    }
+    await as(ops.project_create, { slug: 'webp-one-more' });
+    expect(await cutNote()).toBe(true);
+  });
+
   it('finds the capture to redact by its id, however many newer captures there are', async () => {
     const old = (await as(ops.svc_capture_add, { project_id: slug, text: 'the oldest capture, to be redacted' })).id;
     for (let i = 0; i < 201; i++) await as(ops.svc_capture_add, { project_id: slug, text: `newer capture ${i}` });

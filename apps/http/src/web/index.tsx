@@ -293,6 +293,12 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   projectPage('/p/:project/work', 'work', async (c, project) => {
     const keyword = (c.req.query('keyword') ?? '').trim();
     const resume = await call(c, ops.svc_work_resume, { project_id: project.id, keyword: keyword || undefined });
+    // svc_work_resume lists tasks by sort_order, at most 200 in all: a unit whose list was cut may have its task in
+    // progress among those left out. Ask for it then, so the board never says "nothing" for want of a row.
+    const missing = resume.work_units.filter((u) => u.truncated.tasks && !resume.tasks.some((t) => t.work_unit_id === u.id && t.status === 'in_progress'));
+    const running = await Promise.all(
+      missing.map(async (u) => (await call(c, ops.svc_task_list, { work_unit_id: u.id, project_id: project.id, status: 'in_progress', limit: 1 })).tasks),
+    );
     return render(
       c,
       <WorkPage
@@ -300,7 +306,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         slug={project.slug}
         keyword={keyword}
         units={resume.work_units}
-        tasks={resume.tasks}
+        tasks={[...resume.tasks, ...running.flat()]}
         qa={resume.qa_checks}
       />,
     );

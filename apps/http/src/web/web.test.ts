@@ -319,7 +319,7 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect(whole).not.toContain(TASKS_CUT);
     expect(whole).not.toContain(CHECKS_CUT);
 
-    await as(ops.svc_task_add, { work_unit_id: unit.id, title: 'Ledger step 201' });
+    const last = await as(ops.svc_task_add, { work_unit_id: unit.id, title: 'Ledger step 201' });
     const tasksCut = await section();
     expect(tasksCut.split('Ledger step ').length - 1).toBe(200);
     expect(tasksCut).toContain(TASKS_CUT);
@@ -330,6 +330,14 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect(bothCut.split('Ledger check ').length - 1).toBe(200);
     expect(bothCut).toContain(TASKS_CUT);
     expect(bothCut).toContain(CHECKS_CUT);
+    expect(bothCut).toContain('In progress: <span class="muted">nothing</span>');
+
+    // The task in progress is the one the board's 200 left out: the board still names it, never "nothing".
+    await as(ops.svc_task_start, { task_id: last.id });
+    const running = await section();
+    const inProgress = /<p class="in-progress">(.*?)<\/p>/.exec(running)?.[1]?.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+    expect(inProgress).toBe('In progress: Ledger step 201');
+    expect(running).toContain(TASKS_CUT);
   });
 
   it('says how to set an actor once on every project page when there is none, and offers no write', async () => {

@@ -221,13 +221,14 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   });
 
   projectPage('/p/:project/items/:id', undefined, async (c, project) => {
-    const shown = await call(c, ops.item_show, { project_id: project.id, item_id: c.req.param('id') ?? '' });
-    const item = shown.item;
+    const ref = c.req.param('id') ?? '';
+    // item_show answers the chain's head for the id of any of its versions (and refuses an unknown one).
+    const current = (await call(c, ops.item_show, { project_id: project.id, item_id: ref })).item;
     const history = await call(c, ops.item_history, {
       project_id: project.id,
-      item_id: item.id,
+      item_id: current.id,
     });
-    const headId = history.head_id ?? item.id;
+    const headId = history.head_id ?? current.id;
     const [outgoing, incoming, targeting, stale] = await Promise.all([
       call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'outgoing' }),
       call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'incoming' }),
@@ -244,7 +245,14 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     };
     const versions = [...history.versions].sort((a, b) => a.version - b.version);
     const byVersion = (v: string | undefined) => (v && /^\d+$/.test(v) ? versions.find((x) => x.version === Number(v)) : undefined);
-    const head = versions.find((v) => v.id === headId) ?? item;
+    const head = versions.find((v) => v.id === headId) ?? current;
+    // The version the URL names, with its own content, from item_history's versions (each a whole row). A version
+    // older than the ones it lists (it lists the newest) is not among them: the page then shows the current one and says so.
+    const wanted = ref.trim().toLowerCase();
+    const named = versions.filter((v) => v.id === wanted);
+    const matching = named.length > 0 ? named : versions.filter((v) => v.id.startsWith(wanted));
+    const item = matching.length === 1 ? (matching[0] ?? head) : head;
+    const unlisted = matching.length === 0 && history.truncated;
     const previous = versions.filter((v) => v.version < head.version).at(-1);
     const from = byVersion(c.req.query('from')) ?? previous;
     const to = byVersion(c.req.query('to')) ?? head;
@@ -258,6 +266,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         versions={versions}
         entries={history.entries}
         historyCut={history.truncated}
+        unlisted={unlisted}
         outgoing={outgoing.reachable}
         incoming={incoming.reachable}
         qa={qa}

@@ -295,6 +295,8 @@ export function ItemPage(props: {
   entries: Versions['entries'];
   /** item_history's own: more versions or history entries than it lists. */
   historyCut: boolean;
+  /** The URL named a version older than those listed: `item` is the current one instead. */
+  unlisted: boolean;
   outgoing: Reached[];
   incoming: Reached[];
   qa: { checks: { id: string; title: string; status: string; stale: boolean }[]; truncated: boolean; staleKnown: boolean };
@@ -319,8 +321,13 @@ export function ItemPage(props: {
         </span>
       </p>
       {!item.is_head ? (
-        <p class="notice">
+        <p class="notice" id="old-version">
           This is an old version. <a href={itemHref(slug, head.id)}>Open the current version</a>.
+        </p>
+      ) : null}
+      {props.unlisted ? (
+        <p class="notice" id="version-unlisted">
+          The link names a version older than the {props.versions.length} listed below, which this page cannot show: this is the current version.
         </p>
       ) : null}
       <p>

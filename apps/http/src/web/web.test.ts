@@ -414,6 +414,32 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect((await get(`/p/${slug}/impact/${item.id}?depth=5&direction=outgoing`)).status).toBe(200);
   });
 
+  it("shows each version's own content behind its link in the version list, saying which is old", async () => {
+    const v1 = await as(ops.svc_item_upsert, { project_id: slug, title: 'Backups nightly', body: 'Backups run at 02:00.' });
+    const v2 = await as(ops.svc_item_upsert, { project_id: slug, item_id: v1.id, body: 'Backups run at 03:00.' });
+    const v3 = await as(ops.svc_item_upsert, { project_id: slug, item_id: v2.id, title: 'Backups twice a day', body: 'Backups run at 03:00 and 15:00.' });
+    const page = async (path: string) => {
+      const html = await (await get(path)).text();
+      return {
+        title: /<h1>(.*?)<\/h1>/.exec(html)?.[1],
+        body: /<h2 id="body-h">Body<\/h2><div class="prose">([\s\S]*?)<\/div>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '').trim(),
+        old: html.includes('id="old-version"'),
+        links: [...html.slice(html.indexOf('id="chain-h"')).matchAll(/<li><a href="([^"]+)"[^>]*>v(\d+)<\/a>/g)].map((m) => [m[2], m[1] ?? ''] as const),
+      };
+    };
+    const current = await page(`/p/${slug}/items/${v3.id}`);
+    expect(current).toMatchObject({ title: 'Backups twice a day', body: 'Backups run at 03:00 and 15:00.', old: false });
+    // Every version link of the page, followed: its own title and body, and the old-version note but on the current one.
+    const seen = await Promise.all(current.links.map(async ([v, href]) => [v, await page(href)] as const));
+    expect(seen.map(([v, p]) => [v, p.title, p.body, p.old])).toEqual([
+      ['1', 'Backups nightly', 'Backups run at 02:00.', true],
+      ['2', 'Backups nightly', 'Backups run at 03:00.', true],
+      ['3', 'Backups twice a day', 'Backups run at 03:00 and 15:00.', false],
+    ]);
+    // The first version's id as a prefix names that version too.
+    expect(await page(`/p/${slug}/items/${v1.id.slice(0, 13)}`)).toMatchObject({ body: 'Backups run at 02:00.', old: true });
+  });
+
   it('says on the page when a list was cut: the item history, the inbox, the glossary groups and review queue', async () => {
     const { slug: cut } = await svc.seed('webcut');
     const CUTS = ['history-cut', 'inbox-cut', 'groups-cut', 'queue-cut'];
@@ -441,6 +467,13 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     await as(ops.glossary_group_add, { project_id: cut, name: 'Group 201' });
     await as(ops.glossary_term_propose, { project_id: cut, group: 'Terms', term: 'term 201' });
     expect(await notes()).toEqual(CUTS);
+    // The first version is now older than the 200 listed: its link shows the current version and says so.
+    const first = await (await get(`/p/${cut}/items/${item.id}`)).text();
+    expect({ unlisted: first.includes('id="version-unlisted"'), old: first.includes('id="old-version"'), current: first.includes('<p>v201</p>') }).toEqual({
+      unlisted: true,
+      old: false,
+      current: true,
+    });
   });
 
   it('says on the projects page when there are more projects than it lists', async () => {

@@ -223,15 +223,21 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   projectPage('/p/:project/items/:id', undefined, async (c, project) => {
     const ref = c.req.param('id') ?? '';
     // item_show answers the chain's head for the id of any of its versions (and refuses an unknown one).
-    const current = (await call(c, ops.item_show, { project_id: project.id, item_id: ref })).item;
+    const shown = await call(c, ops.item_show, { project_id: project.id, item_id: ref });
+    const current = shown.item;
     const history = await call(c, ops.item_history, {
       project_id: project.id,
       item_id: current.id,
     });
     const headId = history.head_id ?? current.id;
+    // A deleted item is left out of every traversal (svc_impact does not start from one): its page lists the links
+    // item_show keeps for it instead, the ones the Checks page reports as dangling.
+    const deleted = current.deleted_at !== null;
+    const neighbours = (direction: 'outgoing' | 'incoming') =>
+      deleted ? null : call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction }).then((r) => r.reachable);
     const [outgoing, incoming, targeting, stale] = await Promise.all([
-      call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'outgoing' }),
-      call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'incoming' }),
+      neighbours('outgoing'),
+      neighbours('incoming'),
       call(c, ops.qa_list, { project_id: project.id, item_id: headId, limit: 100 }),
       call(c, ops.svc_check, { project_id: project.id, rule: 'qa-passed-on-superseded-target' }),
     ]);
@@ -267,8 +273,11 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         entries={history.entries}
         historyCut={history.truncated}
         unlisted={unlisted}
-        outgoing={outgoing.reachable}
-        incoming={incoming.reachable}
+        links={
+          outgoing && incoming
+            ? { kind: 'live', outgoing, incoming }
+            : { kind: 'deleted', chainId: current.chain_id, links: shown.links, truncated: shown.truncated }
+        }
         qa={qa}
         compare={from && to && versions.length > 1 ? { from, to } : null}
       />,

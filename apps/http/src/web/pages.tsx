@@ -1,6 +1,16 @@
 // @jsxRuntime automatic
 // @jsxImportSource hono/jsx
-import { CAPTURE_MOVABLE_STATES, CAPTURE_STATES, MAX_IMPACT_DEPTH, type OutputOf, type ops, SEVERITIES, snippetParts, type TaskStatus } from '@svc/service';
+import {
+  CAPTURE_MOVABLE_STATES,
+  CAPTURE_STATES,
+  MAX_IMPACT_DEPTH,
+  type OutputOf,
+  type ops,
+  SEVERITIES,
+  shortId,
+  snippetParts,
+  type TaskStatus,
+} from '@svc/service';
 import { raw } from 'hono/html';
 import { DiffTable } from './diff.js';
 import { type GraphEdge, type GraphNode, ImpactGraph } from './graph.js';
@@ -13,6 +23,14 @@ export type System = OutputOf<typeof ops.project_show>['systems'][number];
 type Item = OutputOf<typeof ops.item_show>['item'];
 type Versions = OutputOf<typeof ops.item_history>;
 type Reached = OutputOf<typeof ops.svc_impact>['reachable'][number];
+type StoredLink = OutputOf<typeof ops.item_show>['links'][number];
+/**
+ * An item's links: for a live item its neighbours as svc_impact reaches them (live items, with titles); for a
+ * deleted one, which no traversal starts from, the links item_show keeps for it (the Checks page's dangling ones).
+ */
+export type ItemLinks =
+  | { kind: 'live'; outgoing: Reached[]; incoming: Reached[] }
+  | { kind: 'deleted'; chainId: string; links: StoredLink[]; truncated: boolean };
 type Impact = OutputOf<typeof ops.svc_impact>;
 export type Capture = OutputOf<typeof ops.capture_show>;
 type RuleResult = OutputOf<typeof ops.svc_check>['results'][number];
@@ -282,6 +300,20 @@ function LinkList(props: { slug: string; reached: Reached[]; empty: string }) {
   );
 }
 
+/** A deleted item's stored links, one direction: each names the other item by id (its title is not read here). */
+function StoredLinkList(props: { slug: string; links: StoredLink[]; other: (link: StoredLink) => string; empty: string }) {
+  if (props.links.length === 0) return <p class="muted">{props.empty}</p>;
+  return (
+    <ul>
+      {props.links.map((link) => (
+        <li>
+          <span class="tag">{link.link_type}</span> <a href={itemHref(props.slug, props.other(link))}>item {shortId(props.other(link))}</a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function contextText(context: Record<string, unknown>): string {
   return Object.keys(context).length === 0 ? '' : JSON.stringify(context, null, 2);
 }
@@ -297,8 +329,7 @@ export function ItemPage(props: {
   historyCut: boolean;
   /** The URL named a version older than those listed: `item` is the current one instead. */
   unlisted: boolean;
-  outgoing: Reached[];
-  incoming: Reached[];
+  links: ItemLinks;
   qa: { checks: { id: string; title: string; status: string; stale: boolean }[]; truncated: boolean; staleKnown: boolean };
   compare: { from: Item; to: Item } | null;
 }) {
@@ -330,9 +361,16 @@ export function ItemPage(props: {
           The link names a version older than the {props.versions.length} listed below, which this page cannot show: this is the current version.
         </p>
       ) : null}
-      <p>
-        <a href={projectPath(slug, `/impact/${encodeURIComponent(head.id)}`)}>Impact graph</a>
-      </p>
+      {head.deleted_at ? (
+        <p class="notice" id="deleted">
+          This item is deleted ({when(head.deleted_at)}): search, the brief, the work board and the impact graph leave it out.{' '}
+          <code>svc item restore {head.id} --project {slug}</code> brings it back.
+        </p>
+      ) : (
+        <p>
+          <a href={projectPath(slug, `/impact/${encodeURIComponent(head.id)}`)}>Impact graph</a>
+        </p>
+      )}
       <section aria-labelledby="body-h">
         <h2 id="body-h">Body</h2>
         {item.body ? <Markdown text={item.body} /> : <p class="muted">(no body)</p>}
@@ -393,10 +431,16 @@ export function ItemPage(props: {
       </section>
       <section aria-labelledby="links-h">
         <h2 id="links-h">Links</h2>
-        <h3>Out (this item → others)</h3>
-        <LinkList slug={slug} reached={props.outgoing} empty="No links out." />
-        <h3>In (others → this item)</h3>
-        <LinkList slug={slug} reached={props.incoming} empty="No links in." />
+        {props.links.kind === 'live' ? (
+          <>
+            <h3>Out (this item → others)</h3>
+            <LinkList slug={slug} reached={props.links.outgoing} empty="No links out." />
+            <h3>In (others → this item)</h3>
+            <LinkList slug={slug} reached={props.links.incoming} empty="No links in." />
+          </>
+        ) : (
+          <DeletedLinks slug={slug} {...props.links} />
+        )}
       </section>
       <section aria-labelledby="qa-h">
         <h2 id="qa-h">QA checks targeting it</h2>
@@ -419,6 +463,23 @@ export function ItemPage(props: {
         ) : null}
       </section>
     </Layout>
+  );
+}
+
+function DeletedLinks(props: { slug: string; chainId: string; links: StoredLink[]; truncated: boolean }) {
+  const { slug, chainId } = props;
+  return (
+    <>
+      <p class="muted">
+        The links of a deleted item are kept (the Checks page reports them as dangling): remove them with <code>svc link remove</code>, or
+        restore the item.
+      </p>
+      <h3>Out (this item → others)</h3>
+      <StoredLinkList slug={slug} links={props.links.filter((l) => l.from_chain_id === chainId)} other={(l) => l.to_chain_id} empty="No links out." />
+      <h3>In (others → this item)</h3>
+      <StoredLinkList slug={slug} links={props.links.filter((l) => l.to_chain_id === chainId)} other={(l) => l.from_chain_id} empty="No links in." />
+      {props.truncated ? <Cut id="links-cut">{`More links touch it than the ${props.links.length} listed here.`}</Cut> : null}
+    </>
   );
 }
 

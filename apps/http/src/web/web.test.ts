@@ -414,6 +414,32 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect((await get(`/p/${slug}/impact/${item.id}?depth=5&direction=outgoing`)).status).toBe(200);
   });
 
+  it("opens a deleted item's page from the Checks page's dangling-link finding: it says it is deleted and lists its links and checks", async () => {
+    const { slug: gone } = await svc.seed('webdel');
+    const old = await as(ops.svc_item_upsert, { project_id: gone, title: 'Legacy CSV export', body: 'Exports run nightly.' });
+    const user = await as(ops.svc_item_upsert, { project_id: gone, title: 'Finance dashboard', body: 'Reads the export.', links: [{ type: 'depends', target_id: old.id }] });
+    await as(ops.svc_qa_add, { project_id: gone, title: 'Export totals match the ledger', target_item_ids: [old.id] });
+    await as(ops.item_delete, { project_id: gone, item_id: old.id });
+
+    const checks = await (await get(`/p/${gone}/checks`)).text();
+    const finding = checks.slice(checks.indexOf('id="rule-dangling-link"'), checks.indexOf('</section>', checks.indexOf('id="rule-dangling-link"')));
+    const hrefs = [...finding.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1] ?? '');
+    expect(hrefs).toContain(`/p/${gone}/items/${old.id}`);
+    for (const href of hrefs) expect({ href, status: (await get(href)).status }).toEqual({ href, status: 200 });
+
+    const html = await (await get(`/p/${gone}/items/${old.id}`)).text();
+    expect(/<h1>(.*?)<\/h1>/.exec(html)?.[1]).toBe('Legacy CSV export');
+    expect(html).toContain('id="deleted"');
+    expect(html).toContain(`svc item restore ${old.id}`);
+    // No impact graph: svc_impact starts from no deleted item.
+    expect(html).not.toContain(`/p/${gone}/impact/`);
+    const links = html.slice(html.indexOf('id="links-h"'), html.indexOf('</section>', html.indexOf('id="links-h"')));
+    const incoming = links.slice(links.indexOf('In (others'));
+    expect(incoming).toContain(`<a href="/p/${gone}/items/${user.id}">item ${user.id.slice(0, 8)}</a>`);
+    const qa = html.slice(html.indexOf('id="qa-h"'));
+    expect(qa).toContain('Export totals match the ledger');
+  });
+
   it("shows each version's own content behind its link in the version list, saying which is old", async () => {
     const v1 = await as(ops.svc_item_upsert, { project_id: slug, title: 'Backups nightly', body: 'Backups run at 02:00.' });
     const v2 = await as(ops.svc_item_upsert, { project_id: slug, item_id: v1.id, body: 'Backups run at 03:00.' });

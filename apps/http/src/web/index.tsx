@@ -28,6 +28,8 @@ import {
   HomePage,
   ImpactPage,
   InboxPage,
+  type InboxKind,
+  inboxPath,
   ItemPage,
   type Project,
   ProjectsPage,
@@ -36,7 +38,7 @@ import {
   type System,
   WorkPage,
 } from './pages.js';
-import { formToken, isWebFormPost, pageHeaders, sameOrigin, TOKEN_FIELD, tokenMatches } from './security.js';
+import { formToken, isWebFormPost, pageHeaders, sameOrigin, TOKEN_FIELD, tokenMatches, WEB_FORM_PREFIXES } from './security.js';
 import { STATIC } from './static.js';
 
 export { isWebFormPost } from './security.js';
@@ -130,7 +132,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
 
   // ---- the guard of every form post: same origin (hono's csrf), a form body, and the token ----
   const sameOriginOnly = csrf({ origin: sameOrigin, secFetchSite: 'same-origin' });
-  app.post('/p/*', async (c, next) => {
+  const guard = async (c: C, next: () => Promise<void>) => {
     const refuse = (message: string) =>
       render(c, <ErrorPage ctx={{ actor: undefined, token: '' }} title="Refused" message={message} />, 403);
     try {
@@ -149,7 +151,8 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     const form = await c.req.parseBody();
     if (!tokenMatches(c, form[TOKEN_FIELD])) return refuse('The form token is missing or does not match: reload the page and send the form again.');
     return next();
-  });
+  };
+  for (const prefix of WEB_FORM_PREFIXES) app.post(`${prefix}*`, guard);
 
   const field = async (c: C, name: string): Promise<string> => {
     const value = (await c.req.parseBody())[name];
@@ -330,78 +333,129 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     );
   });
 
-  const listCaptures = (c: C, project: ProjectInfo, state: CaptureState) =>
-    call(c, ops.svc_capture_list, {
-      project_id: project.id,
-      review_state: state,
-      include_discarded: state === 'discarded',
-      include_redacted: state === 'redacted',
-      limit: 200,
+  // ---- the capture inboxes: a project's at /p/{project}/inbox, the shared one (captures of no project) at /inbox ----
+  /** The inbox a URL names: its project's when it names one, else the shared inbox. */
+  interface Inbox {
+    /** Undefined: the shared inbox. */
+    project: ProjectInfo | undefined;
+    kind: InboxKind;
+    nav: Partial<PageContext>;
+  }
+  const inboxOf = async (c: C): Promise<Inbox> => {
+    if (c.req.param('project') === undefined) {
+      // The shared inbox's promote form names the project; the list also names the project of a promoted capture.
+      const { projects, truncated } = await call(c, ops.project_list, { limit: 200 });
+      return { project: undefined, kind: { kind: 'shared', projects, projectsCut: truncated }, nav: { section: 'shared-inbox' } };
+    }
+    const project = await projectOf(c);
+    return { project, kind: { kind: 'project', slug: project.slug }, nav: nav(project, 'inbox') };
+  };
+
+  const listCaptures = (c: C, inbox: Inbox, state: CaptureState) => {
+    const filters = { review_state: state, include_discarded: state === 'discarded', include_redacted: state === 'redacted', limit: 200 };
+    return inbox.project ? call(c, ops.svc_capture_list, { project_id: inbox.project.id, ...filters }) : call(c, ops.inbox_list, filters);
+  };
+
+  /** The capture the URL names, read by id in the URL's inbox only: one of another project (or of another inbox) is not found here. */
+  const captureOf = (c: C, inbox: Inbox) => {
+    const capture_id = c.req.param('capture') ?? '';
+    return inbox.project ? call(c, ops.capture_show, { project_id: inbox.project.id, capture_id }) : call(c, ops.inbox_show, { capture_id });
+  };
+
+  /** A page of an inbox: a refusal becomes the error page in the inbox's navigation, with a link back to it. */
+  const inboxPage = (path: string, page: (c: C, inbox: Inbox) => Promise<Response>) =>
+    app.get(path, async (c) => {
+      let inbox: Inbox | undefined;
+      try {
+        inbox = await inboxOf(c);
+        return await page(c, inbox);
+      } catch (error) {
+        return fail(c, error, inbox?.nav ?? {}, inbox ? inboxPath(inbox.kind) : undefined);
+      }
     });
 
-  projectPage('/p/:project/inbox', 'inbox', async (c, project) => {
-    const wanted = c.req.query('state');
-    const state = CAPTURE_STATES.find((s) => s === wanted) ?? 'inbox';
-    const [{ captures, truncated }, { types }] = await Promise.all([listCaptures(c, project, state), call(c, ops.type_list, {})]);
-    // Tasks need an open work unit and QA checks their own tools: promotion offers the other types.
-    const promotable = types.map((t) => t.key).filter((k) => k !== 'task' && k !== 'qa_check');
-    return render(c, <InboxPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} state={state} captures={captures} truncated={truncated} types={promotable} />);
-  });
+  /** An inbox's form action: run the write, then back to the inbox (Post/Redirect/Get), or to where `run` says. */
+  const inboxAction = (path: string, run: (c: C, inbox: Inbox, capture: string) => Promise<string>) =>
+    app.post(path, async (c) => {
+      let inbox: Inbox | undefined;
+      try {
+        inbox = await inboxOf(c);
+        // The id of the capture the URL names, once it is known to be in the URL's inbox.
+        const capture = (await captureOf(c, inbox)).id;
+        return c.redirect(await run(c, inbox, capture), 303);
+      } catch (error) {
+        return fail(c, error, inbox?.nav ?? {}, inbox ? inboxPath(inbox.kind) : '/');
+      }
+    });
 
-  /** The capture the URL names, read by id; one of another project (or of the shared inbox) is not found here. */
-  const captureOf = (c: C, project: ProjectInfo) =>
-    call(c, ops.capture_show, { project_id: project.id, capture_id: c.req.param('capture') ?? '' });
+  const done = (inbox: Inbox, what: string) => `${inboxPath(inbox.kind)}?done=${what}`;
 
-  projectPage('/p/:project/inbox/:capture/redact', 'inbox', async (c, project) => {
-    const capture = await captureOf(c, project);
-    // What the redaction would be refused for (already redacted) is refused now, in the capture table's words.
-    captureTransition(capture, 'redact');
-    let promotedTitle: string | undefined;
-    if (capture.promoted_item_id) {
-      promotedTitle = (await call(c, ops.item_show, { project_id: project.id, item_id: capture.promoted_item_id })).item.title;
-    }
-    return render(c, <RedactConfirmPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} capture={capture} promotedTitle={promotedTitle} />);
-  }, (project) => projectPath(project.slug, '/inbox'));
+  for (const base of ['/p/:project/inbox', '/inbox']) {
+    inboxPage(base, async (c, inbox) => {
+      const wanted = c.req.query('state');
+      const state = CAPTURE_STATES.find((s) => s === wanted) ?? 'inbox';
+      const [{ captures, truncated }, { types }] = await Promise.all([listCaptures(c, inbox, state), call(c, ops.type_list, {})]);
+      // Tasks need an open work unit and QA checks their own tools: promotion offers the other types.
+      const promotable = types.map((t) => t.key).filter((k) => k !== 'task' && k !== 'qa_check');
+      return render(
+        c,
+        <InboxPage ctx={pageContext(c, inbox.nav)} inbox={inbox.kind} state={state} captures={captures} truncated={truncated} types={promotable} />,
+      );
+    });
+
+    inboxPage(`${base}/:capture/redact`, async (c, inbox) => {
+      const capture = await captureOf(c, inbox);
+      // What the redaction would be refused for (already redacted) is refused now, in the capture table's words.
+      captureTransition(capture, 'redact');
+      let promotedTitle: string | undefined;
+      if (capture.promoted_item_id) {
+        // A capture of the shared inbox may have gone into any project: its item is read by id alone.
+        promotedTitle = (await call(c, ops.item_show, { project_id: inbox.project?.id, item_id: capture.promoted_item_id })).item.title;
+      }
+      return render(c, <RedactConfirmPage ctx={pageContext(c, inbox.nav)} inbox={inbox.kind} capture={capture} promotedTitle={promotedTitle} />);
+    });
+
+    inboxAction(`${base}/:capture/annotate`, async (c, inbox, capture_id) => {
+      const summary = await field(c, 'summary');
+      const sensitivity = await field(c, 'sensitivity_hint');
+      await call(c, ops.svc_capture_annotate, {
+        capture_id,
+        summary: summary.trim() === '' ? null : summary,
+        sensitivity_hint: sensitivity.trim() === '' ? null : sensitivity.trim(),
+      });
+      return done(inbox, 'annotated');
+    });
+    inboxAction(`${base}/:capture/state`, async (c, inbox, capture_id) => {
+      await call(c, ops.svc_capture_set_state, { capture_id, review_state: await field(c, 'review_state') });
+      return done(inbox, 'state');
+    });
+    inboxAction(`${base}/:capture/discard`, async (c, inbox, capture_id) => {
+      await call(c, ops.svc_capture_discard, { capture_id });
+      return done(inbox, 'discarded');
+    });
+    inboxAction(`${base}/:capture/redact`, async (c, inbox, capture_id) => {
+      await call(c, ops.svc_capture_redact, { capture_id });
+      return done(inbox, 'redacted');
+    });
+    inboxAction(`${base}/:capture/promote`, async (c, inbox, capture_id) => {
+      // A project's capture goes into its project; one of the shared inbox into the project its form names (a slug;
+      // the operation refuses a missing or unknown one, naming project_id).
+      const into = inbox.project?.slug ?? (await field(c, 'project_id')).trim();
+      const promoted = await call(c, ops.svc_capture_promote, {
+        capture_id,
+        project_id: into,
+        title: await field(c, 'title'),
+        item_type: await field(c, 'item_type'),
+        body: await field(c, 'body'),
+        // Research needs one (the operation names source_url when it is missing); any other type may carry one.
+        source_url: (await field(c, 'source_url')).trim() || undefined,
+      });
+      const itemId = promoted.item_id;
+      return itemId ? `${projectPath(into, `/items/${encodeURIComponent(itemId)}`)}?done=promoted` : done(inbox, 'promoted');
+    });
+  }
 
   const back = (project: ProjectInfo, path: string, done: string) => `${projectPath(project.slug, path)}?done=${done}`;
-  /** The id of the capture the URL names, once it is known to be filed under the URL's project. */
-  const captureId = async (c: C, project: ProjectInfo) => (await captureOf(c, project)).id;
-
-  action('/p/:project/inbox/:capture/annotate', async (c, project) => {
-    const summary = await field(c, 'summary');
-    const sensitivity = await field(c, 'sensitivity_hint');
-    await call(c, ops.svc_capture_annotate, {
-      capture_id: await captureId(c, project),
-      summary: summary.trim() === '' ? null : summary,
-      sensitivity_hint: sensitivity.trim() === '' ? null : sensitivity.trim(),
-    });
-    return back(project, '/inbox', 'annotated');
-  }, '/inbox');
-  action('/p/:project/inbox/:capture/state', async (c, project) => {
-    await call(c, ops.svc_capture_set_state, { capture_id: await captureId(c, project), review_state: await field(c, 'review_state') });
-    return back(project, '/inbox', 'state');
-  }, '/inbox');
-  action('/p/:project/inbox/:capture/discard', async (c, project) => {
-    await call(c, ops.svc_capture_discard, { capture_id: await captureId(c, project) });
-    return back(project, '/inbox', 'discarded');
-  }, '/inbox');
-  action('/p/:project/inbox/:capture/redact', async (c, project) => {
-    await call(c, ops.svc_capture_redact, { capture_id: await captureId(c, project) });
-    return back(project, '/inbox', 'redacted');
-  }, '/inbox');
-  action('/p/:project/inbox/:capture/promote', async (c, project) => {
-    const promoted = await call(c, ops.svc_capture_promote, {
-      capture_id: await captureId(c, project),
-      project_id: project.id,
-      title: await field(c, 'title'),
-      item_type: await field(c, 'item_type'),
-      body: await field(c, 'body'),
-      // Research needs one (the operation names source_url when it is missing); any other type may carry one.
-      source_url: (await field(c, 'source_url')).trim() || undefined,
-    });
-    const itemId = promoted.item_id;
-    return itemId ? `${projectPath(project.slug, `/items/${encodeURIComponent(itemId)}`)}?done=promoted` : back(project, '/inbox', 'promoted');
-  }, '/inbox');
 
   projectPage('/p/:project/glossary', 'glossary', async (c, project) => {
     const [list, queue] = await Promise.all([

@@ -600,13 +600,76 @@ export function WorkPage(props: {
   );
 }
 
-export function InboxPage(props: { ctx: PageContext; slug: string; state: string; captures: Capture[]; truncated: boolean; types: string[] }) {
-  const { ctx, slug } = props;
-  const action = (capture: Capture, verb: string) => projectPath(slug, `/inbox/${encodeURIComponent(capture.id)}/${verb}`);
+/**
+ * Which inbox a page shows: a project's (the captures filed under it) or the shared one (the captures of no
+ * project, docs/decisions/0025), whose promote form asks which project the item goes into.
+ */
+export type InboxKind = { kind: 'project'; slug: string } | { kind: 'shared'; projects: Project[]; projectsCut: boolean };
+
+/** The path of an inbox page, or of an action on one of its captures. */
+export function inboxPath(inbox: InboxKind, capture?: string, verb?: string): string {
+  const base = inbox.kind === 'project' ? projectPath(inbox.slug, '/inbox') : '/inbox';
+  return capture === undefined ? base : `${base}/${encodeURIComponent(capture)}/${verb ?? ''}`;
+}
+
+/** The page of the item a capture was promoted into: in the inbox's project, or in the one the shared inbox names. */
+function promotedHref(inbox: InboxKind, capture: Capture & { promoted_project_id?: string | null }): string | undefined {
+  if (!capture.promoted_item_id) return undefined;
+  if (inbox.kind === 'project') return itemHref(inbox.slug, capture.promoted_item_id);
+  if (!capture.promoted_project_id) return undefined;
+  // A project past the listed ones is named by its id, which /p/ takes as well as a slug.
+  const slug = inbox.projects.find((p) => p.id === capture.promoted_project_id)?.slug ?? capture.promoted_project_id;
+  return itemHref(slug, capture.promoted_item_id);
+}
+
+/** The shared inbox's promote form names the project: a choice of the listed ones, or (more than listed) a slug to type. */
+function ProjectField(props: { id: string; projects: Project[]; cut: boolean }) {
+  return props.cut ? (
+    <>
+      <label for={props.id}>Project (slug)</label>
+      <input id={props.id} type="text" name="project_id" required list="project-slugs" data-key="promote" />
+    </>
+  ) : (
+    <>
+      <label for={props.id}>Project</label>
+      <select id={props.id} name="project_id" required data-key="promote">
+        <option value="">choose a project</option>
+        {props.projects.map((p) => (
+          <option value={p.slug}>{p.name === p.slug ? p.slug : `${p.name} (${p.slug})`}</option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+export function InboxPage(props: {
+  ctx: PageContext;
+  inbox: InboxKind;
+  state: string;
+  captures: (Capture & { promoted_project_id?: string | null })[];
+  truncated: boolean;
+  types: string[];
+}) {
+  const { ctx, inbox } = props;
+  const action = (capture: Capture, verb: string) => inboxPath(inbox, capture.id, verb);
+  const shared = inbox.kind === 'shared';
   return (
-    <Layout ctx={ctx} title="Inbox">
-      <h1>Capture inbox</h1>
-      <form method="get" action={projectPath(slug, '/inbox')} class="actions">
+    <Layout ctx={ctx} title={shared ? 'Shared inbox' : 'Inbox'}>
+      <h1>{shared ? 'Shared inbox' : 'Capture inbox'}</h1>
+      {shared ? (
+        <p class="muted">
+          Captures filed under no project (svc_capture_add without project_id). Promoting one makes an item of the project you choose; a
+          capture filed under a project is triaged in that project's inbox.
+        </p>
+      ) : null}
+      {inbox.kind === 'shared' && inbox.projectsCut && ctx.actor ? (
+        <datalist id="project-slugs">
+          {inbox.projects.map((p) => (
+            <option value={p.slug} />
+          ))}
+        </datalist>
+      ) : null}
+      <form method="get" action={inboxPath(inbox)} class="actions">
         <label for="state">Show</label>
         <select id="state" name="state">
           <Options values={CAPTURE_STATES} selected={props.state} />
@@ -645,7 +708,8 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
             ) : null}
             {capture.promoted_item_id ? (
               <p>
-                Promoted to <a href={itemHref(slug, capture.promoted_item_id)}>an item</a>.
+                Promoted to{' '}
+                {promotedHref(inbox, capture) ? <a href={promotedHref(inbox, capture)}>an item</a> : <>an item ({shortId(capture.promoted_item_id)})</>}.
               </p>
             ) : null}
             {ctx.actor && capture.review_state !== 'redacted' ? (
@@ -678,8 +742,9 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
                     <summary>Promote to an item</summary>
                     <form method="post" action={action(capture, 'promote')} class="stack">
                       <Token ctx={ctx} />
+                      {inbox.kind === 'shared' ? <ProjectField id={`proj-${capture.id}`} projects={inbox.projects} cut={inbox.projectsCut} /> : null}
                       <label for={`title-${capture.id}`}>Title</label>
-                      <input id={`title-${capture.id}`} type="text" name="title" required data-key="promote" />
+                      <input id={`title-${capture.id}`} type="text" name="title" required data-key={shared ? undefined : 'promote'} />
                       <label for={`type-${capture.id}`}>Type</label>
                       <select id={`type-${capture.id}`} name="item_type" data-type-select>
                         {props.types.map((t) => (
@@ -718,8 +783,8 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
   );
 }
 
-export function RedactConfirmPage(props: { ctx: PageContext; slug: string; capture: Capture; promotedTitle: string | undefined }) {
-  const { ctx, capture, slug } = props;
+export function RedactConfirmPage(props: { ctx: PageContext; inbox: InboxKind; capture: Capture; promotedTitle: string | undefined }) {
+  const { ctx, capture, inbox } = props;
   return (
     <Layout ctx={ctx} title="Redact capture">
       <h1>Redact this capture?</h1>
@@ -739,12 +804,12 @@ export function RedactConfirmPage(props: { ctx: PageContext; slug: string; captu
       </ul>
       <pre>{capture.text}</pre>
       {ctx.actor ? (
-        <form method="post" action={projectPath(slug, `/inbox/${encodeURIComponent(capture.id)}/redact`)} class="actions">
+        <form method="post" action={inboxPath(inbox, capture.id, 'redact')} class="actions">
           <Token ctx={ctx} />
           <button type="submit" class="danger">
             Redact for good
           </button>
-          <a href={projectPath(slug, '/inbox')}>Cancel</a>
+          <a href={inboxPath(inbox)}>Cancel</a>
         </form>
       ) : null}
     </Layout>

@@ -230,6 +230,61 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect((await get(`/p/${other}/inbox/${foreign}/redact`)).status).toBe(200);
   });
 
+  it('lists the shared inbox (captures of no project) on a page of its own, linked from the projects page, and triages it there', async () => {
+    const loose = (await as(ops.svc_capture_add, { text: 'Shared note: rotate the signing keys yearly.' })).id;
+    const filed = (await as(ops.svc_capture_add, { project_id: other, text: 'Filed note: only for the other project.' })).id;
+    expect(await (await get('/')).text()).toContain('<a href="/inbox">Shared inbox</a>');
+    const page = await (await get('/inbox')).text();
+    expect(page).toContain('Shared note: rotate the signing keys yearly.');
+    expect(page).not.toContain('Filed note');
+    // It is in no project's inbox.
+    expect(await (await get(`/p/${slug}/inbox`)).text()).not.toContain('Shared note');
+
+    // The same triage as a project's inbox: annotate, set state, and the redact confirmation.
+    const annotated = await post(`/inbox/${loose}/annotate`, { summary: 'Key rotation', sensitivity_hint: 'internal' });
+    expect({ status: annotated.status, location: annotated.headers.get('location') }).toEqual({ status: 303, location: '/inbox?done=annotated' });
+    const moved = await post(`/inbox/${loose}/state`, { review_state: 'review' });
+    expect(moved.headers.get('location')).toBe('/inbox?done=state');
+    expect(await as(ops.inbox_show, { capture_id: loose })).toMatchObject({ summary: 'Key rotation', sensitivity_hint: 'internal', review_state: 'review' });
+    expect(await (await get('/inbox?state=review')).text()).toContain('Shared note: rotate the signing keys yearly.');
+    const confirm = await get(`/inbox/${loose}/redact`);
+    expect(confirm.status).toBe(200);
+    expect(await confirm.text()).toContain(`action="/inbox/${loose}/redact"`);
+
+    // A capture filed under a project is not the shared inbox's: 404, and left alone.
+    expect((await post(`/inbox/${filed}/annotate`, { summary: 'Hijacked' })).status).toBe(404);
+    expect((await get(`/inbox/${filed}/redact`)).status).toBe(404);
+    expect(await capture(filed)).toMatchObject({ summary: null });
+    // The form guard covers these posts too: no token, no write.
+    const forged = await fetch(`${server.url}/inbox/${loose}/discard`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
+      body: '',
+    });
+    expect(forged.status).toBe(403);
+
+    // Promoting asks for the project: the item is made there, and the capture links to it.
+    const form = await (await get('/inbox?state=review')).text();
+    expect(form).toMatch(new RegExp(`<select id="proj-${loose}" name="project_id" required=""`));
+    const promoted = await post(`/inbox/${loose}/promote`, { project_id: slug, title: 'Rotate signing keys yearly', item_type: 'policy', body: '' });
+    expect(promoted.status).toBe(303);
+    const location = promoted.headers.get('location') ?? '';
+    expect(location).toMatch(new RegExp(`^/p/${slug}/items/[0-9a-f-]+\\?done=promoted$`));
+    const itemId = /\/items\/([^?]+)/.exec(location)?.[1] ?? '';
+    expect((await as(ops.item_show, { project_id: slug, item_id: itemId })).item).toMatchObject({ item_type: 'policy', title: 'Rotate signing keys yearly' });
+    expect(await (await get('/inbox?state=promoted')).text()).toContain(`Promoted to <a href="/p/${slug}/items/${itemId}">an item</a>`);
+  });
+
+  it('promotes from the shared inbox only into a project the form names, naming project_id otherwise', async () => {
+    const loose = (await as(ops.svc_capture_add, { text: 'Shared note without a project chosen.' })).id;
+    for (const project_id of ['', 'no-such-project']) {
+      const refused = await post(`/inbox/${loose}/promote`, { project_id, title: 'Orphan', item_type: 'knowledge', body: '' });
+      const html = await refused.text();
+      expect({ project_id, status: refused.status, names: /role="alert">project_id: /.test(html) }).toEqual({ project_id, status: 400, names: true });
+    }
+    expect(await as(ops.inbox_show, { capture_id: loose })).toMatchObject({ review_state: 'inbox' });
+  });
+
   it('promotes a capture to research with its source_url, and names source_url when it is missing', async () => {
     const id = (await as(ops.svc_capture_add, { project_id: slug, text: 'PG 17 ships incremental backups.' })).id;
     const page = await (await get(`/p/${slug}/inbox`)).text();

@@ -54,6 +54,8 @@ import { setup } from './operations/setup.js';
 import { storagePurge } from './operations/storage-purge.js';
 import { systemAdd } from './operations/system-add.js';
 import { inboxExport } from './operations/inbox-export.js';
+import { inboxList } from './operations/inbox-list.js';
+import { inboxShow } from './operations/inbox-show.js';
 import { projectExport } from './operations/project-export.js';
 import { projectImport } from './operations/project-import.js';
 import { taskAdd } from './operations/task-add.js';
@@ -97,6 +99,8 @@ const operations = [
   captureRedact,
   capturePromote,
   captureShow,
+  inboxList,
+  inboxShow,
   ideaAdd,
   ideaList,
   ideaSearch,

@@ -71,16 +71,23 @@ async function findCapture(db: Kysely<Database>, id: string): Promise<Capture> {
   return toCapture(row);
 }
 
-/** The id of the one capture a reference (id or prefix) names: not_found or ambiguous_id otherwise. */
-async function resolveCaptureId(db: Kysely<Database>, ref: IdRef, projectId?: string): Promise<string> {
+/**
+ * The id of the one capture a reference (id or prefix) names: not_found or ambiguous_id otherwise. `projectId`
+ * narrows the search to the captures filed under that project, or (null) to the shared inbox's.
+ */
+async function resolveCaptureId(db: Kysely<Database>, ref: IdRef, projectId?: string | null): Promise<string> {
   let query = db.selectFrom('captures').select('id').where(idMatches('id', ref));
-  if (projectId !== undefined) query = query.where('project_id', '=', projectId);
+  if (projectId === null) query = query.where('project_id', 'is', null);
+  else if (projectId !== undefined) query = query.where('project_id', '=', projectId);
   const rows = await query.limit(10).execute();
   return onlyMatch(rows, 'capture', ref, (r) => ({ id: r.id, label: 'capture' })).id;
 }
 
-/** Resolve a capture reference among the captures filed under a project and read it, without a lock (a read). */
-export async function resolveCapture(db: Kysely<Database>, ref: IdRef, projectId: string): Promise<Capture> {
+/**
+ * Resolve a capture reference among the captures filed under a project, or (null) among those of the shared
+ * inbox, and read it, without a lock (a read).
+ */
+export async function resolveCapture(db: Kysely<Database>, ref: IdRef, projectId: string | null): Promise<Capture> {
   return findCapture(db, await resolveCaptureId(db, ref, projectId));
 }
 
@@ -145,8 +152,8 @@ export async function recordPromotion(
 }
 
 export interface CaptureFilter {
-  /** Only the captures filed under this project; undefined: every capture, filed or not. */
-  project_id?: string | undefined;
+  /** Only the captures filed under this project; null: only the shared inbox's; undefined: every capture. */
+  project_id?: string | null | undefined;
   review_state?: CaptureState | undefined;
   include_discarded: boolean;
   include_redacted: boolean;
@@ -156,7 +163,8 @@ export interface CaptureFilter {
 /** Captures newest first (or by rank for a query); `limit + 1` read so callers can tell if it was cut. */
 export async function listCaptures(db: Kysely<Database>, f: CaptureFilter, limit: number): Promise<(Capture & { rank?: number })[]> {
   let query = captureQuery(db);
-  if (f.project_id !== undefined) query = query.where('c.project_id', '=', f.project_id);
+  if (f.project_id === null) query = query.where('c.project_id', 'is', null);
+  else if (f.project_id !== undefined) query = query.where('c.project_id', '=', f.project_id);
   if (f.review_state !== undefined) {
     query = query.where('c.review_state', '=', f.review_state);
   } else {
@@ -178,4 +186,11 @@ export async function listCaptures(db: Kysely<Database>, f: CaptureFilter, limit
   }
   const rows = await query.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(limit + 1).execute();
   return rows.map(toCapture);
+}
+
+/** The project each of these captures was promoted into, by capture id (a capture not promoted is absent). */
+export async function promotionProjects(db: Kysely<Database>, captureIds: string[]): Promise<Map<string, string>> {
+  if (captureIds.length === 0) return new Map();
+  const rows = await db.selectFrom('capture_promotions').select(['capture_id', 'project_id']).where('capture_id', 'in', captureIds).execute();
+  return new Map(rows.map((r) => [r.capture_id, r.project_id]));
 }

@@ -89,6 +89,7 @@ export {
   insertCapture,
   listCaptures,
   lockCapture,
+  promotionProjects,
   REDACTED,
   recordPromotion,
   redactCapture,

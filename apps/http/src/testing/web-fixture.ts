@@ -91,6 +91,10 @@ export async function seedWebFixture(service: Service): Promise<WebFixture> {
   const capture = await as(ops.svc_capture_add, { project_id: slug, text: 'The billing team wants invoices exported as CSV every month.' });
   await as(ops.svc_capture_add, { project_id: slug, text: 'Old token sk-live-1234 pasted by mistake.' });
   await as(ops.svc_capture_add, { project_id: slug, text: 'Duplicate: CSV export of invoices, asked again.' });
+  // The shared inbox: captures filed under no project.
+  const shared = await as(ops.svc_capture_add, { text: 'Someone asked whether invoices also need a PDF copy.' });
+  await as(ops.svc_capture_annotate, { capture_id: shared.id, summary: 'PDF invoices?' });
+  await as(ops.svc_capture_add, { text: 'Try the new staging database before Friday.' });
   await as(ops.glossary_group_add, { project_id: slug, name: 'Billing' });
   await as(ops.glossary_term_add, { project_id: slug, group: 'Billing', term: 'invoice' });
   const term = await as(ops.glossary_term_propose, { project_id: slug, group: 'Billing', term: 'credit note' });

@@ -19,6 +19,8 @@ const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for the browser tests`);
 
 const SCREENSHOTS = resolve(import.meta.dirname, '../../../../docs/screenshots');
+/** Stored text that would run if it were ever markup: the shared inbox's capture in the XSS test. */
+const XSS_TEXT = '<script>window.__xss=1;alert(1)</script> <img src=x onerror="window.__xss=2;alert(2)"> [x](javascript:window.__xss=4)';
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const ARGS = [
   '--headless',
@@ -94,6 +96,7 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
       ['redact', `/p/${fixture.slug}/inbox/${fixture.captureId}/redact`],
       ['glossary', `/p/${fixture.slug}/glossary`],
       ['checks', `/p/${fixture.slug}/checks`],
+      ['shared-inbox', '/inbox'],
     ];
     const found: Record<string, string[]> = {};
     for (const [name, path] of pages) {
@@ -193,6 +196,29 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
     await page.close();
   });
 
+  it('triages the shared inbox: p opens the promote form at its project choice, and the item is made in that project', async () => {
+    const page = await open('/inbox');
+    expect(await page.getByText('Someone asked whether invoices also need a PDF copy.').count()).toBe(1);
+    const capture = page.locator('[data-nav] > li', { hasText: 'Try the new staging database' });
+    for (let i = 0; i < 5 && !(await capture.evaluate((li) => li.classList.contains('current'))); i++) await page.keyboard.press('j');
+    await page.keyboard.press('p');
+    const project = capture.getByLabel('Project', { exact: true });
+    expect(await project.evaluate((el) => el.matches(':focus'))).toBe(true);
+    // Without a project chosen the browser does not send the form.
+    await capture.getByLabel('Title', { exact: true }).fill('Test on staging first');
+    await capture.getByRole('button', { name: 'Promote' }).click();
+    expect(await capture.locator('select[name="project_id"]:invalid').count()).toBe(1);
+    await project.selectOption(fixture.slug);
+    await capture.getByRole('button', { name: 'Promote' }).click();
+    await page.waitForURL(new RegExp(`/p/${fixture.slug}/items/.*done=promoted`));
+    expect(await page.locator('h1').textContent()).toBe('Test on staging first');
+    await page.goto(`${base}/inbox?state=promoted`);
+    await page.locator('[data-nav] > li', { hasText: 'Try the new staging database' }).getByRole('link', { name: 'an item' }).click();
+    await page.waitForURL(new RegExp(`/p/${fixture.slug}/items/`));
+    expect(await page.locator('h1').textContent()).toBe('Test on staging first');
+    await page.close();
+  });
+
   it('shows the promote form its source_url field only while the type is research, and promotes to research with it', async () => {
     const add = async (text: string) =>
       ((await service.call(ops.svc_capture_add, { project_id: fixture.slug, text }, { source: 'test', actorId: fixture.actorId })) as { id: string }).id;
@@ -288,6 +314,13 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
   });
 
   it('keeps stored XSS payloads inert on every page, even with the Content-Security-Policy bypassed', async () => {
+    // A capture of the shared inbox, every field a payload (added here: the shared inbox is every project's).
+    const shared = (await service.call(ops.svc_capture_add, { text: XSS_TEXT }, { source: 'test', actorId: fixture.actorId })) as { id: string };
+    await service.call(
+      ops.svc_capture_annotate,
+      { capture_id: shared.id, summary: XSS_TEXT, sensitivity_hint: '<img src=x onerror="window.__xss=2">', signals: { x: XSS_TEXT } },
+      { source: 'test', actorId: fixture.actorId },
+    );
     const hostile = await browser.newContext({ bypassCSP: true });
     const dialogs: string[] = [];
     const slug = fixture.xssSlug;
@@ -306,6 +339,8 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
       `/p/${slug}/inbox`,
       `/p/${slug}/glossary`,
       `/p/${slug}/checks`,
+      '/inbox',
+      `/inbox/${shared.id}/redact`,
     ];
     const firstItem = itemHrefs[0]!.split('/').at(-1)!;
     paths.push(`/p/${slug}/impact/${firstItem}?depth=5&direction=incoming`, `/p/${slug}/impact/${firstItem}?depth=5&direction=outgoing`);

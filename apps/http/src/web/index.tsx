@@ -28,6 +28,8 @@ import {
   HomePage,
   ImpactPage,
   InboxPage,
+  type InboxKind,
+  inboxPath,
   ItemPage,
   type Project,
   ProjectsPage,
@@ -36,7 +38,7 @@ import {
   type System,
   WorkPage,
 } from './pages.js';
-import { formToken, isWebFormPost, pageHeaders, sameOrigin, TOKEN_FIELD, tokenMatches } from './security.js';
+import { formToken, isWebFormPost, pageHeaders, sameOrigin, TOKEN_FIELD, tokenMatches, WEB_FORM_PREFIXES } from './security.js';
 import { STATIC } from './static.js';
 
 export { isWebFormPost } from './security.js';
@@ -130,7 +132,7 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
 
   // ---- the guard of every form post: same origin (hono's csrf), a form body, and the token ----
   const sameOriginOnly = csrf({ origin: sameOrigin, secFetchSite: 'same-origin' });
-  app.post('/p/*', async (c, next) => {
+  const guard = async (c: C, next: () => Promise<void>) => {
     const refuse = (message: string) =>
       render(c, <ErrorPage ctx={{ actor: undefined, token: '' }} title="Refused" message={message} />, 403);
     try {
@@ -149,7 +151,8 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     const form = await c.req.parseBody();
     if (!tokenMatches(c, form[TOKEN_FIELD])) return refuse('The form token is missing or does not match: reload the page and send the form again.');
     return next();
-  });
+  };
+  for (const prefix of WEB_FORM_PREFIXES) app.post(`${prefix}*`, guard);
 
   const field = async (c: C, name: string): Promise<string> => {
     const value = (await c.req.parseBody())[name];
@@ -172,8 +175,8 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   // ---- pages ----
   app.get('/', async (c) => {
     try {
-      const { projects } = await call(c, ops.project_list, { limit: 200 });
-      return render(c, <ProjectsPage ctx={pageContext(c, { section: 'projects' })} projects={projects} />);
+      const { projects, truncated } = await call(c, ops.project_list, { limit: 200 });
+      return render(c, <ProjectsPage ctx={pageContext(c, { section: 'projects' })} projects={projects} truncated={truncated} />);
     } catch (error) {
       return fail(c, error);
     }
@@ -221,16 +224,23 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   });
 
   projectPage('/p/:project/items/:id', undefined, async (c, project) => {
-    const shown = await call(c, ops.item_show, { project_id: project.id, item_id: c.req.param('id') ?? '' });
-    const item = shown.item;
+    const ref = c.req.param('id') ?? '';
+    // item_show answers the chain's head for the id of any of its versions (and refuses an unknown one).
+    const shown = await call(c, ops.item_show, { project_id: project.id, item_id: ref });
+    const current = shown.item;
     const history = await call(c, ops.item_history, {
       project_id: project.id,
-      item_id: item.id,
+      item_id: current.id,
     });
-    const headId = history.head_id ?? item.id;
+    const headId = history.head_id ?? current.id;
+    // A deleted item is left out of every traversal (svc_impact does not start from one): its page lists the links
+    // item_show keeps for it instead, the ones the Checks page reports as dangling.
+    const deleted = current.deleted_at !== null;
+    const neighbours = (direction: 'outgoing' | 'incoming') =>
+      deleted ? null : call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction }).then((r) => r.reachable);
     const [outgoing, incoming, targeting, stale] = await Promise.all([
-      call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'outgoing' }),
-      call(c, ops.svc_impact, { project_id: project.id, item_id: headId, depth: 1, direction: 'incoming' }),
+      neighbours('outgoing'),
+      neighbours('incoming'),
       call(c, ops.qa_list, { project_id: project.id, item_id: headId, limit: 100 }),
       call(c, ops.svc_check, { project_id: project.id, rule: 'qa-passed-on-superseded-target' }),
     ]);
@@ -244,7 +254,14 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
     };
     const versions = [...history.versions].sort((a, b) => a.version - b.version);
     const byVersion = (v: string | undefined) => (v && /^\d+$/.test(v) ? versions.find((x) => x.version === Number(v)) : undefined);
-    const head = versions.find((v) => v.id === headId) ?? item;
+    const head = versions.find((v) => v.id === headId) ?? current;
+    // The version the URL names, with its own content, from item_history's versions (each a whole row). A version
+    // older than the ones it lists (it lists the newest) is not among them: the page then shows the current one and says so.
+    const wanted = ref.trim().toLowerCase();
+    const named = versions.filter((v) => v.id === wanted);
+    const matching = named.length > 0 ? named : versions.filter((v) => v.id.startsWith(wanted));
+    const item = matching.length === 1 ? (matching[0] ?? head) : head;
+    const unlisted = matching.length === 0 && history.truncated;
     const previous = versions.filter((v) => v.version < head.version).at(-1);
     const from = byVersion(c.req.query('from')) ?? previous;
     const to = byVersion(c.req.query('to')) ?? head;
@@ -257,8 +274,13 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         systemName={project.systems.find((s) => s.id === item.system_id)?.name}
         versions={versions}
         entries={history.entries}
-        outgoing={outgoing.reachable}
-        incoming={incoming.reachable}
+        historyCut={history.truncated}
+        unlisted={unlisted}
+        links={
+          outgoing && incoming
+            ? { kind: 'live', outgoing, incoming }
+            : { kind: 'deleted', chainId: current.chain_id, links: shown.links, truncated: shown.truncated }
+        }
         qa={qa}
         compare={from && to && versions.length > 1 ? { from, to } : null}
       />,
@@ -292,6 +314,12 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
   projectPage('/p/:project/work', 'work', async (c, project) => {
     const keyword = (c.req.query('keyword') ?? '').trim();
     const resume = await call(c, ops.svc_work_resume, { project_id: project.id, keyword: keyword || undefined });
+    // svc_work_resume lists tasks by sort_order, at most 200 in all: a unit whose list was cut may have its task in
+    // progress among those left out. Ask for it then, so the board never says "nothing" for want of a row.
+    const missing = resume.work_units.filter((u) => u.truncated.tasks && !resume.tasks.some((t) => t.work_unit_id === u.id && t.status === 'in_progress'));
+    const running = await Promise.all(
+      missing.map(async (u) => (await call(c, ops.svc_task_list, { work_unit_id: u.id, project_id: project.id, status: 'in_progress', limit: 1 })).tasks),
+    );
     return render(
       c,
       <WorkPage
@@ -299,84 +327,135 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
         slug={project.slug}
         keyword={keyword}
         units={resume.work_units}
-        tasks={resume.tasks}
+        tasks={[...resume.tasks, ...running.flat()]}
         qa={resume.qa_checks}
       />,
     );
   });
 
-  const listCaptures = (c: C, project: ProjectInfo, state: CaptureState) =>
-    call(c, ops.svc_capture_list, {
-      project_id: project.id,
-      review_state: state,
-      include_discarded: state === 'discarded',
-      include_redacted: state === 'redacted',
-      limit: 200,
+  // ---- the capture inboxes: a project's at /p/{project}/inbox, the shared one (captures of no project) at /inbox ----
+  /** The inbox a URL names: its project's when it names one, else the shared inbox. */
+  interface Inbox {
+    /** Undefined: the shared inbox. */
+    project: ProjectInfo | undefined;
+    kind: InboxKind;
+    nav: Partial<PageContext>;
+  }
+  const inboxOf = async (c: C): Promise<Inbox> => {
+    if (c.req.param('project') === undefined) {
+      // The shared inbox's promote form names the project; the list also names the project of a promoted capture.
+      const { projects, truncated } = await call(c, ops.project_list, { limit: 200 });
+      return { project: undefined, kind: { kind: 'shared', projects, projectsCut: truncated }, nav: { section: 'shared-inbox' } };
+    }
+    const project = await projectOf(c);
+    return { project, kind: { kind: 'project', slug: project.slug }, nav: nav(project, 'inbox') };
+  };
+
+  const listCaptures = (c: C, inbox: Inbox, state: CaptureState) => {
+    const filters = { review_state: state, include_discarded: state === 'discarded', include_redacted: state === 'redacted', limit: 200 };
+    return inbox.project ? call(c, ops.svc_capture_list, { project_id: inbox.project.id, ...filters }) : call(c, ops.inbox_list, filters);
+  };
+
+  /** The capture the URL names, read by id in the URL's inbox only: one of another project (or of another inbox) is not found here. */
+  const captureOf = (c: C, inbox: Inbox) => {
+    const capture_id = c.req.param('capture') ?? '';
+    return inbox.project ? call(c, ops.capture_show, { project_id: inbox.project.id, capture_id }) : call(c, ops.inbox_show, { capture_id });
+  };
+
+  /** A page of an inbox: a refusal becomes the error page in the inbox's navigation, with a link back to it. */
+  const inboxPage = (path: string, page: (c: C, inbox: Inbox) => Promise<Response>) =>
+    app.get(path, async (c) => {
+      let inbox: Inbox | undefined;
+      try {
+        inbox = await inboxOf(c);
+        return await page(c, inbox);
+      } catch (error) {
+        return fail(c, error, inbox?.nav ?? {}, inbox ? inboxPath(inbox.kind) : undefined);
+      }
     });
 
-  projectPage('/p/:project/inbox', 'inbox', async (c, project) => {
-    const wanted = c.req.query('state');
-    const state = CAPTURE_STATES.find((s) => s === wanted) ?? 'inbox';
-    const [{ captures }, { types }] = await Promise.all([listCaptures(c, project, state), call(c, ops.type_list, {})]);
-    // Tasks need an open work unit and QA checks their own tools: promotion offers the other types.
-    const promotable = types.map((t) => t.key).filter((k) => k !== 'task' && k !== 'qa_check');
-    return render(c, <InboxPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} state={state} captures={captures} types={promotable} />);
-  });
+  /** An inbox's form action: run the write, then back to the inbox (Post/Redirect/Get), or to where `run` says. */
+  const inboxAction = (path: string, run: (c: C, inbox: Inbox, capture: string) => Promise<string>) =>
+    app.post(path, async (c) => {
+      let inbox: Inbox | undefined;
+      try {
+        inbox = await inboxOf(c);
+        // The id of the capture the URL names, once it is known to be in the URL's inbox.
+        const capture = (await captureOf(c, inbox)).id;
+        return c.redirect(await run(c, inbox, capture), 303);
+      } catch (error) {
+        return fail(c, error, inbox?.nav ?? {}, inbox ? inboxPath(inbox.kind) : '/');
+      }
+    });
 
-  /** The capture the URL names, read by id; one of another project (or of the shared inbox) is not found here. */
-  const captureOf = (c: C, project: ProjectInfo) =>
-    call(c, ops.capture_show, { project_id: project.id, capture_id: c.req.param('capture') ?? '' });
+  const done = (inbox: Inbox, what: string) => `${inboxPath(inbox.kind)}?done=${what}`;
 
-  projectPage('/p/:project/inbox/:capture/redact', 'inbox', async (c, project) => {
-    const capture = await captureOf(c, project);
-    // What the redaction would be refused for (already redacted) is refused now, in the capture table's words.
-    captureTransition(capture, 'redact');
-    let promotedTitle: string | undefined;
-    if (capture.promoted_item_id) {
-      promotedTitle = (await call(c, ops.item_show, { project_id: project.id, item_id: capture.promoted_item_id })).item.title;
-    }
-    return render(c, <RedactConfirmPage ctx={pageContext(c, nav(project, 'inbox'))} slug={project.slug} capture={capture} promotedTitle={promotedTitle} />);
-  }, (project) => projectPath(project.slug, '/inbox'));
+  for (const base of ['/p/:project/inbox', '/inbox']) {
+    inboxPage(base, async (c, inbox) => {
+      const wanted = c.req.query('state');
+      const state = CAPTURE_STATES.find((s) => s === wanted) ?? 'inbox';
+      const [{ captures, truncated }, { types }] = await Promise.all([listCaptures(c, inbox, state), call(c, ops.type_list, {})]);
+      // Tasks need an open work unit and QA checks their own tools: promotion offers the other types.
+      const promotable = types.map((t) => t.key).filter((k) => k !== 'task' && k !== 'qa_check');
+      return render(
+        c,
+        <InboxPage ctx={pageContext(c, inbox.nav)} inbox={inbox.kind} state={state} captures={captures} truncated={truncated} types={promotable} />,
+      );
+    });
+
+    inboxPage(`${base}/:capture/redact`, async (c, inbox) => {
+      const capture = await captureOf(c, inbox);
+      // What the redaction would be refused for (already redacted) is refused now, in the capture table's words.
+      captureTransition(capture, 'redact');
+      let promotedTitle: string | undefined;
+      if (capture.promoted_item_id) {
+        // A capture of the shared inbox may have gone into any project: its item is read by id alone.
+        promotedTitle = (await call(c, ops.item_show, { project_id: inbox.project?.id, item_id: capture.promoted_item_id })).item.title;
+      }
+      return render(c, <RedactConfirmPage ctx={pageContext(c, inbox.nav)} inbox={inbox.kind} capture={capture} promotedTitle={promotedTitle} />);
+    });
+
+    inboxAction(`${base}/:capture/annotate`, async (c, inbox, capture_id) => {
+      const summary = await field(c, 'summary');
+      const sensitivity = await field(c, 'sensitivity_hint');
+      await call(c, ops.svc_capture_annotate, {
+        capture_id,
+        summary: summary.trim() === '' ? null : summary,
+        sensitivity_hint: sensitivity.trim() === '' ? null : sensitivity.trim(),
+      });
+      return done(inbox, 'annotated');
+    });
+    inboxAction(`${base}/:capture/state`, async (c, inbox, capture_id) => {
+      await call(c, ops.svc_capture_set_state, { capture_id, review_state: await field(c, 'review_state') });
+      return done(inbox, 'state');
+    });
+    inboxAction(`${base}/:capture/discard`, async (c, inbox, capture_id) => {
+      await call(c, ops.svc_capture_discard, { capture_id });
+      return done(inbox, 'discarded');
+    });
+    inboxAction(`${base}/:capture/redact`, async (c, inbox, capture_id) => {
+      await call(c, ops.svc_capture_redact, { capture_id });
+      return done(inbox, 'redacted');
+    });
+    inboxAction(`${base}/:capture/promote`, async (c, inbox, capture_id) => {
+      // A project's capture goes into its project; one of the shared inbox into the project its form names (a slug;
+      // the operation refuses a missing or unknown one, naming project_id).
+      const into = inbox.project?.slug ?? (await field(c, 'project_id')).trim();
+      const promoted = await call(c, ops.svc_capture_promote, {
+        capture_id,
+        project_id: into,
+        title: await field(c, 'title'),
+        item_type: await field(c, 'item_type'),
+        body: await field(c, 'body'),
+        // Research needs one (the operation names source_url when it is missing); any other type may carry one.
+        source_url: (await field(c, 'source_url')).trim() || undefined,
+      });
+      const itemId = promoted.item_id;
+      return itemId ? `${projectPath(into, `/items/${encodeURIComponent(itemId)}`)}?done=promoted` : done(inbox, 'promoted');
+    });
+  }
 
   const back = (project: ProjectInfo, path: string, done: string) => `${projectPath(project.slug, path)}?done=${done}`;
-  /** The id of the capture the URL names, once it is known to be filed under the URL's project. */
-  const captureId = async (c: C, project: ProjectInfo) => (await captureOf(c, project)).id;
-
-  action('/p/:project/inbox/:capture/annotate', async (c, project) => {
-    const summary = await field(c, 'summary');
-    const sensitivity = await field(c, 'sensitivity_hint');
-    await call(c, ops.svc_capture_annotate, {
-      capture_id: await captureId(c, project),
-      summary: summary.trim() === '' ? null : summary,
-      sensitivity_hint: sensitivity.trim() === '' ? null : sensitivity.trim(),
-    });
-    return back(project, '/inbox', 'annotated');
-  }, '/inbox');
-  action('/p/:project/inbox/:capture/state', async (c, project) => {
-    await call(c, ops.svc_capture_set_state, { capture_id: await captureId(c, project), review_state: await field(c, 'review_state') });
-    return back(project, '/inbox', 'state');
-  }, '/inbox');
-  action('/p/:project/inbox/:capture/discard', async (c, project) => {
-    await call(c, ops.svc_capture_discard, { capture_id: await captureId(c, project) });
-    return back(project, '/inbox', 'discarded');
-  }, '/inbox');
-  action('/p/:project/inbox/:capture/redact', async (c, project) => {
-    await call(c, ops.svc_capture_redact, { capture_id: await captureId(c, project) });
-    return back(project, '/inbox', 'redacted');
-  }, '/inbox');
-  action('/p/:project/inbox/:capture/promote', async (c, project) => {
-    const promoted = await call(c, ops.svc_capture_promote, {
-      capture_id: await captureId(c, project),
-      project_id: project.id,
-      title: await field(c, 'title'),
-      item_type: await field(c, 'item_type'),
-      body: await field(c, 'body'),
-      // Research needs one (the operation names source_url when it is missing); any other type may carry one.
-      source_url: (await field(c, 'source_url')).trim() || undefined,
-    });
-    const itemId = promoted.item_id;
-    return itemId ? `${projectPath(project.slug, `/items/${encodeURIComponent(itemId)}`)}?done=promoted` : back(project, '/inbox', 'promoted');
-  }, '/inbox');
 
   projectPage('/p/:project/glossary', 'glossary', async (c, project) => {
     const [list, queue] = await Promise.all([
@@ -385,7 +464,17 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       ),
       call(c, ops.glossary_queue, { project_id: project.id, limit: 200 }),
     ]);
-    return render(c, <GlossaryPage ctx={pageContext(c, nav(project, 'glossary'))} slug={project.slug} groups={list.groups} queue={queue.terms} />);
+    return render(
+      c,
+      <GlossaryPage
+        ctx={pageContext(c, nav(project, 'glossary'))}
+        slug={project.slug}
+        groups={list.groups}
+        groupsCut={list.truncated}
+        queue={queue.terms}
+        queueCut={queue.truncated}
+      />,
+    );
   });
 
   action('/p/:project/glossary/:term/accept', async (c, project) => {

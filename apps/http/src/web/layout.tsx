@@ -7,7 +7,7 @@ export interface PageContext {
   /** The project the page belongs to (slug), for the navigation. */
   project?: { slug: string; name: string } | undefined;
   /** Which navigation entry is this page. */
-  section?: 'home' | 'search' | 'work' | 'inbox' | 'glossary' | 'checks' | 'projects' | undefined;
+  section?: 'home' | 'search' | 'work' | 'inbox' | 'glossary' | 'checks' | 'projects' | 'shared-inbox' | undefined;
   /** The acting actor when writes are possible; undefined: read-only, and the page says how to set one. */
   actor: string | undefined;
   token: string;
@@ -21,6 +21,12 @@ const SECTIONS = [
   ['inbox', '/inbox', 'Inbox'],
   ['glossary', '/glossary', 'Glossary'],
   ['checks', '/checks', 'Checks'],
+] as const;
+
+/** The pages of no project: the list of projects, and the shared inbox (captures filed under none). */
+const TOP_SECTIONS = [
+  ['projects', '/', 'Projects'],
+  ['shared-inbox', '/inbox', 'Shared inbox'],
 ] as const;
 
 export function projectPath(slug: string, rest = ''): string {
@@ -59,7 +65,19 @@ export function Layout(props: { ctx: PageContext; title: string; children?: Chil
                 ))}
               </ul>
             </nav>
-          ) : null}
+          ) : (
+            <nav aria-label="svc">
+              <ul>
+                {TOP_SECTIONS.map(([key, path, label]) => (
+                  <li>
+                    <a href={path} aria-current={ctx.section === key ? 'page' : undefined}>
+                      {label}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          )}
           <span class="muted">{ctx.actor ? `acting as ${ctx.actor}` : 'read-only'}</span>
         </header>
         <main id="main">
@@ -68,7 +86,7 @@ export function Layout(props: { ctx: PageContext; title: string; children?: Chil
               {ctx.notice.text}
             </p>
           ) : null}
-          {project && !ctx.actor ? <ReadOnlyNotice /> : null}
+          {(project || ctx.section === 'shared-inbox') && !ctx.actor ? <ReadOnlyNotice /> : null}
           {props.children}
         </main>
       </body>
@@ -76,7 +94,7 @@ export function Layout(props: { ctx: PageContext; title: string; children?: Chil
   );
 }
 
-/** Shown once, at the top of every project page, when no actor is known: no page then offers a write. */
+/** Shown once, at the top of every page that could write (a project's, the shared inbox), when no actor is known: no page then offers a write. */
 function ReadOnlyNotice() {
   return (
     <div class="notice" role="note">

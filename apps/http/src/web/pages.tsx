@@ -1,6 +1,16 @@
 // @jsxRuntime automatic
 // @jsxImportSource hono/jsx
-import { CAPTURE_MOVABLE_STATES, CAPTURE_STATES, MAX_IMPACT_DEPTH, type OutputOf, type ops, SEVERITIES, snippetParts, type TaskStatus } from '@svc/service';
+import {
+  CAPTURE_MOVABLE_STATES,
+  CAPTURE_STATES,
+  MAX_IMPACT_DEPTH,
+  type OutputOf,
+  type ops,
+  SEVERITIES,
+  shortId,
+  snippetParts,
+  type TaskStatus,
+} from '@svc/service';
 import { raw } from 'hono/html';
 import { DiffTable } from './diff.js';
 import { type GraphEdge, type GraphNode, ImpactGraph } from './graph.js';
@@ -13,6 +23,14 @@ export type System = OutputOf<typeof ops.project_show>['systems'][number];
 type Item = OutputOf<typeof ops.item_show>['item'];
 type Versions = OutputOf<typeof ops.item_history>;
 type Reached = OutputOf<typeof ops.svc_impact>['reachable'][number];
+type StoredLink = OutputOf<typeof ops.item_show>['links'][number];
+/**
+ * An item's links: for a live item its neighbours as svc_impact reaches them (live items, with titles); for a
+ * deleted one, which no traversal starts from, the links item_show keeps for it (the Checks page's dangling ones).
+ */
+export type ItemLinks =
+  | { kind: 'live'; outgoing: Reached[]; incoming: Reached[] }
+  | { kind: 'deleted'; chainId: string; links: StoredLink[]; truncated: boolean };
 type Impact = OutputOf<typeof ops.svc_impact>;
 export type Capture = OutputOf<typeof ops.capture_show>;
 type RuleResult = OutputOf<typeof ops.svc_check>['results'][number];
@@ -50,7 +68,18 @@ function QaList(props: { slug: string; checks: readonly { id: string; title: str
   );
 }
 
-/** Stored text as markdown: raw HTML off, only http(s)/mailto links (see markdown.ts). */
+/**
+ * Said where a page shows a list the operation cut (its answer's `truncated`): the page never passes a cut list
+ * off as the whole one. The work board's notes are of the same kind.
+ */
+function Cut(props: { id: string; children: string }) {
+  return (
+    <p class="notice" id={props.id}>
+      {props.children}
+    </p>
+  );
+}
+
 /** An item in a list: its title linking to its page (the list's keyboard focus), then its type. */
 function ItemLink(props: { slug: string; item: { id: string; title: string; item_type: string } }) {
   return (
@@ -63,6 +92,7 @@ function ItemLink(props: { slug: string; item: { id: string; title: string; item
   );
 }
 
+/** Stored text as markdown: raw HTML off, only http(s)/mailto links (see markdown.ts). */
 function Markdown(props: { text: string }) {
   return <div class="prose">{raw(renderMarkdown(props.text))}</div>;
 }
@@ -86,7 +116,7 @@ function SafeLink(props: { url: string }) {
   );
 }
 
-export function ProjectsPage(props: { ctx: PageContext; projects: Project[] }) {
+export function ProjectsPage(props: { ctx: PageContext; projects: Project[]; truncated: boolean }) {
   return (
     <Layout ctx={props.ctx} title="Projects">
       <h1>Projects</h1>
@@ -108,6 +138,7 @@ export function ProjectsPage(props: { ctx: PageContext; projects: Project[] }) {
           ))}
         </ul>
       )}
+      {props.truncated ? <Cut id="projects-cut">{`More projects exist than the ${props.projects.length} listed here.`}</Cut> : null}
       <p class="muted">
         Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous entry in a list, <kbd>/</kbd> search.
       </p>
@@ -269,6 +300,20 @@ function LinkList(props: { slug: string; reached: Reached[]; empty: string }) {
   );
 }
 
+/** A deleted item's stored links, one direction: each names the other item by id (its title is not read here). */
+function StoredLinkList(props: { slug: string; links: StoredLink[]; other: (link: StoredLink) => string; empty: string }) {
+  if (props.links.length === 0) return <p class="muted">{props.empty}</p>;
+  return (
+    <ul>
+      {props.links.map((link) => (
+        <li>
+          <span class="tag">{link.link_type}</span> <a href={itemHref(props.slug, props.other(link))}>item {shortId(props.other(link))}</a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function contextText(context: Record<string, unknown>): string {
   return Object.keys(context).length === 0 ? '' : JSON.stringify(context, null, 2);
 }
@@ -280,8 +325,11 @@ export function ItemPage(props: {
   systemName: string | undefined;
   versions: Versions['versions'];
   entries: Versions['entries'];
-  outgoing: Reached[];
-  incoming: Reached[];
+  /** item_history's own: more versions or history entries than it lists. */
+  historyCut: boolean;
+  /** The URL named a version older than those listed: `item` is the current one instead. */
+  unlisted: boolean;
+  links: ItemLinks;
   qa: { checks: { id: string; title: string; status: string; stale: boolean }[]; truncated: boolean; staleKnown: boolean };
   compare: { from: Item; to: Item } | null;
 }) {
@@ -304,13 +352,25 @@ export function ItemPage(props: {
         </span>
       </p>
       {!item.is_head ? (
-        <p class="notice">
+        <p class="notice" id="old-version">
           This is an old version. <a href={itemHref(slug, head.id)}>Open the current version</a>.
         </p>
       ) : null}
-      <p>
-        <a href={projectPath(slug, `/impact/${encodeURIComponent(head.id)}`)}>Impact graph</a>
-      </p>
+      {props.unlisted ? (
+        <p class="notice" id="version-unlisted">
+          The link names a version older than the {props.versions.length} listed below, which this page cannot show: this is the current version.
+        </p>
+      ) : null}
+      {head.deleted_at ? (
+        <p class="notice" id="deleted">
+          This item is deleted ({when(head.deleted_at)}): search, the brief, the work board and the impact graph leave it out.{' '}
+          <code>svc item restore {head.id} --project {slug}</code> brings it back.
+        </p>
+      ) : (
+        <p>
+          <a href={projectPath(slug, `/impact/${encodeURIComponent(head.id)}`)}>Impact graph</a>
+        </p>
+      )}
       <section aria-labelledby="body-h">
         <h2 id="body-h">Body</h2>
         {item.body ? <Markdown text={item.body} /> : <p class="muted">(no body)</p>}
@@ -343,6 +403,9 @@ export function ItemPage(props: {
             </li>
           ))}
         </ol>
+        {props.historyCut ? (
+          <Cut id="history-cut">{`Only the newest ${props.versions.length} versions and history entries are listed: older ones are left out.`}</Cut>
+        ) : null}
         {props.versions.length > 1 ? (
           <form method="get" action={itemHref(slug, item.id)} class="actions" aria-label="Compare two versions">
             <label for="from">Compare</label>
@@ -368,10 +431,16 @@ export function ItemPage(props: {
       </section>
       <section aria-labelledby="links-h">
         <h2 id="links-h">Links</h2>
-        <h3>Out (this item → others)</h3>
-        <LinkList slug={slug} reached={props.outgoing} empty="No links out." />
-        <h3>In (others → this item)</h3>
-        <LinkList slug={slug} reached={props.incoming} empty="No links in." />
+        {props.links.kind === 'live' ? (
+          <>
+            <h3>Out (this item → others)</h3>
+            <LinkList slug={slug} reached={props.links.outgoing} empty="No links out." />
+            <h3>In (others → this item)</h3>
+            <LinkList slug={slug} reached={props.links.incoming} empty="No links in." />
+          </>
+        ) : (
+          <DeletedLinks slug={slug} {...props.links} />
+        )}
       </section>
       <section aria-labelledby="qa-h">
         <h2 id="qa-h">QA checks targeting it</h2>
@@ -394,6 +463,23 @@ export function ItemPage(props: {
         ) : null}
       </section>
     </Layout>
+  );
+}
+
+function DeletedLinks(props: { slug: string; chainId: string; links: StoredLink[]; truncated: boolean }) {
+  const { slug, chainId } = props;
+  return (
+    <>
+      <p class="muted">
+        The links of a deleted item are kept (the Checks page reports them as dangling): remove them with <code>svc link remove</code>, or
+        restore the item.
+      </p>
+      <h3>Out (this item → others)</h3>
+      <StoredLinkList slug={slug} links={props.links.filter((l) => l.from_chain_id === chainId)} other={(l) => l.to_chain_id} empty="No links out." />
+      <h3>In (others → this item)</h3>
+      <StoredLinkList slug={slug} links={props.links.filter((l) => l.to_chain_id === chainId)} other={(l) => l.from_chain_id} empty="No links in." />
+      {props.truncated ? <Cut id="links-cut">{`More links touch it than the ${props.links.length} listed here.`}</Cut> : null}
+    </>
   );
 }
 
@@ -514,13 +600,76 @@ export function WorkPage(props: {
   );
 }
 
-export function InboxPage(props: { ctx: PageContext; slug: string; state: string; captures: Capture[]; types: string[] }) {
-  const { ctx, slug } = props;
-  const action = (capture: Capture, verb: string) => projectPath(slug, `/inbox/${encodeURIComponent(capture.id)}/${verb}`);
+/**
+ * Which inbox a page shows: a project's (the captures filed under it) or the shared one (the captures of no
+ * project, docs/decisions/0025), whose promote form asks which project the item goes into.
+ */
+export type InboxKind = { kind: 'project'; slug: string } | { kind: 'shared'; projects: Project[]; projectsCut: boolean };
+
+/** The path of an inbox page, or of an action on one of its captures. */
+export function inboxPath(inbox: InboxKind, capture?: string, verb?: string): string {
+  const base = inbox.kind === 'project' ? projectPath(inbox.slug, '/inbox') : '/inbox';
+  return capture === undefined ? base : `${base}/${encodeURIComponent(capture)}/${verb ?? ''}`;
+}
+
+/** The page of the item a capture was promoted into: in the inbox's project, or in the one the shared inbox names. */
+function promotedHref(inbox: InboxKind, capture: Capture & { promoted_project_id?: string | null }): string | undefined {
+  if (!capture.promoted_item_id) return undefined;
+  if (inbox.kind === 'project') return itemHref(inbox.slug, capture.promoted_item_id);
+  if (!capture.promoted_project_id) return undefined;
+  // A project past the listed ones is named by its id, which /p/ takes as well as a slug.
+  const slug = inbox.projects.find((p) => p.id === capture.promoted_project_id)?.slug ?? capture.promoted_project_id;
+  return itemHref(slug, capture.promoted_item_id);
+}
+
+/** The shared inbox's promote form names the project: a choice of the listed ones, or (more than listed) a slug to type. */
+function ProjectField(props: { id: string; projects: Project[]; cut: boolean }) {
+  return props.cut ? (
+    <>
+      <label for={props.id}>Project (slug)</label>
+      <input id={props.id} type="text" name="project_id" required list="project-slugs" data-key="promote" />
+    </>
+  ) : (
+    <>
+      <label for={props.id}>Project</label>
+      <select id={props.id} name="project_id" required data-key="promote">
+        <option value="">choose a project</option>
+        {props.projects.map((p) => (
+          <option value={p.slug}>{p.name === p.slug ? p.slug : `${p.name} (${p.slug})`}</option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+export function InboxPage(props: {
+  ctx: PageContext;
+  inbox: InboxKind;
+  state: string;
+  captures: (Capture & { promoted_project_id?: string | null })[];
+  truncated: boolean;
+  types: string[];
+}) {
+  const { ctx, inbox } = props;
+  const action = (capture: Capture, verb: string) => inboxPath(inbox, capture.id, verb);
+  const shared = inbox.kind === 'shared';
   return (
-    <Layout ctx={ctx} title="Inbox">
-      <h1>Capture inbox</h1>
-      <form method="get" action={projectPath(slug, '/inbox')} class="actions">
+    <Layout ctx={ctx} title={shared ? 'Shared inbox' : 'Inbox'}>
+      <h1>{shared ? 'Shared inbox' : 'Capture inbox'}</h1>
+      {shared ? (
+        <p class="muted">
+          Captures filed under no project (svc_capture_add without project_id). Promoting one makes an item of the project you choose; a
+          capture filed under a project is triaged in that project's inbox.
+        </p>
+      ) : null}
+      {inbox.kind === 'shared' && inbox.projectsCut && ctx.actor ? (
+        <datalist id="project-slugs">
+          {inbox.projects.map((p) => (
+            <option value={p.slug} />
+          ))}
+        </datalist>
+      ) : null}
+      <form method="get" action={inboxPath(inbox)} class="actions">
         <label for="state">Show</label>
         <select id="state" name="state">
           <Options values={CAPTURE_STATES} selected={props.state} />
@@ -534,6 +683,7 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
         </p>
       ) : null}
       {props.captures.length === 0 ? <p class="muted">Nothing here.</p> : null}
+      {props.truncated ? <Cut id="inbox-cut">{`More captures are in this state than the ${props.captures.length} newest shown here.`}</Cut> : null}
       <ul class="cards" data-nav aria-label="Captures">
         {props.captures.map((capture, i) => (
           <li>
@@ -558,7 +708,8 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
             ) : null}
             {capture.promoted_item_id ? (
               <p>
-                Promoted to <a href={itemHref(slug, capture.promoted_item_id)}>an item</a>.
+                Promoted to{' '}
+                {promotedHref(inbox, capture) ? <a href={promotedHref(inbox, capture)}>an item</a> : <>an item ({shortId(capture.promoted_item_id)})</>}.
               </p>
             ) : null}
             {ctx.actor && capture.review_state !== 'redacted' ? (
@@ -591,8 +742,9 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
                     <summary>Promote to an item</summary>
                     <form method="post" action={action(capture, 'promote')} class="stack">
                       <Token ctx={ctx} />
+                      {inbox.kind === 'shared' ? <ProjectField id={`proj-${capture.id}`} projects={inbox.projects} cut={inbox.projectsCut} /> : null}
                       <label for={`title-${capture.id}`}>Title</label>
-                      <input id={`title-${capture.id}`} type="text" name="title" required data-key="promote" />
+                      <input id={`title-${capture.id}`} type="text" name="title" required data-key={shared ? undefined : 'promote'} />
                       <label for={`type-${capture.id}`}>Type</label>
                       <select id={`type-${capture.id}`} name="item_type" data-type-select>
                         {props.types.map((t) => (
@@ -631,8 +783,8 @@ export function InboxPage(props: { ctx: PageContext; slug: string; state: string
   );
 }
 
-export function RedactConfirmPage(props: { ctx: PageContext; slug: string; capture: Capture; promotedTitle: string | undefined }) {
-  const { ctx, capture, slug } = props;
+export function RedactConfirmPage(props: { ctx: PageContext; inbox: InboxKind; capture: Capture; promotedTitle: string | undefined }) {
+  const { ctx, capture, inbox } = props;
   return (
     <Layout ctx={ctx} title="Redact capture">
       <h1>Redact this capture?</h1>
@@ -652,12 +804,12 @@ export function RedactConfirmPage(props: { ctx: PageContext; slug: string; captu
       </ul>
       <pre>{capture.text}</pre>
       {ctx.actor ? (
-        <form method="post" action={projectPath(slug, `/inbox/${encodeURIComponent(capture.id)}/redact`)} class="actions">
+        <form method="post" action={inboxPath(inbox, capture.id, 'redact')} class="actions">
           <Token ctx={ctx} />
           <button type="submit" class="danger">
             Redact for good
           </button>
-          <a href={projectPath(slug, '/inbox')}>Cancel</a>
+          <a href={inboxPath(inbox)}>Cancel</a>
         </form>
       ) : null}
     </Layout>
@@ -668,7 +820,9 @@ export function GlossaryPage(props: {
   ctx: PageContext;
   slug: string;
   groups: { id: string; name: string; accepted: { id: string; term: string }[]; proposed: { id: string; term: string }[] }[];
+  groupsCut: boolean;
   queue: { id: string; term: string; group_name: string; created_at: string }[];
+  queueCut: boolean;
 }) {
   const { ctx, slug } = props;
   return (
@@ -677,6 +831,7 @@ export function GlossaryPage(props: {
       <section aria-labelledby="queue-h">
         <h2 id="queue-h">Review queue</h2>
         {props.queue.length === 0 ? <p class="muted">No proposed terms.</p> : null}
+        {props.queueCut ? <Cut id="queue-cut">{`More terms wait for review than the ${props.queue.length} oldest listed here.`}</Cut> : null}
         <ul class="cards" data-nav>
           {props.queue.map((term) => (
             <li>
@@ -711,6 +866,7 @@ export function GlossaryPage(props: {
       <section aria-labelledby="groups-h">
         <h2 id="groups-h">Groups</h2>
         {props.groups.length === 0 ? <p class="muted">No groups yet.</p> : null}
+        {props.groupsCut ? <Cut id="groups-cut">{`More groups exist than the ${props.groups.length} listed here.`}</Cut> : null}
         {props.groups.map((group) => (
           <section aria-label={`Group ${group.name}`}>
             <h3>{group.name}</h3>

@@ -2,8 +2,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 
-/** The web pages' paths: the index and everything under /p/ (projects) and /static/ (assets). */
-const WEB_FORM_PREFIX = '/p/';
+/** Where the web pages' forms post: under /p/ (a project's pages) and /inbox/ (the shared inbox's captures). */
+export const WEB_FORM_PREFIXES = ['/p/', '/inbox/'] as const;
 
 /**
  * The one exception to "a write needs Content-Type: application/json" (the HTTP trust layer): a browser form
@@ -13,7 +13,7 @@ const WEB_FORM_PREFIX = '/p/';
 export function isWebFormPost(method: string, path: string, contentType: string | undefined): boolean {
   return (
     method === 'POST' &&
-    path.startsWith(WEB_FORM_PREFIX) &&
+    WEB_FORM_PREFIXES.some((prefix) => path.startsWith(prefix)) &&
     contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded'
   );
 }

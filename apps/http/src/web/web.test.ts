@@ -232,6 +232,61 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect((await get(`/p/${other}/inbox/${foreign}/redact`)).status).toBe(200);
   });
 
+  it('lists the shared inbox (captures of no project) on a page of its own, linked from the projects page, and triages it there', async () => {
+    const loose = (await as(ops.svc_capture_add, { text: 'Shared note: rotate the signing keys yearly.' })).id;
+    const filed = (await as(ops.svc_capture_add, { project_id: other, text: 'Filed note: only for the other project.' })).id;
+    expect(await (await get('/')).text()).toContain('<a href="/inbox">Shared inbox</a>');
+    const page = await (await get('/inbox')).text();
+    expect(page).toContain('Shared note: rotate the signing keys yearly.');
+    expect(page).not.toContain('Filed note');
+    // It is in no project's inbox.
+    expect(await (await get(`/p/${slug}/inbox`)).text()).not.toContain('Shared note');
+
+    // The same triage as a project's inbox: annotate, set state, and the redact confirmation.
+    const annotated = await post(`/inbox/${loose}/annotate`, { summary: 'Key rotation', sensitivity_hint: 'internal' });
+    expect({ status: annotated.status, location: annotated.headers.get('location') }).toEqual({ status: 303, location: '/inbox?done=annotated' });
+    const moved = await post(`/inbox/${loose}/state`, { review_state: 'review' });
+    expect(moved.headers.get('location')).toBe('/inbox?done=state');
+    expect(await as(ops.inbox_show, { capture_id: loose })).toMatchObject({ summary: 'Key rotation', sensitivity_hint: 'internal', review_state: 'review' });
+    expect(await (await get('/inbox?state=review')).text()).toContain('Shared note: rotate the signing keys yearly.');
+    const confirm = await get(`/inbox/${loose}/redact`);
+    expect(confirm.status).toBe(200);
+    expect(await confirm.text()).toContain(`action="/inbox/${loose}/redact"`);
+
+    // A capture filed under a project is not the shared inbox's: 404, and left alone.
+    expect((await post(`/inbox/${filed}/annotate`, { summary: 'Hijacked' })).status).toBe(404);
+    expect((await get(`/inbox/${filed}/redact`)).status).toBe(404);
+    expect(await capture(filed)).toMatchObject({ summary: null });
+    // The form guard covers these posts too: no token, no write.
+    const forged = await fetch(`${server.url}/inbox/${loose}/discard`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
+      body: '',
+    });
+    expect(forged.status).toBe(403);
+
+    // Promoting asks for the project: the item is made there, and the capture links to it.
+    const form = await (await get('/inbox?state=review')).text();
+    expect(form).toMatch(new RegExp(`<select id="proj-${loose}" name="project_id" required=""`));
+    const promoted = await post(`/inbox/${loose}/promote`, { project_id: slug, title: 'Rotate signing keys yearly', item_type: 'policy', body: '' });
+    expect(promoted.status).toBe(303);
+    const location = promoted.headers.get('location') ?? '';
+    expect(location).toMatch(new RegExp(`^/p/${slug}/items/[0-9a-f-]+\\?done=promoted$`));
+    const itemId = /\/items\/([^?]+)/.exec(location)?.[1] ?? '';
+    expect((await as(ops.item_show, { project_id: slug, item_id: itemId })).item).toMatchObject({ item_type: 'policy', title: 'Rotate signing keys yearly' });
+    expect(await (await get('/inbox?state=promoted')).text()).toContain(`Promoted to <a href="/p/${slug}/items/${itemId}">an item</a>`);
+  });
+
+  it('promotes from the shared inbox only into a project the form names, naming project_id otherwise', async () => {
+    const loose = (await as(ops.svc_capture_add, { text: 'Shared note without a project chosen.' })).id;
+    for (const project_id of ['', 'no-such-project']) {
+      const refused = await post(`/inbox/${loose}/promote`, { project_id, title: 'Orphan', item_type: 'knowledge', body: '' });
+      const html = await refused.text();
+      expect({ project_id, status: refused.status, names: /role="alert">project_id: /.test(html) }).toEqual({ project_id, status: 400, names: true });
+    }
+    expect(await as(ops.inbox_show, { capture_id: loose })).toMatchObject({ review_state: 'inbox' });
+  });
+
   it('promotes a capture to research with its source_url, and names source_url when it is missing', async () => {
     const id = (await as(ops.svc_capture_add, { project_id: slug, text: 'PG 17 ships incremental backups.' })).id;
     const page = await (await get(`/p/${slug}/inbox`)).text();
@@ -321,7 +376,7 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect(whole).not.toContain(TASKS_CUT);
     expect(whole).not.toContain(CHECKS_CUT);
 
-    await as(ops.svc_task_add, { work_unit_id: unit.id, title: 'Ledger step 201' });
+    const last = await as(ops.svc_task_add, { work_unit_id: unit.id, title: 'Ledger step 201' });
     const tasksCut = await section();
     expect(tasksCut.split('Ledger step ').length - 1).toBe(200);
     expect(tasksCut).toContain(TASKS_CUT);
@@ -332,6 +387,14 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     expect(bothCut.split('Ledger check ').length - 1).toBe(200);
     expect(bothCut).toContain(TASKS_CUT);
     expect(bothCut).toContain(CHECKS_CUT);
+    expect(bothCut).toContain('In progress: <span class="muted">nothing</span>');
+
+    // The task in progress is the one the board's 200 left out: the board still names it, never "nothing".
+    await as(ops.svc_task_start, { task_id: last.id });
+    const running = await section();
+    const inProgress = /<p class="in-progress">(.*?)<\/p>/.exec(running)?.[1]?.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+    expect(inProgress).toBe('In progress: Ledger step 201');
+    expect(running).toContain(TASKS_CUT);
   });
 
   it('says how to set an actor once on every project page when there is none, and offers no write', async () => {
@@ -430,6 +493,106 @@ describe.each(testBackends())('web view over a listening server on $name', (back
       expect(html).toContain(`depth: the impact depth is a whole number from 1 to 5, not &#39;${depth}&#39;.`);
     }
     expect((await get(`/p/${slug}/impact/${item.id}?depth=5&direction=outgoing`)).status).toBe(200);
+  });
+
+  it("opens a deleted item's page from the Checks page's dangling-link finding: it says it is deleted and lists its links and checks", async () => {
+    const { slug: gone } = await svc.seed('webdel');
+    const old = await as(ops.svc_item_upsert, { project_id: gone, title: 'Legacy CSV export', body: 'Exports run nightly.' });
+    const user = await as(ops.svc_item_upsert, { project_id: gone, title: 'Finance dashboard', body: 'Reads the export.', links: [{ type: 'depends', target_id: old.id }] });
+    await as(ops.svc_qa_add, { project_id: gone, title: 'Export totals match the ledger', target_item_ids: [old.id] });
+    await as(ops.item_delete, { project_id: gone, item_id: old.id });
+
+    const checks = await (await get(`/p/${gone}/checks`)).text();
+    const finding = checks.slice(checks.indexOf('id="rule-dangling-link"'), checks.indexOf('</section>', checks.indexOf('id="rule-dangling-link"')));
+    const hrefs = [...finding.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1] ?? '');
+    expect(hrefs).toContain(`/p/${gone}/items/${old.id}`);
+    for (const href of hrefs) expect({ href, status: (await get(href)).status }).toEqual({ href, status: 200 });
+
+    const html = await (await get(`/p/${gone}/items/${old.id}`)).text();
+    expect(/<h1>(.*?)<\/h1>/.exec(html)?.[1]).toBe('Legacy CSV export');
+    expect(html).toContain('id="deleted"');
+    expect(html).toContain(`svc item restore ${old.id}`);
+    // No impact graph: svc_impact starts from no deleted item.
+    expect(html).not.toContain(`/p/${gone}/impact/`);
+    const links = html.slice(html.indexOf('id="links-h"'), html.indexOf('</section>', html.indexOf('id="links-h"')));
+    const incoming = links.slice(links.indexOf('In (others'));
+    expect(incoming).toContain(`<a href="/p/${gone}/items/${user.id}">item ${user.id.slice(0, 8)}</a>`);
+    const qa = html.slice(html.indexOf('id="qa-h"'));
+    expect(qa).toContain('Export totals match the ledger');
+  });
+
+  it("shows each version's own content behind its link in the version list, saying which is old", async () => {
+    const v1 = await as(ops.svc_item_upsert, { project_id: slug, title: 'Backups nightly', body: 'Backups run at 02:00.' });
+    const v2 = await as(ops.svc_item_upsert, { project_id: slug, item_id: v1.id, body: 'Backups run at 03:00.' });
+    const v3 = await as(ops.svc_item_upsert, { project_id: slug, item_id: v2.id, title: 'Backups twice a day', body: 'Backups run at 03:00 and 15:00.' });
+    const page = async (path: string) => {
+      const html = await (await get(path)).text();
+      return {
+        title: /<h1>(.*?)<\/h1>/.exec(html)?.[1],
+        body: /<h2 id="body-h">Body<\/h2><div class="prose">([\s\S]*?)<\/div>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '').trim(),
+        old: html.includes('id="old-version"'),
+        links: [...html.slice(html.indexOf('id="chain-h"')).matchAll(/<li><a href="([^"]+)"[^>]*>v(\d+)<\/a>/g)].map((m) => [m[2], m[1] ?? ''] as const),
+      };
+    };
+    const current = await page(`/p/${slug}/items/${v3.id}`);
+    expect(current).toMatchObject({ title: 'Backups twice a day', body: 'Backups run at 03:00 and 15:00.', old: false });
+    // Every version link of the page, followed: its own title and body, and the old-version note but on the current one.
+    const seen = await Promise.all(current.links.map(async ([v, href]) => [v, await page(href)] as const));
+    expect(seen.map(([v, p]) => [v, p.title, p.body, p.old])).toEqual([
+      ['1', 'Backups nightly', 'Backups run at 02:00.', true],
+      ['2', 'Backups nightly', 'Backups run at 03:00.', true],
+      ['3', 'Backups twice a day', 'Backups run at 03:00 and 15:00.', false],
+    ]);
+    // The first version's id as a prefix names that version too.
+    expect(await page(`/p/${slug}/items/${v1.id.slice(0, 13)}`)).toMatchObject({ body: 'Backups run at 02:00.', old: true });
+  });
+
+  it('says on the page when a list was cut: the item history, the inbox, the glossary groups and review queue', async () => {
+    const { slug: cut } = await svc.seed('webcut');
+    const CUTS = ['history-cut', 'inbox-cut', 'groups-cut', 'queue-cut'];
+    const notes = async () => {
+      const pages = await Promise.all([`/p/${cut}/items/${head}`, `/p/${cut}/inbox`, `/p/${cut}/glossary`].map(async (path) => (await get(path)).text()));
+      return CUTS.filter((id) => pages.some((html) => html.includes(`id="${id}"`)));
+    };
+    const many = (n: number, make: (i: number) => Promise<unknown>) => Promise.all(Array.from({ length: n }, (_, i) => make(i + 1)));
+    // 200 of each is the whole list: no note.
+    // An edit names the current version: each is the one the previous edit made.
+    const item = await as(ops.svc_item_upsert, { project_id: cut, title: 'Retention', body: 'v1' });
+    let head = item.id;
+    const edit = async (v: number) => {
+      head = (await as(ops.svc_item_upsert, { project_id: cut, item_id: head, body: `v${v}` })).id;
+    };
+    for (let v = 2; v <= 200; v++) await edit(v);
+    await many(200, (i) => as(ops.svc_capture_add, { project_id: cut, text: `capture ${i}` }));
+    await many(199, (i) => as(ops.glossary_group_add, { project_id: cut, name: `Group ${i}` }));
+    await as(ops.glossary_group_add, { project_id: cut, name: 'Terms' });
+    await many(200, (i) => as(ops.glossary_term_propose, { project_id: cut, group: 'Terms', term: `term ${i}` }));
+    expect(await notes()).toEqual([]);
+    // One more of each: every page says its list was cut.
+    await edit(201);
+    await as(ops.svc_capture_add, { project_id: cut, text: 'capture 201' });
+    await as(ops.glossary_group_add, { project_id: cut, name: 'Group 201' });
+    await as(ops.glossary_term_propose, { project_id: cut, group: 'Terms', term: 'term 201' });
+    expect(await notes()).toEqual(CUTS);
+    // The first version is now older than the 200 listed: its link shows the current version and says so.
+    const first = await (await get(`/p/${cut}/items/${item.id}`)).text();
+    expect({ unlisted: first.includes('id="version-unlisted"'), old: first.includes('id="old-version"'), current: first.includes('<p>v201</p>') }).toEqual({
+      unlisted: true,
+      old: false,
+      current: true,
+    });
+  });
+
+  it('says on the projects page when there are more projects than it lists', async () => {
+    const listed = async () => (await as(ops.project_list, { limit: 200 })).projects.length;
+    const cutNote = async () => (await (await get('/')).text()).includes('id="projects-cut"');
+    if ((await listed()) < 200) {
+      const missing = 200 - (await listed());
+      for (let i = 0; i < missing; i++) await as(ops.project_create, { slug: `webp-${i}` });
+      expect(await cutNote()).toBe(false);
+    }
+    await as(ops.project_create, { slug: 'webp-one-more' });
+    expect(await cutNote()).toBe(true);
   });
 
   it('finds the capture to redact by its id, however many newer captures there are', async () => {

@@ -64,6 +64,31 @@ describe.each(testBackends())('captures filed under a project on $name', (backen
     expect(await refusal(call(ops.svc_capture_add, { text: 'x', project_id: 'nowhere' }))).toMatchObject({ code: 'invalid_input', details: { field: 'project_id' } });
   });
 
+  it('lists and shows the shared inbox alone: inbox_list and inbox_show find no capture filed under a project', async () => {
+    const beta = (await call(ops.project_create, { slug: 'beta' })) as { id: string };
+    const filed = await add('pear filed', 'alpha');
+    const loose = await add('pear loose');
+    const gone = await add('pear promoted');
+    const dropped = await add('pear dropped');
+    await call(ops.svc_capture_promote, { capture_id: gone.id, project_id: 'beta', title: 'Pear' });
+    await call(ops.svc_capture_discard, { capture_id: dropped.id });
+    type Listed = { captures: (Capture & { promoted_project_id: string | null })[]; truncated: boolean };
+    const inbox = async (input: Record<string, unknown> = {}) => (await call(ops.inbox_list, input)) as Listed;
+    // svc_capture_list's defaults: discarded hidden unless asked for; a promoted capture names its project.
+    expect((await inbox()).captures.map((c) => [c.id, c.promoted_project_id])).toEqual([
+      [gone.id, beta.id],
+      [loose.id, null],
+    ]);
+    expect((await inbox({ include_discarded: true })).captures.map((c) => c.id)).toEqual([dropped.id, gone.id, loose.id]);
+    expect((await inbox({ review_state: 'promoted' })).captures.map((c) => c.id)).toEqual([gone.id]);
+    expect(await inbox({ limit: 1 })).toMatchObject({ captures: [{ id: gone.id }], truncated: true });
+
+    expect(await call(ops.inbox_show, { capture_id: loose.id.slice(0, 8) })).toMatchObject({ id: loose.id, text: 'pear loose', project_id: null });
+    expect(await refusal(call(ops.inbox_show, { capture_id: filed.id }))).toMatchObject({ code: 'not_found', details: { field: 'capture_id' } });
+    // And the other way: capture_show finds no capture of the shared inbox in a project.
+    expect((await refusal(call(ops.capture_show, { project_id: 'alpha', capture_id: loose.id }))).code).toBe('not_found');
+  });
+
   it('keeps the other filters working inside a project: discarded and redacted stay hidden, redacted stays masked', async () => {
     const kept = await add('plum kept', 'alpha');
     const dropped = await add('plum dropped', 'alpha');

@@ -37,13 +37,15 @@ export async function moveCapture(ctx: WriteContext, ref: string, event: Capture
   return answer(updated);
 }
 
-export const listFilters = {
-  project_id: filterBy,
+/** The filters of a capture list but where it looks: svc_capture_list's, and inbox_list's (the shared inbox). */
+export const stateFilters = {
   review_state: z.enum(CAPTURE_STATES).optional().describe('Only captures in this state'),
   include_discarded: z.boolean().optional().describe('Also show discarded captures (default false)'),
   include_redacted: z.boolean().optional().describe('Also show redacted captures, masked (default false)'),
   limit,
 };
+
+export const listFilters = { project_id: filterBy, ...stateFilters };
 
 /** The id of the project a list filters by; an unknown project is `not_found`, never an empty list. */
 export async function filedUnder(ctx: ReadContext, ref: string | undefined): Promise<string | undefined> {

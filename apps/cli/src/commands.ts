@@ -308,6 +308,18 @@ export const COMMANDS: readonly CommandEntry[] = [
 
   { name: 'work', description: 'work units' },
   command({
+    name: 'work open',
+    arguments: ['<project>', '<title>'],
+    description: 'open a work unit (what the svc_work_open tool does)',
+    operation: 'svc_work_open',
+    input: ([p, title], o) => ({ project_id: p, title, description: o.description, system_id: o.system }),
+    options: [
+      { flags: '--description <text>', description: 'a longer description' },
+      { flags: '--system <system>', description: 'the system it concerns (id, prefix or name)' },
+    ],
+    help: '\nExample:\n  svc work open my-project "Move billing to the new queue"',
+  }),
+  command({
     name: 'work reopen',
     arguments: ['<id>'],
     description: 'reopen a closed work unit',

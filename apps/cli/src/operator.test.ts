@@ -126,6 +126,12 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     const reopen = await svc(['work', 'reopen', 'ffffffff'], env);
     expect(reopen.code).toBe(1);
     expect(reopen.stderr).toContain('not_found');
+    // The web view's empty work board points here.
+    const opened = await svc(['work', 'open', 'ops', 'Move billing to the new queue', '--description', 'before the audit', '--json'], env);
+    expect(opened.code, opened.stderr).toBe(0);
+    const unit = JSON.parse(opened.stdout) as { id: string; status: string };
+    expect(unit.status).toBe('open');
+    expect((await svc(['work', 'reopen', unit.id], env)).stderr).not.toContain('not_found');
   }, 180_000);
 
   it('export → import into a fresh database → export gives the same bytes, captures and the inbox too; a truncated file fails with its line and writes nothing', async () => {

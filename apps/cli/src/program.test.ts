@@ -32,6 +32,7 @@ describe('the svc command tree', () => {
       ['item history', 'item_history'],
       ['link add', 'link_add'],
       ['link remove', 'link_remove'],
+      ['work open', 'svc_work_open'],
       ['work reopen', 'work_reopen'],
       ['research sweep', 'research_sweep'],
       ['check', 'svc_check'],

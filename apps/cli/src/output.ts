@@ -25,7 +25,7 @@ export class ExitCode extends Error {
  * BEL as ␇, DEL as ␡) and C1 controls as U+FFFD. Stored text is anyone's who can write over REST or MCP: raw, an
  * escape sequence in a title could hide text, retitle the window or (OSC 52) write the operator's clipboard.
  */
-export function terminalSafe(text: string): string {
+function terminalSafe(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
     const code = c.charCodeAt(0);

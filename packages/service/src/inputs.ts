@@ -78,10 +78,27 @@ export const actorRef = (what: string) => z.string().max(100).describe(what);
  * misses were looked for among more items than a search reads, so the list may miss some. A query over the length or
  * clause limit is never cut: it is refused with invalid_input naming `query`.
  */
-export type SearchCut = 'limit' | 'glossary_expansion' | 'partial';
+export type SearchCut = 'limit' | 'glossary_expansion' | 'partial' | 'size';
 
 /** `false` when nothing was cut, else the reasons, so a client testing `truncated` for truth still works. */
 export function truncation(cuts: Partial<Record<SearchCut, boolean>>): false | SearchCut[] {
-  const reasons = (['limit', 'glossary_expansion', 'partial'] as const).filter((c) => cuts[c]);
+  const reasons = (['limit', 'glossary_expansion', 'partial', 'size'] as const).filter((c) => cuts[c]);
   return reasons.length === 0 ? false : reasons;
+}
+
+/**
+ * Text one list answer carries at most, over the whole texts it returns (captures' and ideas' text and summary).
+ * A count alone does not bound an answer: 200 captures of 1 MiB each made a 200 MiB answer (a 400 MiB MCP one,
+ * escaped twice), past what a client can hold. The first row is always kept, so a list is never empty for size.
+ */
+const ANSWER_TEXT_BUDGET = 512 * 1024;
+
+/** The longest prefix of `rows` whose texts fit ANSWER_TEXT_BUDGET (at least one row), and whether it is shorter. */
+export function withinTextBudget<T>(rows: T[], size: (row: T) => number, budget = ANSWER_TEXT_BUDGET): { rows: T[]; cut: boolean } {
+  let used = 0;
+  for (const [i, row] of rows.entries()) {
+    used += size(row);
+    if (used > budget && i > 0) return { rows: rows.slice(0, i), cut: true };
+  }
+  return { rows, cut: false };
 }

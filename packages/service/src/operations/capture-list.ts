@@ -1,6 +1,6 @@
 import { listCaptures } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, } from '../inputs.js';
+import { boundedLimit, withinTextBudget } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { filedUnder, listFilters } from './capture-shared.js';
 
@@ -22,6 +22,7 @@ export const captureList = defineOperation({
       { project_id, review_state: input.review_state, include_discarded: input.include_discarded ?? false, include_redacted: input.include_redacted ?? false },
       max,
     );
-    return { captures: rows.slice(0, max), truncated: rows.length > max };
+    const page = withinTextBudget(rows.slice(0, max), (c) => c.text.length + (c.summary?.length ?? 0));
+    return { captures: page.rows, truncated: rows.length > max || page.cut };
   },
 });

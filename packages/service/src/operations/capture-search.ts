@@ -1,7 +1,7 @@
 import { parseQuery, planQuery } from '@svc/domain';
 import { listCaptures } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, searchQuery, truncation } from '../inputs.js';
+import { boundedLimit, searchQuery, truncation, withinTextBudget } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { filedUnder, listFilters } from './capture-shared.js';
 
@@ -33,6 +33,7 @@ export const captureSearch = defineOperation({
       },
       max,
     );
-    return { captures: rows.slice(0, max), truncated: truncation({ limit: rows.length > max }) };
+    const page = withinTextBudget(rows.slice(0, max), (c) => c.text.length + (c.summary?.length ?? 0));
+    return { captures: page.rows, truncated: truncation({ limit: rows.length > max, size: page.cut }) };
   },
 });

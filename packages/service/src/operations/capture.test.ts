@@ -32,6 +32,27 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
   const search = async (query: string, input: Record<string, unknown> = {}) =>
     ((await call(ops.svc_capture_search, { query, ...input })) as { captures: Capture[] }).captures;
 
+  it('bounds list and search answers by the size of their text, not only their count, and says so', async () => {
+    const big = (word: string) => `${word} ${'x'.repeat(300 * 1024)}`;
+    for (const word of ['first', 'second', 'third']) await call(ops.svc_capture_add, { project_id: 'cap', text: big(`bulky ${word}`) });
+    type Captures = { captures: { text: string }[]; truncated: unknown };
+    const listed = (await call(ops.svc_capture_list, { project_id: 'cap' })) as Captures;
+    // 300 KiB each: the second would pass ANSWER_TEXT_BUDGET (512 KiB). The newest comes first.
+    expect([listed.captures.map((c) => c.text.slice(0, 11)), listed.truncated]).toEqual([['bulky third'], true]);
+    const found = (await call(ops.svc_capture_search, { project_id: 'cap', query: 'bulky' })) as Captures;
+    expect([found.captures.length, found.truncated]).toEqual([1, ['size']]);
+    // Within the budget nothing is cut.
+    expect(((await call(ops.svc_capture_search, { project_id: 'cap', query: 'nothing-bulky-here' })) as Captures).truncated).toBe(false);
+
+    const unit = ((await call(ops.svc_work_open, { project_id: 'cap', title: 'Bulky ideas' })) as { id: string }).id;
+    for (const word of ['one', 'two']) await call(ops.svc_idea_add, { work_unit_id: unit, text: big(`bulky idea ${word}`) });
+    type Ideas = { ideas: { text: string }[]; truncated: unknown };
+    const ideas = (await call(ops.svc_idea_list, { work_unit_id: unit })) as Ideas;
+    expect([ideas.ideas.length, ideas.truncated]).toEqual([1, true]);
+    const ideaHits = (await call(ops.svc_idea_search, { project_id: 'cap', query: 'bulky' })) as Ideas;
+    expect([ideaHits.ideas.length, ideaHits.truncated]).toEqual([1, ['size']]);
+  });
+
   it('acknowledges an add with the id prefix and state, and stores the text as given', async () => {
     const ack = await add('  raw words, as typed  ');
     expect(ack.state).toBe('inbox');

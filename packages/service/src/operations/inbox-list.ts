@@ -1,6 +1,6 @@
 import { listCaptures, promotionProjects } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit } from '../inputs.js';
+import { boundedLimit, withinTextBudget } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { stateFilters } from './capture-shared.js';
 
@@ -26,11 +26,12 @@ export const inboxList = defineOperation({
       { project_id: null, review_state: input.review_state, include_discarded: input.include_discarded ?? false, include_redacted: input.include_redacted ?? false },
       max,
     );
-    const captures = rows.slice(0, max);
+    const page = withinTextBudget(rows.slice(0, max), (c) => c.text.length + (c.summary?.length ?? 0));
+    const captures = page.rows;
     const promotedInto = await promotionProjects(
       ctx.db,
       captures.filter((c) => c.promoted_item_id !== null).map((c) => c.id),
     );
-    return { captures: captures.map((c) => ({ ...c, promoted_project_id: promotedInto.get(c.id) ?? null })), truncated: rows.length > max };
+    return { captures: captures.map((c) => ({ ...c, promoted_project_id: promotedInto.get(c.id) ?? null })), truncated: rows.length > max || page.cut };
   },
 });

@@ -75,7 +75,8 @@ export const actorRef = (what: string) => z.string().max(100).describe(what);
 /**
  * Why a search answer is not the whole answer (issue 18): `limit`, more items match than the page holds;
  * `glossary_expansion`, a glossary group had more synonyms than were searched; `partial`, svc_item_search's near
- * misses were looked for among more items than a search reads, so the list may miss some. A query over the length or
+ * misses were looked for among more items than a search reads, so the list may miss some; `size`, capture and idea
+ * searches stopped before their texts passed ANSWER_TEXT_BUDGET. A query over the length or
  * clause limit is never cut: it is refused with invalid_input naming `query`.
  */
 export type SearchCut = 'limit' | 'glossary_expansion' | 'partial' | 'size';

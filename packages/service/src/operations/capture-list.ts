@@ -1,8 +1,6 @@
-import { listCaptures } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, withinTextBudget } from '../inputs.js';
 import { defineOperation } from '../operation.js';
-import { filedUnder, listFilters } from './capture-shared.js';
+import { capturePage, filedUnder, listFilters } from './capture-shared.js';
 
 export const captureList = defineOperation({
   name: 'svc_capture_list',
@@ -15,14 +13,7 @@ export const captureList = defineOperation({
   kind: 'read',
   annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const max = boundedLimit(input.limit);
-    const project_id = await filedUnder(ctx, input.project_id);
-    const rows = await listCaptures(
-      ctx.db,
-      { project_id, review_state: input.review_state, include_discarded: input.include_discarded ?? false, include_redacted: input.include_redacted ?? false },
-      max,
-    );
-    const page = withinTextBudget(rows.slice(0, max), (c) => c.text.length + (c.summary?.length ?? 0));
-    return { captures: page.rows, truncated: rows.length > max || page.cut };
+    const { captures, limited, sized } = await capturePage(ctx, input, { project_id: await filedUnder(ctx, input.project_id) });
+    return { captures, truncated: limited || sized };
   },
 });

@@ -1,8 +1,8 @@
-import { CAPTURE_STATES, type CaptureEvent, captureTransition, parseIdRef, shortId } from '@svc/domain';
-import { type Capture, lockCapture, resolveProject, updateCapture } from '@svc/store';
+import { CAPTURE_STATES, type CaptureEvent, captureTransition, parseIdRef, shortId, type TsPlan } from '@svc/domain';
+import { type Capture, listCaptures, lockCapture, resolveProject, updateCapture } from '@svc/store';
 import { z } from 'zod';
 import { type WriteAnswer, writeAnswer } from '../answers.js';
-import { idRef, limit } from '../inputs.js';
+import { boundedLimit, idRef, limit, withinTextBudget } from '../inputs.js';
 import type { ReadContext, WriteContext } from '../operation.js';
 
 export const captureRef = idRef('Capture');
@@ -46,6 +46,25 @@ export const stateFilters = {
 };
 
 export const listFilters = { project_id: filterBy, ...stateFilters };
+
+/**
+ * One page of captures where `project_id` says (a project, the shared inbox, or everywhere), for `plan` if a
+ * search: at most `limit` of them, fewer if their text would pass the answer budget (docs/decisions/0039).
+ */
+export async function capturePage(
+  ctx: ReadContext,
+  input: { review_state?: Capture['review_state'] | undefined; include_discarded?: boolean | undefined; include_redacted?: boolean | undefined; limit?: number | undefined },
+  where: { project_id: string | null | undefined; plan?: TsPlan | undefined },
+): Promise<{ captures: (Capture & { rank?: number })[]; limited: boolean; sized: boolean }> {
+  const max = boundedLimit(input.limit);
+  const rows = await listCaptures(
+    ctx.db,
+    { ...where, review_state: input.review_state, include_discarded: input.include_discarded ?? false, include_redacted: input.include_redacted ?? false },
+    max,
+  );
+  const page = withinTextBudget(rows.slice(0, max), (c) => c.text.length + (c.summary?.length ?? 0));
+  return { captures: page.rows, limited: rows.length > max, sized: page.cut };
+}
 
 /** The id of the project a list filters by; an unknown project is `not_found`, never an empty list. */
 export async function filedUnder(ctx: ReadContext, ref: string | undefined): Promise<string | undefined> {

@@ -10,8 +10,8 @@ export const ideaSearch = defineOperation({
   surface: 'tool',
   title: 'Search ideas (legacy)',
   description:
-    'Search the ideas of a project (item-search dialect; empty query only filters), newest first, narrowed by ' +
-    'work unit, author and time [since, until). Returns {ideas, truncated}; truncated: false or ["limit"].',
+    "Search a project's ideas (item_search dialect; empty: filters only), newest first, narrowed by " +
+    'work unit, author, time [since, until). Returns {ideas, truncated}; truncated: false or why cut (limit, size).',
   input: z.object({
     project_id: projectRef,
     query: searchQuery('Search text; empty lists by filters only').optional(),

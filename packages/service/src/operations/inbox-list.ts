@@ -1,8 +1,7 @@
-import { listCaptures, promotionProjects } from '@svc/store';
+import { promotionProjects } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, withinTextBudget } from '../inputs.js';
 import { defineOperation } from '../operation.js';
-import { stateFilters } from './capture-shared.js';
+import { capturePage, stateFilters } from './capture-shared.js';
 
 /**
  * The shared inbox (docs/decisions/0025): the captures filed under no project, what svc_capture_add keeps when it
@@ -20,18 +19,11 @@ export const inboxList = defineOperation({
   kind: 'read',
   annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const max = boundedLimit(input.limit);
-    const rows = await listCaptures(
-      ctx.db,
-      { project_id: null, review_state: input.review_state, include_discarded: input.include_discarded ?? false, include_redacted: input.include_redacted ?? false },
-      max,
-    );
-    const page = withinTextBudget(rows.slice(0, max), (c) => c.text.length + (c.summary?.length ?? 0));
-    const captures = page.rows;
+    const { captures, limited, sized } = await capturePage(ctx, input, { project_id: null });
     const promotedInto = await promotionProjects(
       ctx.db,
       captures.filter((c) => c.promoted_item_id !== null).map((c) => c.id),
     );
-    return { captures: captures.map((c) => ({ ...c, promoted_project_id: promotedInto.get(c.id) ?? null })), truncated: rows.length > max || page.cut };
+    return { captures: captures.map((c) => ({ ...c, promoted_project_id: promotedInto.get(c.id) ?? null })), truncated: limited || sized };
   },
 });

@@ -1,22 +1,7 @@
+import { parseHost } from '@svc/service';
+
 /** Host names the HTTP server accepts when SVC_ALLOWED_HOSTS is not set: this machine only. */
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
-
-interface HostPort {
-  host: string;
-  port: string | undefined;
-}
-
-/**
- * `name[:port]` or `[v6][:port]`, lower-cased; anything else (userinfo, paths, a second colon, trailing bytes
- * after `]`) is not a host and matches nothing. An unbracketed IPv6 literal (`::1`) reads as that address.
- */
-function parseHost(value: string): HostPort | undefined {
-  const v = value.trim().toLowerCase();
-  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::(\d{1,5}))?$/.exec(v);
-  if (match) return { host: match[1] as string, port: match[2] };
-  if (/^[0-9a-f:.]+$/.test(v) && v.includes('::')) return { host: `[${v}]`, port: undefined };
-  return undefined;
-}
 
 /** An entry without a port allows the host on any port; with one, only that port. */
 function hostAllowed(value: string, allowed: readonly string[]): boolean {

@@ -22,4 +22,17 @@ describe('loadConfig', () => {
       expect(error?.details?.field).toBe(name);
     }
   });
+
+  it('refuses an SVC_ALLOWED_HOSTS entry that no request could match, naming it, and keeps good ones', () => {
+    for (const bad of ['*', 'https://svc.example.com', 'evil.com/path', 'x.com:99999', 'svc.example.com, *', 'user@svc.example.com']) {
+      expect(() => loadConfig({ SVC_ALLOWED_HOSTS: bad }), bad).toThrow(/^SVC_ALLOWED_HOSTS: '.*'/);
+    }
+    expect(() => loadConfig({ SVC_ALLOWED_HOSTS: 'x.com:0' })).toThrow(/^SVC_ALLOWED_HOSTS: 'x.com:0': port must be 1 to 65535/);
+    expect(loadConfig({ SVC_ALLOWED_HOSTS: ' Svc.Example.com, svc.example.com:8443,[::1]:8080 ,10.0.0.1,' }).allowedHosts).toEqual([
+      'Svc.Example.com',
+      'svc.example.com:8443',
+      '[::1]:8080',
+      '10.0.0.1',
+    ]);
+  });
 });

@@ -46,7 +46,18 @@ const schema = z.object({
       .optional(),
   ),
   SVC_ACTOR_EMAIL: z.preprocess(blankIsUnset, z.email('must be an email address').max(320).optional()),
-  SVC_ALLOWED_HOSTS: z.preprocess(blankIsUnset, z.string().optional()),
+  SVC_ALLOWED_HOSTS: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .superRefine((value, ctx) => {
+        for (const entry of value.split(',').map((h) => h.trim()).filter((h) => h !== '')) {
+          const why = badHostEntry(entry);
+          if (why) ctx.addIssue({ code: 'custom', message: `${why}; a comma-separated list such as svc.example.com,svc.example.com:8443` });
+        }
+      })
+      .optional(),
+  ),
   SVC_LOG_LEVEL: z.preprocess(blankIsUnset, z.enum(LOG_LEVELS).default('info')),
   SVC_STATEMENT_TIMEOUT_MS: z.preprocess(
     blankIsUnset,
@@ -57,6 +68,28 @@ const schema = z.object({
     z.enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'must be on or off' }).default('on'),
   ),
 });
+
+/**
+ * `name[:port]` or `[v6][:port]`, lower-cased; anything else (a scheme, userinfo, a path, `*`, a second colon,
+ * trailing bytes after `]`) is not a host and matches nothing. An unbracketed IPv6 literal (`::1`) reads as that
+ * address: the name (or bracketed literal) and the port if given. The one reading of a Host header, an Origin's
+ * host and an SVC_ALLOWED_HOSTS entry.
+ */
+export function parseHost(value: string): { host: string; port: string | undefined } | undefined {
+  const v = value.trim().toLowerCase();
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::(\d{1,5}))?$/.exec(v);
+  if (match) return { host: match[1] as string, port: match[2] };
+  if (/^[0-9a-f:.]+$/.test(v) && v.includes('::')) return { host: `[${v}]`, port: undefined };
+  return undefined;
+}
+
+/** Why an SVC_ALLOWED_HOSTS entry can never match a request, or undefined when it can. */
+function badHostEntry(entry: string): string | undefined {
+  const parsed = parseHost(entry);
+  if (!parsed) return `'${entry}' is not a host name[:port] (no scheme, path or wildcard)`;
+  if (parsed.port !== undefined && (Number(parsed.port) < 1 || Number(parsed.port) > 65_535)) return `'${entry}': port must be 1 to 65535`;
+  return undefined;
+}
 
 /** Read and validate the process settings; a bad value stops start-up with a message naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

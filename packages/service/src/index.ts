@@ -16,7 +16,7 @@ export {
   type TaskStatus,
 } from '@svc/domain';
 export { findOperation, ops, toolOperations } from './catalog.js';
-export { type Config, loadConfig } from './config.js';
+export { type Config, loadConfig, parseHost } from './config.js';
 export { inline, ref } from './markdown.js';
 export { createLogger } from './logger.js';
 export {

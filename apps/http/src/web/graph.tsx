@@ -19,8 +19,10 @@ const NODE_W = 220;
 const NODE_H = 42;
 const MAX_LABEL = 30;
 
-function shorten(text: string): string {
-  return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL - 1)}…` : text;
+/** A label of at most MAX_LABEL characters, counted as code points so an emoji is never cut in half. */
+export function shorten(text: string): string {
+  const chars = Array.from(text);
+  return chars.length > MAX_LABEL ? `${chars.slice(0, MAX_LABEL - 1).join('')}…` : text;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { expandableTerms, parseQuery, planQuery, type TsPlan } from '@svc/domain';
+import { expandableTerms, parseQuery, planQuery, positiveLeaves, type TsPlan } from '@svc/domain';
 import type { Service } from '@svc/service';
 import { type Database, glossarySynonyms, type Kysely, tsquery } from '@svc/store';
 import { sql } from 'kysely';
@@ -83,13 +83,6 @@ export interface ShapeResult extends Shape {
   rankKept: number;
 }
 
-/** The plan's positive leaves (words and phrases outside a negation): the texts whose lexemes score. */
-function scoringLeaves(plan: TsPlan, acc: string[] = []): string[] {
-  if (plan.op === 'word' || plan.op === 'phrase') acc.push(plan.text);
-  else if (plan.op === 'and' || plan.op === 'or') for (const a of plan.args) scoringLeaves(a, acc);
-  return acc;
-}
-
 /**
  * BM25F over every current match of `plan`, computed here from the items alone (no postings, no statistics
  * tables): N, avgdl and df over the project's current items, tf = 3 × title + body occurrences, k1 1.2, b 0.75.
@@ -98,7 +91,7 @@ function scoringLeaves(plan: TsPlan, acc: string[] = []): string[] {
 async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPlan): Promise<{ id: string; score: number }[]> {
   const { rows } = await sql<{ id: string; score: number }>`
     with terms as (
-      select distinct l.term from unnest(${scoringLeaves(plan)}::text[]) as x(t),
+      select distinct l.term from unnest(${positiveLeaves(plan)}::text[]) as x(t),
         lateral unnest(tsvector_to_array(to_tsvector('english', x.t))) as l(term)
     ),
     live as (

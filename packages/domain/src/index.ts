@@ -42,6 +42,7 @@ export {
   normalizeTerm,
   parseQuery,
   planQuery,
+  positiveLeaves,
   SYNONYMS_TO_READ,
   type TsPlan,
 } from './query.js';

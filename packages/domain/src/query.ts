@@ -249,3 +249,10 @@ export function expandQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonl
 export function planQuery(ast: QueryAst, synonyms: ReadonlyMap<string, readonly string[]> = new Map()): TsPlan | undefined {
   return expandQuery(ast, synonyms).plan;
 }
+
+/** Every positive leaf of a plan (the words and phrases whose terms score), wherever it sits outside a negation. */
+export function positiveLeaves(plan: TsPlan, acc: string[] = []): string[] {
+  if (plan.op === 'word' || plan.op === 'phrase') acc.push(plan.text);
+  else if (plan.op === 'and' || plan.op === 'or') for (const a of plan.args) positiveLeaves(a, acc);
+  return acc;
+}

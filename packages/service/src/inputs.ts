@@ -94,12 +94,17 @@ export function truncation(cuts: Partial<Record<SearchCut, boolean>>): false | S
  */
 const ANSWER_TEXT_BUDGET = 512 * 1024;
 
-/** The longest prefix of `rows` whose texts fit ANSWER_TEXT_BUDGET (at least one row), and whether it is shorter. */
-export function withinTextBudget<T>(rows: T[], size: (row: T) => number, budget = ANSWER_TEXT_BUDGET): { rows: T[]; cut: boolean } {
+/**
+ * A list answer's page from `rows` read with `limit + 1` (the store's way of telling a cut): at most `max` of them,
+ * and of those the longest prefix whose texts fit ANSWER_TEXT_BUDGET (at least one row). `limited`: more rows than
+ * `max`; `sized`: the budget cut the page shorter.
+ */
+export function boundedPage<T>(rows: T[], max: number, size: (row: T) => number): { rows: T[]; limited: boolean; sized: boolean } {
+  const page = rows.slice(0, max);
   let used = 0;
-  for (const [i, row] of rows.entries()) {
+  for (const [i, row] of page.entries()) {
     used += size(row);
-    if (used > budget && i > 0) return { rows: rows.slice(0, i), cut: true };
+    if (used > ANSWER_TEXT_BUDGET && i > 0) return { rows: page.slice(0, i), limited: rows.length > max, sized: true };
   }
-  return { rows, cut: false };
+  return { rows: page, limited: rows.length > max, sized: false };
 }

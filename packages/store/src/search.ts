@@ -1,4 +1,4 @@
-import { MATCH_START, MATCH_STOP, type NearMissPlan, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
+import { MATCH_START, MATCH_STOP, type NearMissPlan, positiveLeaves, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { iso } from './refs.js';
 import { researchExpired } from './research.js';
@@ -105,13 +105,6 @@ function positiveClauses(plan: TsPlan): Leaf[][] {
     if (clause.op !== 'not' && leaves(clause, acc)) out.push(acc);
   }
   return out;
-}
-
-/** Every positive leaf of the plan (terms that score), wherever it sits outside a negation. */
-function positiveLeaves(plan: TsPlan, acc: string[] = []): string[] {
-  if (plan.op === 'word' || plan.op === 'phrase') acc.push(plan.text);
-  else if (plan.op === 'and' || plan.op === 'or') for (const a of plan.args) positiveLeaves(a, acc);
-  return acc;
 }
 
 interface TermStat {
@@ -306,9 +299,10 @@ export async function searchItems(
   const query = await prepareQuery(db, plan, f);
   if (!query) return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), tsquery(plan), limit) : [];
   const { lexemesOf, queryTerms, stats, terms, df, weight } = query;
-  const required = positiveClauses(plan).map((clause) => clauseAnchors(clause, lexemesOf, df));
-  // An alternative of stop words only has no anchor (as before, such a clause cannot drive the walk).
-  const clauses = required.filter((anchors) => anchors.size > 0);
+  // Each required clause's anchors; an alternative of stop words only has none (such a clause cannot drive the walk).
+  const clauses = positiveClauses(plan)
+    .map((clause) => clauseAnchors(clause, lexemesOf, df))
+    .filter((anchors) => anchors.size > 0);
   if (clauses.length === 0 || clauses.some((anchors) => [...anchors].every((t) => df(t) === 0))) return [];
 
   const q = tsquery(plan);
@@ -320,8 +314,9 @@ export async function searchItems(
     lists.set(t, { term: t, w: (weight.get(t) ?? 0) * (BM25.K1 + 1), impact: 2, id: NIL, cap: max, done: df(t) === 0 || max <= 0 });
   }
   const potential = (l: TermList) => (l.done ? 0 : l.w * bound(l.cap));
+  const readOut = (anchors: Set<string>) => [...anchors].every((t) => lists.get(t)?.done);
   /** Whether no item outside those met can match: some required clause's anchors are all read to their end. */
-  const closed = () => clauses.some((anchors) => [...anchors].every((t) => lists.get(t)?.done));
+  const closed = () => clauses.some(readOut);
   const unseenBound = () => (closed() ? 0 : [...lists.values()].reduce((sum, l) => sum + potential(l), 0));
   const upper = (p: Pending) => {
     let ub = 0;
@@ -332,7 +327,7 @@ export async function searchItems(
     return ub;
   };
   /** An item holding no anchor of a required clause whose anchors are all read cannot match. */
-  const excluded = (p: Pending) => clauses.some((anchors) => [...anchors].every((t) => lists.get(t)?.done && !p.impacts.has(t)));
+  const excluded = (p: Pending) => clauses.some((anchors) => readOut(anchors) && ![...anchors].some((t) => p.impacts.has(t)));
 
   const pending = new Map<string, Pending>();
   const checked = new Set<string>();
@@ -457,7 +452,8 @@ async function scoreAll(
   // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
   await sql`select set_config('work_mem', '64MB', true)`.execute(db);
   for (let n = Math.max(first, k); ; n *= 4) {
-    // One row at least: how many items were read, and each of them that matches (none: id null).
+    // One row at least: how many items were read, and each of them that matches (none: id null). The sum is
+    // bm25Tf's arithmetic in SQL: w × tf / (tf + K1 (1 − B) + K1 B dl / avgdl), w = idf × (K1 + 1).
     const { rows } = await sql<{ id: string | null; score: number | null; updated_at: Date | null; read: string }>`
       with scored as (
         select p.item_id, sum(t.w * p.tf / (p.tf + ${BM25.K1 * (1 - BM25.B)}::float8 + ${(BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1)}::float8 * p.dl)) as score
@@ -652,11 +648,7 @@ export async function glossarySynonyms(
     ) x
     where x.n <= ${perTerm}
     order by x.key, x.synonym`.execute(db);
-  for (const row of rows) {
-    const list = out.get(row.key) ?? [];
-    if (!list.includes(row.synonym)) list.push(row.synonym);
-    out.set(row.key, list);
-  }
+  for (const row of rows) out.set(row.key, [...(out.get(row.key) ?? []), row.synonym]);
   return out;
 }
 

@@ -2,7 +2,7 @@ import { CAPTURE_STATES, type CaptureEvent, captureTransition, parseIdRef, short
 import { type Capture, listCaptures, lockCapture, resolveProject, updateCapture } from '@svc/store';
 import { z } from 'zod';
 import { type WriteAnswer, writeAnswer } from '../answers.js';
-import { boundedLimit, idRef, limit, withinTextBudget } from '../inputs.js';
+import { boundedLimit, boundedPage, idRef, limit } from '../inputs.js';
 import type { ReadContext, WriteContext } from '../operation.js';
 
 export const captureRef = idRef('Capture');
@@ -62,8 +62,8 @@ export async function capturePage(
     { ...where, review_state: input.review_state, include_discarded: input.include_discarded ?? false, include_redacted: input.include_redacted ?? false },
     max,
   );
-  const page = withinTextBudget(rows.slice(0, max), (c) => c.text.length + (c.summary?.length ?? 0));
-  return { captures: page.rows, limited: rows.length > max, sized: page.cut };
+  const page = boundedPage(rows, max, (c) => c.text.length + (c.summary?.length ?? 0));
+  return { captures: page.rows, limited: page.limited, sized: page.sized };
 }
 
 /** The id of the project a list filters by; an unknown project is `not_found`, never an empty list. */

@@ -1,6 +1,6 @@
 import { listIdeas } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, idRef, limit, withinTextBudget } from '../inputs.js';
+import { boundedLimit, boundedPage, idRef, limit } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit, scope } from '../work/shared.js';
 import { scopeField } from './idea-shared.js';
@@ -17,7 +17,7 @@ export const ideaList = defineOperation({
     const unit = await findWorkUnit(ctx.db, input.work_unit_id, await scope(ctx.db, input.project_id));
     const max = boundedLimit(input.limit);
     const ideas = await listIdeas(ctx.db, { project_id: unit.project_id, work_unit_id: unit.id }, max);
-    const page = withinTextBudget(ideas.slice(0, max), (i) => i.text.length);
-    return { ideas: page.rows, truncated: ideas.length > max || page.cut };
+    const page = boundedPage(ideas, max, (i) => i.text.length);
+    return { ideas: page.rows, truncated: page.limited || page.sized };
   },
 });

@@ -1,7 +1,7 @@
 import { isUuid, parseQuery, planQuery, SvcError } from '@svc/domain';
 import { listIdeas, resolveProject } from '@svc/store';
 import { z } from 'zod';
-import { actorRef, boundedLimit, isoTime, limit, projectRef, searchQuery, truncation, withinTextBudget } from '../inputs.js';
+import { actorRef, boundedLimit, boundedPage, isoTime, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit } from '../work/shared.js';
 
@@ -45,7 +45,7 @@ export const ideaSearch = defineOperation({
       },
       max,
     );
-    const page = withinTextBudget(ideas.slice(0, max), (i) => i.text.length);
-    return { ideas: page.rows, truncated: truncation({ limit: ideas.length > max, size: page.cut }) };
+    const page = boundedPage(ideas, max, (i) => i.text.length);
+    return { ideas: page.rows, truncated: truncation({ limit: page.limited, size: page.sized }) };
   },
 });

@@ -80,6 +80,22 @@ describe.each(testBackends())('hostile input against a listening server on $name
     }
   });
 
+  it('answers a javascript: source_url with 400 naming source_url on REST and an isError result on /mcp, and stores nothing', async () => {
+    const rest = await post('/projects/probe/items', '{"item_type":"research","title":"XSS source","source_url":"javascript:alert(1)"}');
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as ErrorBody).error).toMatchObject({ code: 'invalid_input', details: { field: 'source_url' } });
+    const capture = (await (await post('/captures', '{"text":"a note"}')).json()) as { id: string };
+    const promote = await post(`/captures/${capture.id}/promote`, '{"project_id":"probe","title":"XSS source","source_url":"javascript:alert(1)"}');
+    expect(promote.status).toBe(400);
+    expect(((await promote.json()) as ErrorBody).error.details).toMatchObject({ field: 'source_url' });
+    const call = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"XSS source","source_url":"javascript:alert(1)"}}}';
+    const mcp = await post('/mcp', call, { accept: 'application/json, text/event-stream' });
+    const { result } = (await mcp.json()) as { result: { isError: boolean; structuredContent: ErrorBody } };
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent.error).toMatchObject({ code: 'invalid_input', details: { field: 'source_url' } });
+    expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'XSS source').execute()).toEqual([]);
+  });
+
   it('answers the same over MCP at /mcp: an isError result naming context, not a transport failure', async () => {
     const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"Deep","context":${nestedJson(5_000)}}}}`;
     const response = await post('/mcp', call, { accept: 'application/json, text/event-stream' });

@@ -99,6 +99,71 @@ describe.each(testBackends())('input limits on $name', (backend) => {
     });
   });
 
+  describe('source_url', () => {
+    const BAD = [
+      'javascript:alert(1)',
+      'JavaScript:alert(document.cookie)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'file:///etc/passwd',
+      'mailto:someone@example.com',
+      'ftp://example.com/file',
+      '//example.com/no-scheme',
+      'example.com/no-scheme',
+      'https:example.com',
+      'https:\\\\evil.example',
+      'https://',
+      'https://exa mple.com/',
+      'https://example.com/\tpath',
+      ' javascript:alert(1)',
+    ];
+
+    it('refuses on create, edit and promote every source_url that is not an absolute http(s) URL, naming source_url, and writes nothing', async () => {
+      for (const source_url of BAD) {
+        const created = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'research', title: 'Bad source', source_url }));
+        expect([source_url, created]).toMatchObject([source_url, { code: 'invalid_input', details: { field: 'source_url' } }]);
+        expect(created.message).toMatch(/^source_url: /);
+      }
+      const good = (await call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'research', title: 'Good source', source_url: 'https://example.com/a?b=c#d' })) as { id: string };
+      const edited = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', item_id: good.id, source_url: 'javascript:alert(1)' }));
+      expect(edited).toMatchObject({ code: 'invalid_input', details: { field: 'source_url' } });
+      const capture = (await call(ops.svc_capture_add, { text: 'a note' })) as { id: string };
+      const promoted = await refusal(call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'lim', title: 'From a note', source_url: 'javascript:alert(1)' }));
+      expect(promoted).toMatchObject({ code: 'invalid_input', details: { field: 'source_url' } });
+      const stored = await svc.store.db.selectFrom('items').select('source_url').execute();
+      expect(stored).toEqual([{ source_url: 'https://example.com/a?b=c#d' }]);
+    });
+
+    it('accepts absolute http and https URLs as given, whatever the case of the scheme', async () => {
+      for (const source_url of ['http://example.com', 'HTTPS://Example.com/Path?q=1', 'http://127.0.0.1:8080/x', 'https://user@example.com/a%20b']) {
+        expect(await call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'research', title: 'Fine', source_url })).toMatchObject({ item_type: 'research' });
+      }
+      const stored = await svc.store.db.selectFrom('items').select('source_url').orderBy('created_at').execute();
+      expect(stored.map((r) => r.source_url)).toEqual(['http://example.com', 'HTTPS://Example.com/Path?q=1', 'http://127.0.0.1:8080/x', 'https://user@example.com/a%20b']);
+    });
+
+    it('refuses an edit that keeps a stored javascript: source_url until it is replaced or cleared, saying where it came from', async () => {
+      const item = (await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Old', source_url: 'https://example.com' })) as { id: string };
+      // A value stored before the rule existed.
+      await svc.store.db.updateTable('items').set({ source_url: 'javascript:alert(1)' }).where('id', '=', item.id).execute();
+      const kept = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', item_id: item.id, title: 'Old, renamed' }));
+      expect(kept).toMatchObject({ code: 'invalid_input', details: { field: 'source_url' } });
+      expect(kept.message).toContain('current version');
+      expect(await call(ops.svc_item_upsert, { project_id: 'lim', item_id: item.id, title: 'Old, renamed', source_url: null })).toMatchObject({ version: 2 });
+    });
+
+    it('refuses an import file whose item carries a javascript: source_url, naming the line and field, and writes nothing', async () => {
+      await call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'research', title: 'Study', source_url: 'https://example.com/study' });
+      const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
+      const at = lines.findIndex((l) => l.includes('https://example.com/study') && l.startsWith('{"type":"item"'));
+      lines[at] = (lines[at] as string).replace('https://example.com/study', 'javascript:alert(1)');
+      const error = await refusal(call(ops.project_import, { lines, as_slug: 'lim-js' }));
+      expect(error).toMatchObject({ code: 'invalid_input', details: { line: at + 1, record_field: 'source_url' } });
+      expect(error.message).toMatch(new RegExp(`^line ${at + 1}: field 'source_url'`));
+      expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-js').execute()).toEqual([]);
+    });
+  });
+
   describe('schema patterns', () => {
     it('validates a write against ^(a+)+$ in linear time: 40 a and ! is an ordinary refusal, not a stall', async () => {
       const schema = { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } };

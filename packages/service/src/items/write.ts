@@ -1,5 +1,6 @@
 import {
   checkNewTaskContext,
+  checkSourceUrl,
   checkQaContext,
   classifySemanticImpact,
   type Item,
@@ -85,6 +86,11 @@ export async function prepareItemValues(
   const sourceUrl = fields.source_url?.trim() || null;
   if (type.key === 'research' && sourceUrl === null) {
     throw invalidInput(`${prefix}source_url`, 'research items cache an external reference and require its source_url');
+  }
+  if (sourceUrl !== null) {
+    // Every version is checked, so a value stored before the rule cannot be carried into a new one unnoticed.
+    const kept = head !== undefined && sourceUrl === head.source_url;
+    checkSourceUrl(sourceUrl, `${prefix}source_url`, kept ? ' (kept from the current version: give a new source_url, or null to clear it)' : '');
   }
   const system = fields.system_id ? await resolveSystem(ctx.tx, project.id, fields.system_id, `${prefix}system_id`) : null;
   let ruled: TypeRuled;

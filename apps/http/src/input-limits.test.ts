@@ -96,6 +96,19 @@ describe.each(testBackends())('hostile input against a listening server on $name
     expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'XSS source').execute()).toEqual([]);
   });
 
+  it('answers 1e400 in a context with 400 naming its place, instead of storing null', async () => {
+    const response = await post('/projects/probe/items', '{"title":"Overflow","context":{"a":{"b":1e400}}}');
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'context.a.b' } });
+    expect(error.message).toMatch(/finite/);
+    // A query parameter of 400 digits is a number to the route, and Infinity to Number().
+    const limit = await fetch(`${server.url}/projects/probe/items/search?query=x&limit=${'9'.repeat(400)}`);
+    expect(limit.status).toBe(400);
+    expect(((await limit.json()) as ErrorBody).error).toMatchObject({ code: 'invalid_input', details: { field: 'limit' }, message: expect.stringMatching(/finite/) });
+    expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Overflow').execute()).toEqual([]);
+  });
+
   it('answers the same over MCP at /mcp: an isError result naming context, not a transport failure', async () => {
     const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"Deep","context":${nestedJson(5_000)}}}}`;
     const response = await post('/mcp', call, { accept: 'application/json, text/event-stream' });

@@ -65,6 +65,17 @@ describe('checkJsonDepth: prototype keys and NUL characters', () => {
     expect(refusal({ a: ['x\u0001', 'é'] }, 'context')).toBeUndefined();
   });
 
+  it('refuses a number that is not finite (JSON.parse makes 1e400 Infinity, JSON.stringify makes it null), naming its place', () => {
+    expect(refusal(JSON.parse('{"a":{"b":1e400}}'), 'context')).toMatchObject({
+      code: 'invalid_input',
+      details: { field: 'context.a.b' },
+      message: expect.stringMatching(/^context\.a\.b: .*finite/),
+    });
+    expect(refusal({ l: [1, -Infinity] }, 'signals')).toMatchObject({ details: { field: 'signals.l.1' } });
+    expect(refusal(Number.NaN, 'limit')).toMatchObject({ details: { field: 'limit' } });
+    expect(refusal({ big: 1.7976931348623157e308, small: -5e-324, zero: -0 }, 'context')).toBeUndefined();
+  });
+
   it('walks a 100,000-level value without touching the stack', () => {
     expect(refusal(nested(100_000), 'context')).toMatchObject({ message: 'context: nested deeper than 64 levels' });
   });

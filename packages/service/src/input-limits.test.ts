@@ -164,6 +164,51 @@ describe.each(testBackends())('input limits on $name', (backend) => {
     });
   });
 
+  describe('numbers', () => {
+    it('refuses a number that overflowed to Infinity (JSON 1e400) anywhere in context, naming its place, and writes nothing', async () => {
+      for (const [context, field] of [
+        [{ a: { b: Number.POSITIVE_INFINITY } }, 'context.a.b'],
+        [{ list: [1, Number.NEGATIVE_INFINITY] }, 'context.list.1'],
+        [{ n: Number.NaN }, 'context.n'],
+      ] as const) {
+        const error = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', title: 'Huge', context }));
+        expect(error).toMatchObject({ code: 'invalid_input', details: { field } });
+        expect(error.message).toMatch(new RegExp(`^${field.replaceAll('.', '\\.')}: .*finite`));
+      }
+      const decisions = [{ title: 'D', context: { x: Number.POSITIVE_INFINITY } }];
+      expect(await refusal(call(ops.svc_save_decisions, { project_id: 'lim', decisions }))).toMatchObject({ details: { field: 'decisions.0.context.x' } });
+      const capture = (await call(ops.svc_capture_add, { text: 'note' })) as { id: string };
+      expect(await refusal(call(ops.svc_capture_annotate, { capture_id: capture.id, signals: { score: Number.POSITIVE_INFINITY } }))).toMatchObject({
+        details: { field: 'signals.score' },
+      });
+      expect(await svc.store.db.selectFrom('items').select('id').execute()).toEqual([]);
+      expect(await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Large', context: { n: 1.7e308 } })).toMatchObject({ version: 1 });
+    });
+
+    it('refuses a numeric parameter that overflowed to Infinity, naming it', async () => {
+      const unit = (await call(ops.svc_work_open, { project_id: 'lim', title: 'U' })) as { id: string };
+      expect(await refusal(call(ops.svc_task_add, { work_unit_id: unit.id, title: 'T', sort_order: Number.POSITIVE_INFINITY }))).toMatchObject({
+        code: 'invalid_input',
+        details: { field: 'sort_order' },
+      });
+      const limit = await refusal(call(ops.svc_item_search, { project_id: 'lim', query: 'x', limit: Number.POSITIVE_INFINITY }));
+      expect(limit).toMatchObject({ code: 'invalid_input', details: { field: 'limit' } });
+      expect(limit.message).toMatch(/^limit: .*finite/);
+    });
+
+    it('refuses an import file holding 1e400 in a context, naming the line and field, and writes nothing', async () => {
+      await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Numbers', context: { n: 1 } });
+      const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
+      const at = lines.findIndex((l) => l.startsWith('{"type":"item"'));
+      lines[at] = (lines[at] as string).replace('"n":1', '"n":1e400');
+      expect(lines[at]).toContain('1e400');
+      const error = await refusal(call(ops.project_import, { lines, as_slug: 'lim-inf' }));
+      expect(error).toMatchObject({ code: 'invalid_input', details: { line: at + 1, record_field: 'context' } });
+      expect(error.message).toMatch(new RegExp(`^line ${at + 1}: field 'context' .*finite`));
+      expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-inf').execute()).toEqual([]);
+    });
+  });
+
   describe('schema patterns', () => {
     it('validates a write against ^(a+)+$ in linear time: 40 a and ! is an ordinary refusal, not a stall', async () => {
       const schema = { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } };

@@ -109,6 +109,14 @@ describe.each(testBackends())('hostile input against a listening server on $name
     expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Overflow').execute()).toEqual([]);
   });
 
+  it('answers a context over 1 MiB (within the 2 MiB body limit) with 400 naming context and the limit', async () => {
+    const response = await post('/projects/probe/items', JSON.stringify({ title: 'Big context', context: { s: 'x'.repeat(1_500_000) } }));
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'context' } });
+    expect(error.message).toMatch(/1 MiB/);
+  });
+
   it('answers the same over MCP at /mcp: an isError result naming context, not a transport failure', async () => {
     const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"Deep","context":${nestedJson(5_000)}}}}`;
     const response = await post('/mcp', call, { accept: 'application/json, text/event-stream' });

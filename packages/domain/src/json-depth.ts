@@ -79,3 +79,19 @@ export function checkJsonDepth(value: unknown, field: string): void {
     }
   }
 }
+
+/**
+ * The most a JSON object a caller stores may weigh (an item's context, a capture's signals), in characters of its
+ * JSON text: 1 MiB, the bound of a text field (zod counts those in characters too). docs/decisions/0041.
+ */
+export const MAX_JSON_CHARS = 1024 * 1024;
+
+/** Refuse a value whose JSON text is longer than MAX_JSON_CHARS, naming the field and the limit. */
+export function checkJsonSize(value: unknown, field: string): void {
+  const chars = JSON.stringify(value)?.length ?? 0;
+  if (chars > MAX_JSON_CHARS) {
+    throw invalidInput(field, `is ${chars.toLocaleString('en')} characters as JSON; at most 1 MiB (${MAX_JSON_CHARS.toLocaleString('en')} characters) is stored`, {
+      limit: MAX_JSON_CHARS,
+    });
+  }
+}

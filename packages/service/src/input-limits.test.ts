@@ -209,6 +209,41 @@ describe.each(testBackends())('input limits on $name', (backend) => {
     });
   });
 
+  describe('context size', () => {
+    const MiB = 1024 * 1024;
+    /** A context whose JSON text is exactly `chars` characters long. */
+    const contextOf = (chars: number) => ({ s: 'x'.repeat(chars - '{"s":""}'.length) });
+
+    it('refuses a context over 1 MiB of JSON with invalid_input naming context and the limit; 1 MiB is stored', async () => {
+      const error = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', title: 'Big', context: contextOf(MiB + 1) }));
+      expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'context' } });
+      expect(error.message).toMatch(/^context: .*1 MiB/);
+      expect(await svc.store.db.selectFrom('items').select('id').execute()).toEqual([]);
+      expect(await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Big', context: contextOf(MiB) })).toMatchObject({ version: 1 });
+    });
+
+    it('bounds every context the same way: in a batch, in a promotion, in signals and in an import file', async () => {
+      const decisions = [{ title: 'Fine' }, { title: 'Big', context: contextOf(MiB + 1) }];
+      expect(await refusal(call(ops.svc_save_decisions, { project_id: 'lim', decisions }))).toMatchObject({ details: { field: 'decisions[1].context' } });
+      const capture = (await call(ops.svc_capture_add, { text: 'note' })) as { id: string };
+      expect(await refusal(call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'lim', title: 'Big', context: contextOf(MiB + 1) }))).toMatchObject({
+        details: { field: 'context' },
+      });
+      const signals = await refusal(call(ops.svc_capture_annotate, { capture_id: capture.id, signals: contextOf(MiB + 1) }));
+      expect(signals).toMatchObject({ code: 'invalid_input', details: { field: 'signals' } });
+      expect(signals.message).toMatch(/^signals: .*1 MiB/);
+
+      await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Small', context: { s: 'x' } });
+      const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
+      const at = lines.findIndex((l) => l.startsWith('{"type":"item"'));
+      lines[at] = (lines[at] as string).replace('"s":"x"', `"s":"${'x'.repeat(MiB + 1)}"`);
+      const error = await refusal(call(ops.project_import, { lines, as_slug: 'lim-big' }));
+      expect(error).toMatchObject({ code: 'invalid_input', details: { line: at + 1, record_field: 'context' } });
+      expect(error.message).toContain('1 MiB');
+      expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-big').execute()).toEqual([]);
+    });
+  });
+
   describe('schema patterns', () => {
     it('validates a write against ^(a+)+$ in linear time: 40 a and ! is an ordinary refusal, not a stall', async () => {
       const schema = { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } };

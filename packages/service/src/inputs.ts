@@ -4,7 +4,7 @@ import { z } from 'zod';
 /** Shared input fields, so every tool describes them the same way. */
 const MAX_LIMIT = 200;
 const DEFAULT_LIMIT = 20;
-/** Text fields up to 1 MiB. */
+/** Text fields up to 1 MiB; a context or signals object up to 1 MiB of JSON (domain's MAX_JSON_CHARS). */
 export const MAX_TEXT = 1024 * 1024;
 
 export const projectRef = z.string().min(1).max(200).describe('Project slug, id or prefix');

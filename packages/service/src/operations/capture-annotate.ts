@@ -1,4 +1,4 @@
-import { captureTransition } from '@svc/domain';
+import { captureTransition, checkJsonSize } from '@svc/domain';
 import { updateCapture } from '@svc/store';
 import { z } from 'zod';
 import type { WriteAnswer } from '../answers.js';
@@ -24,6 +24,7 @@ export const captureAnnotate = defineOperation({
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
+    if (input.signals !== undefined) checkJsonSize(input.signals, 'signals');
     const capture = await lock(ctx, input.capture_id);
     captureTransition(capture, 'annotate');
     const updated = await updateCapture(ctx.tx, capture.id, {

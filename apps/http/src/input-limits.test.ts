@@ -117,6 +117,17 @@ describe.each(testBackends())('hostile input against a listening server on $name
     expect(error.message).toMatch(/1 MiB/);
   });
 
+  it('answers a body of 1,000,000 characters of distinct words with 400 naming title and body, not 413', async () => {
+    const words: string[] = [];
+    for (let i = 0, n = 0; n < 1_000_000; i++, n += words.at(-1)!.length + 1) words.push(`w${i.toString(36)}`);
+    const response = await post('/projects/probe/items', JSON.stringify({ title: 'Words', body: words.join(' ').slice(0, 1_000_000) }));
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'body' } });
+    expect(error.message).toMatch(/^title and body: .*search index/);
+    expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Words').execute()).toEqual([]);
+  }, 60_000);
+
   it('answers the same over MCP at /mcp: an isError result naming context, not a transport failure', async () => {
     const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"Deep","context":${nestedJson(5_000)}}}}`;
     const response = await post('/mcp', call, { accept: 'application/json, text/event-stream' });

@@ -6,6 +6,17 @@ import { type Call, refusal, type TestService, testBackends, unchecked } from '.
 import { useTestService } from './testing/suite.js';
 import { ops } from './catalog.js';
 
+/** Space-separated words none of which repeats, `chars` characters in all, each word starting with `tag`. */
+export function distinctWords(chars: number, tag = 'w'): string {
+  const words: string[] = [];
+  for (let i = 0, n = 0; n < chars; i++) {
+    const word = `${tag}${i.toString(36)}`;
+    words.push(word);
+    n += word.length + 1;
+  }
+  return words.join(' ').slice(0, chars);
+}
+
 /** `levels` levels of objects, the value itself the first: { a: { a: … { leaf: 1 } } }. */
 export function nested(levels: number): Record<string, unknown> {
   let value: Record<string, unknown> = { leaf: 1 };
@@ -242,6 +253,51 @@ describe.each(testBackends())('input limits on $name', (backend) => {
       expect(error.message).toContain('1 MiB');
       expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-big').execute()).toEqual([]);
     });
+  });
+
+  describe('search index', () => {
+    /** About 1.65 bytes of tsvector per character: past PostgreSQL's 1 MiB (lexemes and positions) of one vector. */
+    const tooMany = () => distinctWords(1_000_000);
+
+    it('refuses an item whose body holds more distinct words than the search index can hold, naming title and body, and writes nothing', async () => {
+      const created = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', title: 'Words', body: tooMany() }));
+      expect(created).toMatchObject({ code: 'invalid_input', details: { field: 'body', fields: ['title', 'body'] } });
+      expect(created.message).toMatch(/^title and body: .*distinct words.*search index/);
+      const item = (await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Words', body: 'few' })) as { id: string };
+      const edited = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', item_id: item.id, body: tooMany() }));
+      expect(edited).toMatchObject({ code: 'invalid_input', details: { field: 'body' } });
+      const decisions = [{ title: 'Fine' }, { title: 'Words', body: tooMany() }];
+      expect(await refusal(call(ops.svc_save_decisions, { project_id: 'lim', decisions }))).toMatchObject({
+        code: 'invalid_input',
+        details: { field: 'decisions[1].body', fields: ['decisions[1].title', 'decisions[1].body'] },
+      });
+      expect((await svc.store.db.selectFrom('items').select('body').execute()).map((r) => r.body)).toEqual(['few']);
+    }, 60_000);
+
+    it('refuses a capture text, a summary that tips it over, and an idea the same way, naming their fields', async () => {
+      const text = await refusal(call(ops.svc_capture_add, { text: tooMany() }));
+      expect(text).toMatchObject({ code: 'invalid_input', details: { field: 'text' } });
+      expect(text.message).toMatch(/^text: .*distinct words/);
+      const capture = (await call(ops.svc_capture_add, { text: distinctWords(580_000) })) as { id: string };
+      const summary = await refusal(call(ops.svc_capture_annotate, { capture_id: capture.id, summary: distinctWords(100_000, 's') }));
+      expect(summary).toMatchObject({ code: 'invalid_input', details: { field: 'summary', fields: ['text', 'summary'] } });
+      const unit = (await call(ops.svc_work_open, { project_id: 'lim', title: 'U' })) as { id: string };
+      const idea = await refusal(call(ops.svc_idea_add, { work_unit_id: unit.id, text: tooMany() }));
+      expect(idea).toMatchObject({ code: 'invalid_input', details: { field: 'text' } });
+      expect(await svc.store.db.selectFrom('ideas').select('id').execute()).toEqual([]);
+      expect((await svc.store.db.selectFrom('captures').select('summary').execute()).map((r) => r.summary)).toEqual([null]);
+    }, 60_000);
+
+    it('refuses an import file whose item holds too many distinct words, naming the line and the search index, and writes nothing', async () => {
+      await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Words', body: 'few' });
+      const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
+      const at = lines.findIndex((l) => l.startsWith('{"type":"item"'));
+      lines[at] = (lines[at] as string).replace('"body":"few"', `"body":"${tooMany()}"`);
+      const error = await refusal(call(ops.project_import, { lines, as_slug: 'lim-words' }));
+      expect(error).toMatchObject({ code: 'invalid_input', details: { line: at + 1 } });
+      expect(error.message).toMatch(new RegExp(`^line ${at + 1}: .*distinct words than the search index can hold`));
+      expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-words').execute()).toEqual([]);
+    }, 60_000);
   });
 
   describe('schema patterns', () => {

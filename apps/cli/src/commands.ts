@@ -241,7 +241,7 @@ export const COMMANDS: readonly CommandEntry[] = [
       { flags: '--type <type>', description: "item type: decision (default), knowledge, policy, document, research or a custom type" },
       ...itemTextOptions,
       { flags: '--system <system>', description: 'the system of the project it belongs to (id, prefix or name)' },
-      { flags: '--source-url <url>', description: 'where the information comes from (required for research)' },
+      { flags: '--source-url <url>', description: 'the http(s) URL the information comes from (required for research)' },
     ],
     help: '\nExamples:\n  svc item add my-project "Use PostgreSQL for billing" --body "One primary, two replicas."\n  svc item add my-project "Retention" --type policy --body-file retention.md',
   }),

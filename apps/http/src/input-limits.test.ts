@@ -80,6 +80,54 @@ describe.each(testBackends())('hostile input against a listening server on $name
     }
   });
 
+  it('answers a javascript: source_url with 400 naming source_url on REST and an isError result on /mcp, and stores nothing', async () => {
+    const rest = await post('/projects/probe/items', '{"item_type":"research","title":"XSS source","source_url":"javascript:alert(1)"}');
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as ErrorBody).error).toMatchObject({ code: 'invalid_input', details: { field: 'source_url' } });
+    const capture = (await (await post('/captures', '{"text":"a note"}')).json()) as { id: string };
+    const promote = await post(`/captures/${capture.id}/promote`, '{"project_id":"probe","title":"XSS source","source_url":"javascript:alert(1)"}');
+    expect(promote.status).toBe(400);
+    expect(((await promote.json()) as ErrorBody).error.details).toMatchObject({ field: 'source_url' });
+    const call = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"XSS source","source_url":"javascript:alert(1)"}}}';
+    const mcp = await post('/mcp', call, { accept: 'application/json, text/event-stream' });
+    const { result } = (await mcp.json()) as { result: { isError: boolean; structuredContent: ErrorBody } };
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent.error).toMatchObject({ code: 'invalid_input', details: { field: 'source_url' } });
+    expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'XSS source').execute()).toEqual([]);
+  });
+
+  it('answers 1e400 in a context with 400 naming its place, instead of storing null', async () => {
+    const response = await post('/projects/probe/items', '{"title":"Overflow","context":{"a":{"b":1e400}}}');
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'context.a.b' } });
+    expect(error.message).toMatch(/finite/);
+    // A query parameter of 400 digits is a number to the route, and Infinity to Number().
+    const limit = await fetch(`${server.url}/projects/probe/items/search?query=x&limit=${'9'.repeat(400)}`);
+    expect(limit.status).toBe(400);
+    expect(((await limit.json()) as ErrorBody).error).toMatchObject({ code: 'invalid_input', details: { field: 'limit' }, message: expect.stringMatching(/finite/) });
+    expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Overflow').execute()).toEqual([]);
+  });
+
+  it('answers a context over 1 MiB (within the 2 MiB body limit) with 400 naming context and the limit', async () => {
+    const response = await post('/projects/probe/items', JSON.stringify({ title: 'Big context', context: { s: 'x'.repeat(1_500_000) } }));
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'context' } });
+    expect(error.message).toMatch(/1 MiB/);
+  });
+
+  it('answers a body of 1,000,000 characters of distinct words with 400 naming title and body, not 413', async () => {
+    const words: string[] = [];
+    for (let i = 0, n = 0; n < 1_000_000; i++, n += words.at(-1)!.length + 1) words.push(`w${i.toString(36)}`);
+    const response = await post('/projects/probe/items', JSON.stringify({ title: 'Words', body: words.join(' ').slice(0, 1_000_000) }));
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'body' } });
+    expect(error.message).toMatch(/^title and body: .*search index/);
+    expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Words').execute()).toEqual([]);
+  }, 60_000);
+
   it('answers the same over MCP at /mcp: an isError result naming context, not a transport failure', async () => {
     const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_item_upsert","arguments":{"project_id":"probe","title":"Deep","context":${nestedJson(5_000)}}}}`;
     const response = await post('/mcp', call, { accept: 'application/json, text/event-stream' });

@@ -41,6 +41,27 @@ describe.each(testBackends())('hostile input over MCP on $name', (backend) => {
     expect(ok.isError).toBeFalsy();
   });
 
+  it('refuses a javascript: source_url with an isError result naming source_url, and stores nothing', async () => {
+    const source = (await client.callTool({
+      name: 'svc_item_upsert',
+      arguments: { project_id: 'mcp-limits', item_type: 'research', title: 'XSS', source_url: 'javascript:alert(1)' },
+    })) as Failure;
+    expect(source.isError).toBe(true);
+    expect(source.structuredContent?.error).toEqual(expect.objectContaining({ code: 'invalid_input', message: expect.stringMatching(/^source_url: /) }));
+    expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'XSS').execute()).toEqual([]);
+  });
+
+  it('refuses a context number that overflowed to Infinity with an isError result naming its place, and stores nothing', async () => {
+    // What JSON.parse makes of 1e400; the in-memory transport hands it over as it is.
+    const huge = (await client.callTool({
+      name: 'svc_item_upsert',
+      arguments: { project_id: 'mcp-limits', title: 'Overflow', context: { a: { b: Number.POSITIVE_INFINITY } } },
+    })) as Failure;
+    expect(huge.isError).toBe(true);
+    expect(huge.structuredContent?.error).toEqual(expect.objectContaining({ code: 'invalid_input', message: expect.stringMatching(/^context\.a\.b: .*finite/) }));
+    expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Overflow').execute()).toEqual([]);
+  });
+
   it('says over MCP why a search answer is cut, and refuses a query over the clause limit instead of cutting it', async () => {
     for (const title of ['Shard map one', 'Shard map two']) {
       await client.callTool({ name: 'svc_item_upsert', arguments: { project_id: 'mcp-limits', title, body: 'shard' } });

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { invalidInput, SvcError } from './errors.js';
 import type { JsonSchema } from './item-types.js';
-import { checkJsonDepth } from './json-depth.js';
+import { checkJsonDepth, checkJsonSize } from './json-depth.js';
 import { checkSchemaPatterns, linearRegExp } from './linear-regexp.js';
 
 /**
@@ -45,11 +45,15 @@ function describe(error: ErrorObject, field: string): { path: string; message: s
   return { path, message: error.message ?? 'is not valid' };
 }
 
-/** Validate an item's context against its type's schema; the error names the offending property. */
+/**
+ * Validate an item's context: a JSON object of at most 1 MiB of JSON that fits its type's schema; the error names
+ * the offending property.
+ */
 export function validateContext(itemType: string, schema: JsonSchema, context: unknown, field = 'context'): void {
   if (context === null || typeof context !== 'object' || Array.isArray(context)) {
     throw invalidInput(field, 'must be a JSON object');
   }
+  checkJsonSize(context, field);
   const fn = compile(itemType, schema);
   if (!fn(context)) {
     const first = fn.errors?.[0];

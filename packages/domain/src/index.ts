@@ -30,8 +30,9 @@ export {
   type SemanticImpact,
 } from './semantic-impact.js';
 export { type Actor, type Item, type Project, projectSettings } from './item.js';
-export { checkJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+export { checkJsonDepth, checkJsonSize, MAX_JSON_DEPTH } from './json-depth.js';
 export { REDACTED, redactContext, redactSourceUrl } from './redaction.js';
+export { checkSourceUrl, MAX_SOURCE_URL } from './source-url.js';
 export {
   expandableTerms,
   expandQuery,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SvcError } from './errors.js';
-import { checkJsonDepth, jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { checkJsonDepth, checkJsonSize, jsonDepth, MAX_JSON_CHARS, MAX_JSON_DEPTH } from './json-depth.js';
 
 function nested(levels: number): unknown {
   let value: unknown = 'leaf';
@@ -65,7 +65,37 @@ describe('checkJsonDepth: prototype keys and NUL characters', () => {
     expect(refusal({ a: ['x\u0001', 'é'] }, 'context')).toBeUndefined();
   });
 
+  it('refuses a number that is not finite (JSON.parse makes 1e400 Infinity, JSON.stringify makes it null), naming its place', () => {
+    expect(refusal(JSON.parse('{"a":{"b":1e400}}'), 'context')).toMatchObject({
+      code: 'invalid_input',
+      details: { field: 'context.a.b' },
+      message: expect.stringMatching(/^context\.a\.b: .*finite/),
+    });
+    expect(refusal({ l: [1, -Infinity] }, 'signals')).toMatchObject({ details: { field: 'signals.l.1' } });
+    expect(refusal(Number.NaN, 'limit')).toMatchObject({ details: { field: 'limit' } });
+    expect(refusal({ big: 1.7976931348623157e308, small: -5e-324, zero: -0 }, 'context')).toBeUndefined();
+  });
+
   it('walks a 100,000-level value without touching the stack', () => {
     expect(refusal(nested(100_000), 'context')).toMatchObject({ message: 'context: nested deeper than 64 levels' });
+  });
+});
+
+describe('checkJsonSize', () => {
+  /** An object whose JSON text is exactly `chars` characters long. */
+  const sized = (chars: number) => ({ s: 'x'.repeat(chars - '{"s":""}'.length) });
+
+  it('accepts 1 MiB of JSON and refuses one character more, naming the field and the limit', () => {
+    expect(MAX_JSON_CHARS).toBe(1024 * 1024);
+    expect(() => checkJsonSize(sized(MAX_JSON_CHARS), 'context')).not.toThrow();
+    let error: unknown;
+    try {
+      checkJsonSize(sized(MAX_JSON_CHARS + 1), 'decisions[2].context');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SvcError);
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'decisions[2].context', limit: MAX_JSON_CHARS } });
+    expect((error as Error).message).toBe('decisions[2].context: is 1,048,577 characters as JSON; at most 1 MiB (1,048,576 characters) is stored');
   });
 });

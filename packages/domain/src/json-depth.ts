@@ -26,6 +26,8 @@ export function jsonDepth(value: unknown, max = MAX_JSON_DEPTH): number {
   return deepest;
 }
 
+const NOT_FINITE = 'is not a finite number (a JSON number beyond ±1.8e308, such as 1e400, overflows and would be stored as null)';
+
 /** Where a value sits inside a parameter, kept as a chain and spelled out only when a refusal names it. */
 interface Place {
   readonly parent: Place | undefined;
@@ -47,7 +49,8 @@ function spell(place: Place | undefined, field: string): string {
  * The input gate's check of one JSON parameter, in one walk without recursion: refuse a value nested deeper
  * than MAX_JSON_DEPTH levels, an own `__proto__` key anywhere in it (zod's record drops it silently, and
  * it must never reach code that copies objects), and a NUL character in any string or key (neither text nor
- * jsonb can hold one). A depth refusal names the parameter; the others name where in it the value sits
+ * jsonb can hold one), and a number that is not finite (JSON.parse reads 1e400 as Infinity, which JSON.stringify
+ * and so the database would silently turn into null). A depth refusal names the parameter; the others name where in it the value sits
  * (`context.code`, `signals.list.2`: array items by index, as a schema refusal spells them; long keys and
  * paths shortened, since they are the caller's text).
  */
@@ -57,6 +60,10 @@ export function checkJsonDepth(value: unknown, field: string): void {
     const [node, level, place] = stack.pop() as [unknown, number, Place | undefined];
     if (typeof node === 'string') {
       if (node.includes('\u0000')) throw invalidInput(spell(place, field), 'holds a NUL character (\\u0000), which no text can store');
+      continue;
+    }
+    if (typeof node === 'number') {
+      if (!Number.isFinite(node)) throw invalidInput(spell(place, field), NOT_FINITE);
       continue;
     }
     if (node === null || typeof node !== 'object') continue;
@@ -70,5 +77,21 @@ export function checkJsonDepth(value: unknown, field: string): void {
       if (key.includes('\u0000')) throw invalidInput(spell(place, field), 'holds a NUL character (\\u0000) in a key, which no text can store');
       stack.push([(node as Record<string, unknown>)[key], level + 1, { parent: place, step: `.${key}` }]);
     }
+  }
+}
+
+/**
+ * The most a JSON object a caller stores may weigh (an item's context, a capture's signals), in characters of its
+ * JSON text: 1 MiB, the bound of a text field (zod counts those in characters too). docs/decisions/0041.
+ */
+export const MAX_JSON_CHARS = 1024 * 1024;
+
+/** Refuse a value whose JSON text is longer than MAX_JSON_CHARS, naming the field and the limit. */
+export function checkJsonSize(value: unknown, field: string): void {
+  const chars = JSON.stringify(value)?.length ?? 0;
+  if (chars > MAX_JSON_CHARS) {
+    throw invalidInput(field, `is ${chars.toLocaleString('en')} characters as JSON; at most 1 MiB (${MAX_JSON_CHARS.toLocaleString('en')} characters) is stored`, {
+      limit: MAX_JSON_CHARS,
+    });
   }
 }

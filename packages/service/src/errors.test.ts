@@ -28,6 +28,12 @@ describe('fromDatabase', () => {
       expect(fromDatabase(pgError('08P01', message)), message).toBeUndefined();
     }
   });
+
+  it('tells a search vector over its limit (a text of too many distinct words) from other values too large to store', () => {
+    const vector = fromDatabase(pgError('54000', 'string is too long for tsvector (1997408 bytes, max 1048575 bytes)'));
+    expect(vector).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/distinct words than the search index can hold/) });
+    expect(fromDatabase(pgError('54000', 'total size of jsonb array elements exceeds the maximum of 268435455 bytes'))).toMatchObject({ code: 'payload_too_large' });
+  });
 });
 
 describe('fromZod', () => {

@@ -64,6 +64,36 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EP
 /** PostgreSQL's 08P01 messages about a statement's Bind/Parse/Describe/Execute message, not the connection. */
 const STATEMENT_PROTOCOL_ERROR = /\b(bind|parse|describe|execute) message\b|\bparameters?\b.*\brequires?\b|insufficient data left in message|invalid message format/i;
 
+/**
+ * PostgreSQL's refusal of a search vector (the generated `search` column of items, captures and ideas) past its
+ * size limit: 1 MiB of a text's distinct words and their positions (54000, "string is too long for tsvector").
+ * No check before the write can tell exactly (stemming, stop words, identifier parts), so the refusal is mapped.
+ */
+function isSearchIndexOverflow(error: unknown): boolean {
+  const e = (error ?? {}) as PgLikeError;
+  return e.code === '54000' && /too long for tsvector/.test(String(e.message ?? ''));
+}
+
+const SEARCH_INDEX_LIMIT = 'the search index keeps at most 1 MiB of distinct words and their positions';
+
+/**
+ * Write texts a search vector is made of (`fields`, e.g. title and body; the last is the one the refusal points
+ * at, the long one), turning PostgreSQL's refusal of the vector into invalid_input naming them, so a text of too
+ * many distinct words is the caller's to shorten, not a 413 or a 500 that names nothing.
+ */
+export async function writeIndexed<T>(fields: string[], what: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isSearchIndexOverflow(error)) throw error;
+    const verb = fields.length === 1 ? 'holds' : 'hold';
+    throw new SvcError('invalid_input', `${fields.join(' and ')}: ${verb} more distinct words than the search index can hold for one ${what} (${SEARCH_INDEX_LIMIT}); shorten the text or split it into several ${what}s`, {
+      field: fields.at(-1),
+      fields,
+    });
+  }
+}
+
 /** SQLSTATEs worth retrying the whole transaction for. */
 export function isRetryable(error: unknown): boolean {
   const code = (error as PgLikeError | undefined)?.code;
@@ -82,6 +112,8 @@ export function fromDatabase(error: unknown): SvcError | undefined {
   const known = CONSTRAINT_MESSAGES[constraint];
   if (known) return new SvcError(known[0], known[1], { constraint });
   const message = String(e.message ?? '');
+  // A search vector of a write that did not name its texts (writeIndexed): an import's row, say.
+  if (isSearchIndexOverflow(error)) return new SvcError('invalid_input', `a text holds more distinct words than the search index can hold (${SEARCH_INDEX_LIMIT})`);
   // A protocol violation in one of our own statements (too many bind parameters, a malformed message) says
   // nothing about the connection: it is a defect, for the runner to log and report with a request id.
   if (code === '08P01' && STATEMENT_PROTOCOL_ERROR.test(message)) return undefined;

@@ -6,6 +6,17 @@ import { type Call, refusal, type TestService, testBackends, unchecked } from '.
 import { useTestService } from './testing/suite.js';
 import { ops } from './catalog.js';
 
+/** Space-separated words none of which repeats, `chars` characters in all, each word starting with `tag`. */
+export function distinctWords(chars: number, tag = 'w'): string {
+  const words: string[] = [];
+  for (let i = 0, n = 0; n < chars; i++) {
+    const word = `${tag}${i.toString(36)}`;
+    words.push(word);
+    n += word.length + 1;
+  }
+  return words.join(' ').slice(0, chars);
+}
+
 /** `levels` levels of objects, the value itself the first: { a: { a: … { leaf: 1 } } }. */
 export function nested(levels: number): Record<string, unknown> {
   let value: Record<string, unknown> = { leaf: 1 };
@@ -97,6 +108,196 @@ describe.each(testBackends())('input limits on $name', (backend) => {
         await call(ops.svc_history_query, { project_id: 'lim', since });
       }
     });
+  });
+
+  describe('source_url', () => {
+    const BAD = [
+      'javascript:alert(1)',
+      'JavaScript:alert(document.cookie)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'file:///etc/passwd',
+      'mailto:someone@example.com',
+      'ftp://example.com/file',
+      '//example.com/no-scheme',
+      'example.com/no-scheme',
+      'https:example.com',
+      'https:\\\\evil.example',
+      'https://',
+      'https://exa mple.com/',
+      'https://example.com/\tpath',
+      ' javascript:alert(1)',
+    ];
+
+    it('refuses on create, edit and promote every source_url that is not an absolute http(s) URL, naming source_url, and writes nothing', async () => {
+      for (const source_url of BAD) {
+        const created = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'research', title: 'Bad source', source_url }));
+        expect([source_url, created]).toMatchObject([source_url, { code: 'invalid_input', details: { field: 'source_url' } }]);
+        expect(created.message).toMatch(/^source_url: /);
+      }
+      const good = (await call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'research', title: 'Good source', source_url: 'https://example.com/a?b=c#d' })) as { id: string };
+      const edited = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', item_id: good.id, source_url: 'javascript:alert(1)' }));
+      expect(edited).toMatchObject({ code: 'invalid_input', details: { field: 'source_url' } });
+      const capture = (await call(ops.svc_capture_add, { text: 'a note' })) as { id: string };
+      const promoted = await refusal(call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'lim', title: 'From a note', source_url: 'javascript:alert(1)' }));
+      expect(promoted).toMatchObject({ code: 'invalid_input', details: { field: 'source_url' } });
+      const stored = await svc.store.db.selectFrom('items').select('source_url').execute();
+      expect(stored).toEqual([{ source_url: 'https://example.com/a?b=c#d' }]);
+    });
+
+    it('accepts absolute http and https URLs as given, whatever the case of the scheme', async () => {
+      for (const source_url of ['http://example.com', 'HTTPS://Example.com/Path?q=1', 'http://127.0.0.1:8080/x', 'https://user@example.com/a%20b']) {
+        expect(await call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'research', title: 'Fine', source_url })).toMatchObject({ item_type: 'research' });
+      }
+      const stored = await svc.store.db.selectFrom('items').select('source_url').orderBy('created_at').execute();
+      expect(stored.map((r) => r.source_url)).toEqual(['http://example.com', 'HTTPS://Example.com/Path?q=1', 'http://127.0.0.1:8080/x', 'https://user@example.com/a%20b']);
+    });
+
+    it('refuses an edit that keeps a stored javascript: source_url until it is replaced or cleared, saying where it came from', async () => {
+      const item = (await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Old', source_url: 'https://example.com' })) as { id: string };
+      // A value stored before the rule existed.
+      await svc.store.db.updateTable('items').set({ source_url: 'javascript:alert(1)' }).where('id', '=', item.id).execute();
+      const kept = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', item_id: item.id, title: 'Old, renamed' }));
+      expect(kept).toMatchObject({ code: 'invalid_input', details: { field: 'source_url' } });
+      expect(kept.message).toContain('current version');
+      expect(await call(ops.svc_item_upsert, { project_id: 'lim', item_id: item.id, title: 'Old, renamed', source_url: null })).toMatchObject({ version: 2 });
+    });
+
+    it('refuses an import file whose item carries a javascript: source_url, naming the line and field, and writes nothing', async () => {
+      await call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'research', title: 'Study', source_url: 'https://example.com/study' });
+      const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
+      const at = lines.findIndex((l) => l.includes('https://example.com/study') && l.startsWith('{"type":"item"'));
+      lines[at] = (lines[at] as string).replace('https://example.com/study', 'javascript:alert(1)');
+      const error = await refusal(call(ops.project_import, { lines, as_slug: 'lim-js' }));
+      expect(error).toMatchObject({ code: 'invalid_input', details: { line: at + 1, record_field: 'source_url' } });
+      expect(error.message).toMatch(new RegExp(`^line ${at + 1}: field 'source_url'`));
+      expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-js').execute()).toEqual([]);
+    });
+  });
+
+  describe('numbers', () => {
+    it('refuses a number that overflowed to Infinity (JSON 1e400) anywhere in context, naming its place, and writes nothing', async () => {
+      for (const [context, field] of [
+        [{ a: { b: Number.POSITIVE_INFINITY } }, 'context.a.b'],
+        [{ list: [1, Number.NEGATIVE_INFINITY] }, 'context.list.1'],
+        [{ n: Number.NaN }, 'context.n'],
+      ] as const) {
+        const error = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', title: 'Huge', context }));
+        expect(error).toMatchObject({ code: 'invalid_input', details: { field } });
+        expect(error.message).toMatch(new RegExp(`^${field.replaceAll('.', '\\.')}: .*finite`));
+      }
+      const decisions = [{ title: 'D', context: { x: Number.POSITIVE_INFINITY } }];
+      expect(await refusal(call(ops.svc_save_decisions, { project_id: 'lim', decisions }))).toMatchObject({ details: { field: 'decisions.0.context.x' } });
+      const capture = (await call(ops.svc_capture_add, { text: 'note' })) as { id: string };
+      expect(await refusal(call(ops.svc_capture_annotate, { capture_id: capture.id, signals: { score: Number.POSITIVE_INFINITY } }))).toMatchObject({
+        details: { field: 'signals.score' },
+      });
+      expect(await svc.store.db.selectFrom('items').select('id').execute()).toEqual([]);
+      expect(await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Large', context: { n: 1.7e308 } })).toMatchObject({ version: 1 });
+    });
+
+    it('refuses a numeric parameter that overflowed to Infinity, naming it', async () => {
+      const unit = (await call(ops.svc_work_open, { project_id: 'lim', title: 'U' })) as { id: string };
+      expect(await refusal(call(ops.svc_task_add, { work_unit_id: unit.id, title: 'T', sort_order: Number.POSITIVE_INFINITY }))).toMatchObject({
+        code: 'invalid_input',
+        details: { field: 'sort_order' },
+      });
+      const limit = await refusal(call(ops.svc_item_search, { project_id: 'lim', query: 'x', limit: Number.POSITIVE_INFINITY }));
+      expect(limit).toMatchObject({ code: 'invalid_input', details: { field: 'limit' } });
+      expect(limit.message).toMatch(/^limit: .*finite/);
+    });
+
+    it('refuses an import file holding 1e400 in a context, naming the line and field, and writes nothing', async () => {
+      await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Numbers', context: { n: 1 } });
+      const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
+      const at = lines.findIndex((l) => l.startsWith('{"type":"item"'));
+      lines[at] = (lines[at] as string).replace('"n":1', '"n":1e400');
+      expect(lines[at]).toContain('1e400');
+      const error = await refusal(call(ops.project_import, { lines, as_slug: 'lim-inf' }));
+      expect(error).toMatchObject({ code: 'invalid_input', details: { line: at + 1, record_field: 'context' } });
+      expect(error.message).toMatch(new RegExp(`^line ${at + 1}: field 'context' .*finite`));
+      expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-inf').execute()).toEqual([]);
+    });
+  });
+
+  describe('context size', () => {
+    const MiB = 1024 * 1024;
+    /** A context whose JSON text is exactly `chars` characters long. */
+    const contextOf = (chars: number) => ({ s: 'x'.repeat(chars - '{"s":""}'.length) });
+
+    it('refuses a context over 1 MiB of JSON with invalid_input naming context and the limit; 1 MiB is stored', async () => {
+      const error = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', title: 'Big', context: contextOf(MiB + 1) }));
+      expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'context' } });
+      expect(error.message).toMatch(/^context: .*1 MiB/);
+      expect(await svc.store.db.selectFrom('items').select('id').execute()).toEqual([]);
+      expect(await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Big', context: contextOf(MiB) })).toMatchObject({ version: 1 });
+    });
+
+    it('bounds every context the same way: in a batch, in a promotion, in signals and in an import file', async () => {
+      const decisions = [{ title: 'Fine' }, { title: 'Big', context: contextOf(MiB + 1) }];
+      expect(await refusal(call(ops.svc_save_decisions, { project_id: 'lim', decisions }))).toMatchObject({ details: { field: 'decisions[1].context' } });
+      const capture = (await call(ops.svc_capture_add, { text: 'note' })) as { id: string };
+      expect(await refusal(call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'lim', title: 'Big', context: contextOf(MiB + 1) }))).toMatchObject({
+        details: { field: 'context' },
+      });
+      const signals = await refusal(call(ops.svc_capture_annotate, { capture_id: capture.id, signals: contextOf(MiB + 1) }));
+      expect(signals).toMatchObject({ code: 'invalid_input', details: { field: 'signals' } });
+      expect(signals.message).toMatch(/^signals: .*1 MiB/);
+
+      await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Small', context: { s: 'x' } });
+      const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
+      const at = lines.findIndex((l) => l.startsWith('{"type":"item"'));
+      lines[at] = (lines[at] as string).replace('"s":"x"', `"s":"${'x'.repeat(MiB + 1)}"`);
+      const error = await refusal(call(ops.project_import, { lines, as_slug: 'lim-big' }));
+      expect(error).toMatchObject({ code: 'invalid_input', details: { line: at + 1, record_field: 'context' } });
+      expect(error.message).toContain('1 MiB');
+      expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-big').execute()).toEqual([]);
+    });
+  });
+
+  describe('search index', () => {
+    /** About 1.65 bytes of tsvector per character: past PostgreSQL's 1 MiB (lexemes and positions) of one vector. */
+    const tooMany = () => distinctWords(1_000_000);
+
+    it('refuses an item whose body holds more distinct words than the search index can hold, naming title and body, and writes nothing', async () => {
+      const created = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', title: 'Words', body: tooMany() }));
+      expect(created).toMatchObject({ code: 'invalid_input', details: { field: 'body', fields: ['title', 'body'] } });
+      expect(created.message).toMatch(/^title and body: .*distinct words.*search index/);
+      const item = (await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Words', body: 'few' })) as { id: string };
+      const edited = await refusal(call(ops.svc_item_upsert, { project_id: 'lim', item_id: item.id, body: tooMany() }));
+      expect(edited).toMatchObject({ code: 'invalid_input', details: { field: 'body' } });
+      const decisions = [{ title: 'Fine' }, { title: 'Words', body: tooMany() }];
+      expect(await refusal(call(ops.svc_save_decisions, { project_id: 'lim', decisions }))).toMatchObject({
+        code: 'invalid_input',
+        details: { field: 'decisions[1].body', fields: ['decisions[1].title', 'decisions[1].body'] },
+      });
+      expect((await svc.store.db.selectFrom('items').select('body').execute()).map((r) => r.body)).toEqual(['few']);
+    }, 60_000);
+
+    it('refuses a capture text, a summary that tips it over, and an idea the same way, naming their fields', async () => {
+      const text = await refusal(call(ops.svc_capture_add, { text: tooMany() }));
+      expect(text).toMatchObject({ code: 'invalid_input', details: { field: 'text' } });
+      expect(text.message).toMatch(/^text: .*distinct words/);
+      const capture = (await call(ops.svc_capture_add, { text: distinctWords(580_000) })) as { id: string };
+      const summary = await refusal(call(ops.svc_capture_annotate, { capture_id: capture.id, summary: distinctWords(100_000, 's') }));
+      expect(summary).toMatchObject({ code: 'invalid_input', details: { field: 'summary', fields: ['text', 'summary'] } });
+      const unit = (await call(ops.svc_work_open, { project_id: 'lim', title: 'U' })) as { id: string };
+      const idea = await refusal(call(ops.svc_idea_add, { work_unit_id: unit.id, text: tooMany() }));
+      expect(idea).toMatchObject({ code: 'invalid_input', details: { field: 'text' } });
+      expect(await svc.store.db.selectFrom('ideas').select('id').execute()).toEqual([]);
+      expect((await svc.store.db.selectFrom('captures').select('summary').execute()).map((r) => r.summary)).toEqual([null]);
+    }, 60_000);
+
+    it('refuses an import file whose item holds too many distinct words, naming the line and the search index, and writes nothing', async () => {
+      await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Words', body: 'few' });
+      const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
+      const at = lines.findIndex((l) => l.startsWith('{"type":"item"'));
+      lines[at] = (lines[at] as string).replace('"body":"few"', `"body":"${tooMany()}"`);
+      const error = await refusal(call(ops.project_import, { lines, as_slug: 'lim-words' }));
+      expect(error).toMatchObject({ code: 'invalid_input', details: { line: at + 1 } });
+      expect(error.message).toMatch(new RegExp(`^line ${at + 1}: .*distinct words than the search index can hold`));
+      expect(await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'lim-words').execute()).toEqual([]);
+    }, 60_000);
   });
 
   describe('schema patterns', () => {

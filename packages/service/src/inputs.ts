@@ -1,10 +1,10 @@
-import { LINK_TYPES, MAX_QUERY_LENGTH, SEMANTIC_IMPACTS } from '@svc/domain';
+import { LINK_TYPES, MAX_QUERY_LENGTH, MAX_SOURCE_URL, SEMANTIC_IMPACTS } from '@svc/domain';
 import { z } from 'zod';
 
 /** Shared input fields, so every tool describes them the same way. */
 const MAX_LIMIT = 200;
 const DEFAULT_LIMIT = 20;
-/** Text fields up to 1 MiB. */
+/** Text fields up to 1 MiB; a context or signals object up to 1 MiB of JSON (domain's MAX_JSON_CHARS). */
 export const MAX_TEXT = 1024 * 1024;
 
 export const projectRef = z.string().min(1).max(200).describe('Project slug, id or prefix');
@@ -29,6 +29,8 @@ export const searchQuery = (what: string) =>
   z.string().max(MAX_QUERY_LENGTH, { error: `at most ${MAX_QUERY_LENGTH} characters` }).describe(`${what} (≤${MAX_QUERY_LENGTH} characters, 32 clauses; longer is refused)`);
 export const jsonObject = z.record(z.string(), z.unknown());
 export const context = jsonObject.describe("Structured fields, validated against the item type's JSON Schema");
+/** Where an item's information comes from; checked as an absolute http(s) URL when written (domain's checkSourceUrl). */
+export const sourceUrl = z.string().max(MAX_SOURCE_URL).describe('http(s) URL of the source; required for research');
 export const linkType = z.enum(LINK_TYPES);
 export const linkInput = z.object({
   type: linkType.describe('depends: this waits on the target; blocks: the target waits on this'),

@@ -110,7 +110,8 @@ export async function seedWebFixture(service: Service): Promise<WebFixture> {
     title: XSS[0],
     body: `${payload}\n\n${XSS[3]}`,
     context: { note: payload },
-    source_url: 'javascript:window.__xss=9',
+    // An http(s) URL is all svc stores (docs/decisions/0041); the payload rides in its path.
+    source_url: 'https://example.com/"><script>window.__xss=9</script>',
     system_id: XSS[1],
   });
   await as(ops.svc_item_upsert, { project_id: xssSlug, item_id: x1.id, title: XSS[1], body: `${XSS[2]} changed ${XSS[5]}` });

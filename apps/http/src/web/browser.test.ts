@@ -53,6 +53,8 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
     const backend = testBackends()[0]!;
     const store = await backend.open();
     fixture = await seedWebFixture(createService(store));
+    // A source_url stored before svc refused other schemes (docs/decisions/0041): the pages must still not link it.
+    await store.db.updateTable('items').set({ source_url: 'javascript:window.__xss=9' }).where('source_url', 'like', '%window.__xss=9%').execute();
     // The actor for the page's writes comes from SVC_DEFAULT_ACTOR_ID, as for a server started without a proxy.
     service = createService(store, { defaultActorId: fixture.actorId });
     server = await startHttpServer(service, { host: '127.0.0.1', port: 0 });

@@ -1,5 +1,6 @@
 import {
   checkNewTaskContext,
+  checkSourceUrl,
   checkQaContext,
   classifySemanticImpact,
   type Item,
@@ -36,6 +37,7 @@ import {
   supersedeItem,
   touchWorkUnit,
 } from '@svc/store';
+import { writeIndexed } from '../errors.js';
 import type { WriteContext } from '../operation.js';
 
 /** Item fields as a caller gives them: references not yet resolved. Status is never among them. */
@@ -85,6 +87,11 @@ export async function prepareItemValues(
   const sourceUrl = fields.source_url?.trim() || null;
   if (type.key === 'research' && sourceUrl === null) {
     throw invalidInput(`${prefix}source_url`, 'research items cache an external reference and require its source_url');
+  }
+  if (sourceUrl !== null) {
+    // Every version is checked, so a value stored before the rule cannot be carried into a new one unnoticed.
+    const kept = head !== undefined && sourceUrl === head.source_url;
+    checkSourceUrl(sourceUrl, `${prefix}source_url`, kept ? ' (kept from the current version: give a new source_url, or null to clear it)' : '');
   }
   const system = fields.system_id ? await resolveSystem(ctx.tx, project.id, fields.system_id, `${prefix}system_id`) : null;
   let ruled: TypeRuled;
@@ -249,7 +256,7 @@ export async function createItem(
   links: { type: LinkType; to_chain_id: string }[] = [],
   prefix = '',
 ): Promise<Item> {
-  const item = await insertItem(ctx.tx, values);
+  const item = await writeIndexed([`${prefix}title`, `${prefix}body`], 'item', () => insertItem(ctx.tx, values));
   // A new task, check or note in a work unit makes it recently active (the brief orders units by it).
   if (item.work_unit_id) await touchWorkUnit(ctx.tx, item.work_unit_id);
   await recordHistory(ctx.tx, {
@@ -309,7 +316,9 @@ export async function supersede(
   extraImpacts: string[] = [],
 ): Promise<{ item: Item; changed: boolean }> {
   if (sameContent(head, values)) return { item: head, changed: false };
-  const next = await supersedeItem(ctx.tx, head, { ...values, created_by: ctx.actor?.id ?? null }, rewritesContent(head, values));
+  const next = await writeIndexed(['title', 'body'], 'item', () =>
+    supersedeItem(ctx.tx, head, { ...values, created_by: ctx.actor?.id ?? null }, rewritesContent(head, values)),
+  );
   const computed = classifySemanticImpact(head, next);
   const impacts = [...new Set([...computed, ...extraImpacts])];
   await recordHistory(ctx.tx, {

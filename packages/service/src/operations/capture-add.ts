@@ -1,7 +1,8 @@
 import { insertCapture, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import type { WriteAnswer } from '../answers.js';
-import { MAX_TEXT, } from '../inputs.js';
+import { writeIndexed } from '../errors.js';
+import { MAX_TEXT } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { ack, actorId, answer, fileUnder } from './capture-shared.js';
 
@@ -20,7 +21,7 @@ export const captureAdd = defineOperation({
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
     const project = input.project_id === undefined ? null : await resolveProject(ctx.tx, input.project_id);
-    const capture = await insertCapture(ctx.tx, input.text, ctx.actor?.id ?? null, project?.id ?? null);
+    const capture = await writeIndexed(['text'], 'capture', () => insertCapture(ctx.tx, input.text, ctx.actor?.id ?? null, project?.id ?? null));
     ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id });
     return answer(capture);
   },

@@ -1,7 +1,8 @@
-import { captureTransition } from '@svc/domain';
+import { captureTransition, checkJsonSize } from '@svc/domain';
 import { updateCapture } from '@svc/store';
 import { z } from 'zod';
 import type { WriteAnswer } from '../answers.js';
+import { writeIndexed } from '../errors.js';
 import { defineOperation } from '../operation.js';
 import { ack, actorId, answer, captureRef, lock } from './capture-shared.js';
 
@@ -24,13 +25,17 @@ export const captureAnnotate = defineOperation({
   presentation: { kind: 'ack', render: ack },
   actorField: 'actor_id',
   async run(ctx, input): Promise<WriteAnswer> {
+    if (input.signals !== undefined) checkJsonSize(input.signals, 'signals');
     const capture = await lock(ctx, input.capture_id);
     captureTransition(capture, 'annotate');
-    const updated = await updateCapture(ctx.tx, capture.id, {
-      summary: input.summary,
-      sensitivity_hint: input.sensitivity_hint,
-      signals: input.signals,
-    });
+    // The search vector holds the text and the summary: a summary can tip it over.
+    const updated = await writeIndexed(['text', 'summary'], 'capture', () =>
+      updateCapture(ctx.tx, capture.id, {
+        summary: input.summary,
+        sensitivity_hint: input.sensitivity_hint,
+        signals: input.signals,
+      }),
+    );
     ctx.audit({ project_id: capture.project_id, target_kind: 'capture', target_id: capture.id, details: { fields: Object.keys(input).filter((k) => k !== 'capture_id' && k !== 'actor_id') } });
     return answer(updated);
   },

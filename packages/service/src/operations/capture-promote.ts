@@ -2,7 +2,7 @@ import { captureTransition, SvcError, shortId } from '@svc/domain';
 import { recordPromotion, resolveProject, updateCapture } from '@svc/store';
 import { z } from 'zod';
 import type { WriteAnswer } from '../answers.js';
-import { body, context, projectRef, title } from '../inputs.js';
+import { body, context, projectRef, sourceUrl, title } from '../inputs.js';
 import { createItem, prepareItemValues } from '../items/write.js';
 import { defineOperation } from '../operation.js';
 import { ack, actorId, answer, captureRef, lock } from './capture-shared.js';
@@ -24,7 +24,7 @@ export const capturePromote = defineOperation({
     context: context.optional(),
     system_id: z.string().max(200).optional().describe('System of the project (id, prefix or name)'),
     work_unit_id: z.string().max(100).optional().describe('Work unit (id or prefix); required for tasks'),
-    source_url: z.string().max(2048).optional().describe('Source of the information; required for research'),
+    source_url: sourceUrl.optional(),
     actor_id: actorId,
   }),
   kind: 'write',

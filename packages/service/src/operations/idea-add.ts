@@ -1,6 +1,7 @@
 import { insertIdea } from '@svc/store';
 import { z } from 'zod';
 import { writeAnswer } from '../answers.js';
+import { writeIndexed } from '../errors.js';
 import { idRef, MAX_TEXT } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit, scope } from '../work/shared.js';
@@ -23,7 +24,9 @@ export const ideaAdd = defineOperation({
   actorField: 'actor_id',
   async run(ctx, input) {
     const unit = await findWorkUnit(ctx.tx, input.work_unit_id, await scope(ctx.tx, input.project_id));
-    const idea = await insertIdea(ctx.tx, { project_id: unit.project_id, work_unit_id: unit.id, text: input.text, author_id: ctx.actor?.id ?? null });
+    const idea = await writeIndexed(['text'], 'idea', () =>
+      insertIdea(ctx.tx, { project_id: unit.project_id, work_unit_id: unit.id, text: input.text, author_id: ctx.actor?.id ?? null }),
+    );
     ctx.audit({ project_id: unit.project_id, target_kind: 'idea', target_id: idea.id });
     return writeAnswer(idea);
   },

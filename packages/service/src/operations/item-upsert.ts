@@ -2,7 +2,7 @@ import { parseIdRef, SvcError } from '@svc/domain';
 import { resolveItem, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import { ITEM_ANSWER, writeAnswer } from '../answers.js';
-import { body, context, itemRef, linkInput, projectRef, semanticImpacts, title } from '../inputs.js';
+import { body, context, itemRef, linkInput, projectRef, semanticImpacts, sourceUrl, title } from '../inputs.js';
 import { createItem, lockHeadForEdit, prepareItemValues, resolveLinkTargets, supersede, writeLinks } from '../items/write.js';
 import { defineOperation } from '../operation.js';
 
@@ -30,7 +30,7 @@ export const itemUpsert = defineOperation({
     context: context.nullable().optional().describe("Structured fields, validated against the item type's JSON Schema; null clears them"),
     system_id: z.string().max(200).nullable().optional().describe('System of the project (id, prefix or name); null clears it'),
     work_unit_id: z.string().max(100).nullable().optional().describe('Work unit (id or prefix); required for tasks; null clears it'),
-    source_url: z.string().max(2048).nullable().optional().describe('Source of the information; required for research; null clears it'),
+    source_url: sourceUrl.nullable().optional().describe('http(s) URL of the source; required for research; null clears it'),
     links: z.array(linkInput).max(100).optional().describe('Typed edges from this item to others in the project'),
     semantic_impacts: semanticImpacts.optional().describe('Extra semantic-impact labels for this edit'),
   }),

@@ -1,4 +1,4 @@
-import { isSlug, isTypeKey, type JsonSchema, SvcError, validateContext, validateTypeSchema } from '@svc/domain';
+import { checkSourceUrl, isSlug, isTypeKey, type JsonSchema, SvcError, validateContext, validateTypeSchema } from '@svc/domain';
 import {
   actorIdsByEmail,
   type Database,
@@ -186,10 +186,12 @@ function checkRecords(records: ImportRecord[], projectId: string, schemas: Map<s
   return gone;
 }
 
-/** An item's context fits its type's schema, and a QA check targets items of the file. */
+/** An item's context fits its type's schema, its source_url is a source, and a QA check targets items of the file. */
 function checkItem(r: ImportRecord, schemas: Map<string, JsonSchema>, has: (kind: string, id: string) => boolean): void {
   const type = String(r.row.item_type);
   refusedAtLine(r, 'context', (m) => `field ${m}`, () => validateContext(type, schemas.get(type) as JsonSchema, r.row.context));
+  const { source_url } = r.row;
+  if (typeof source_url === 'string') refusedAtLine(r, 'source_url', (m) => `field ${m}`, () => checkSourceUrl(source_url, "'source_url'"));
   if (type !== 'qa_check' || !isObject(r.row.context)) return;
   for (const field of ['target_task_ids', 'target_item_ids']) {
     const targets = r.row.context[field];

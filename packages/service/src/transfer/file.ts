@@ -60,6 +60,8 @@ function jsonProblem(value: unknown): string | undefined {
     const [v, depth] = stack.pop() as [unknown, number];
     if (typeof v === 'string') {
       if (v.includes('\u0000')) return 'holds a NUL character';
+    } else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return 'holds a number that is not finite (one beyond ±1.8e308, such as 1e400, overflows and would be stored as null)';
     } else if (v !== null && typeof v === 'object') {
       if (depth >= MAX_JSON_DEPTH) return `nests deeper than ${MAX_JSON_DEPTH} levels`;
       for (const [k, child] of Array.isArray(v) ? v.entries() : Object.entries(v)) {

@@ -183,6 +183,46 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     ]);
   });
 
+  /**
+   * The exact BM25F scores of the top 10 over the project's current items, from their vectors alone: a function
+   * of the query's scoring words and its tsquery (SQL text).
+   */
+  const bruteForce = async (p: string) => {
+      const { rows } = await sql<{ id: string; term: string; tf: number; dl: number }>`
+        select i.id, u.lexeme as term,
+               ${BM25.TITLE_WEIGHT} * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) as tf,
+               (sum(cardinality(u.weights)) over (partition by i.id))::int as dl
+        from items i, unnest(i.search) u where i.project_id = ${p}::uuid and i.is_head and i.deleted_at is null`.execute(svc.store.db);
+      const docs = new Map<string, { dl: number; tf: Map<string, number> }>();
+      const df = new Map<string, number>();
+      for (const r of rows) {
+        const d = docs.get(r.id) ?? { dl: Number(r.dl), tf: new Map() };
+        d.tf.set(r.term, Number(r.tf));
+        docs.set(r.id, d);
+        df.set(r.term, (df.get(r.term) ?? 0) + 1);
+      }
+      const avgdl = [...docs.values()].reduce((s, d) => s + d.dl, 0) / docs.size;
+      const stem = async (w: string) =>
+        (await sql<{ t: string[] }>`select tsvector_to_array(to_tsvector('english', ${w}::text)) as t`.execute(svc.store.db)).rows[0]?.t ?? [];
+    return async (scoring: string[], tsq: string) => {
+      const terms = [...new Set((await Promise.all(scoring.map(stem))).flat())];
+      const matching = await sql<{ id: string }>`
+        select id from items where project_id = ${p}::uuid and is_head and deleted_at is null and search @@ (${sql.raw(tsq)})`.execute(svc.store.db);
+      return matching.rows
+        .map(({ id }) => {
+          const d = docs.get(id);
+          let score = 0;
+          for (const t of terms) {
+            const tf = d?.tf.get(t);
+            if (tf !== undefined && d) score += idf(docs.size, df.get(t) ?? 0) * bm25Tf(tf, d.dl, avgdl);
+          }
+          return score;
+        })
+        .sort((x, y) => y - x)
+        .slice(0, 10);
+    };
+  };
+
   it('returns the exact BM25F top 10 of a brute-force ranking over the same rows, for every query shape', async () => {
     const rand = random(18);
     const words = ['cache', 'queue', 'index', 'lock', 'shard', 'replica', 'backup', 'schema', 'vacuum', 'tenant', 'token', 'deploy'];
@@ -196,22 +236,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     expect(await drift()).toEqual([]);
 
     const p = await projectId();
-    const { rows } = await sql<{ id: string; term: string; tf: number; dl: number }>`
-      select i.id, u.lexeme as term,
-             ${BM25.TITLE_WEIGHT} * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) as tf,
-             (sum(cardinality(u.weights)) over (partition by i.id))::int as dl
-      from items i, unnest(i.search) u where i.project_id = ${p}::uuid and i.is_head and i.deleted_at is null`.execute(svc.store.db);
-    const docs = new Map<string, { dl: number; tf: Map<string, number> }>();
-    const df = new Map<string, number>();
-    for (const r of rows) {
-      const d = docs.get(r.id) ?? { dl: Number(r.dl), tf: new Map() };
-      d.tf.set(r.term, Number(r.tf));
-      docs.set(r.id, d);
-      df.set(r.term, (df.get(r.term) ?? 0) + 1);
-    }
-    const avgdl = [...docs.values()].reduce((s, d) => s + d.dl, 0) / docs.size;
-    const stem = async (w: string) =>
-      (await sql<{ t: string[] }>`select tsvector_to_array(to_tsvector('english', ${w}::text)) as t`.execute(svc.store.db)).rows[0]?.t ?? [];
+    const expectedTop = await bruteForce(p);
     const queries: [string, string[], string][] = [
       ['cache', ['cache'], `plainto_tsquery('english', 'cache')`],
       ['vacuum', ['vacuum'], `plainto_tsquery('english', 'vacuum')`],
@@ -229,21 +254,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       ['"queue cache"', ['queue', 'cache'], `phraseto_tsquery('english', 'queue cache')`],
     ];
     for (const [query, scoring, tsq] of queries) {
-      const terms = [...new Set((await Promise.all(scoring.map(stem))).flat())];
-      const matching = await sql<{ id: string }>`
-        select id from items where project_id = ${p}::uuid and is_head and deleted_at is null and search @@ (${sql.raw(tsq)})`.execute(svc.store.db);
-      const expected = matching.rows
-        .map(({ id }) => {
-          const d = docs.get(id);
-          let score = 0;
-          for (const t of terms) {
-            const tf = d?.tf.get(t);
-            if (tf !== undefined && d) score += idf(docs.size, df.get(t) ?? 0) * bm25Tf(tf, d.dl, avgdl);
-          }
-          return score;
-        })
-        .sort((x, y) => y - x)
-        .slice(0, 10);
+      const expected = await expectedTop(scoring, tsq);
       const got = (await search(query, { limit: 10 })).map((h) => h.rank);
       expect(got.length, query).toBe(expected.length);
       for (const [i, score] of got.entries()) expect(score, `${query} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
@@ -251,6 +262,43 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       const plan = planQuery(parseQuery(query));
       if (!plan) throw new Error(`${query} plans to nothing`);
       for (const strategy of ['walk', 'all'] as const) {
+        for (const limit of [1, 3, 10]) {
+          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.rank);
+          expect(ranks.length, `${query} ${strategy} limit ${limit}`).toBe(Math.min(limit, expected.length));
+          for (const [i, score] of ranks.entries()) expect(score, `${query} ${strategy} limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
+        }
+      }
+    }
+  });
+
+  it('keeps the exact top when items have grown past the reference length their impacts were computed with', async () => {
+    const rand = random(7);
+    const words = ['cache', 'queue', 'index', 'lock', 'shard', 'replica', 'backup', 'schema'];
+    const pick = () => words[Math.floor(rand() ** 2 * words.length)] as string;
+    const text = (n: number) => Array.from({ length: n }, pick).join(' ');
+    for (let i = 0; i < 60; i++) await add(text(1 + Math.floor(rand() * 2)), text(2 + Math.floor(rand() * 6)));
+    const p = await projectId();
+    await svc.store.db.transaction().execute((tx) => rebuildSearchIndex(tx, p));
+    // Long items arrive after the rebuild: the average length ends well above the reference, so an impact
+    // understates a long item's score and the bounds (not the impacts) must decide what is read.
+    for (let i = 0; i < 60; i++) await add(text(1 + Math.floor(rand() * 2)), text(30 + Math.floor(rand() * 40)));
+    const { rows } = await sql<{ ref: number; avg: number }>`
+      select s.ref_avgdl as ref, (s.total_len + coalesce(sum(d.len), 0))::float8 / (s.docs + coalesce(sum(d.docs), 0)) as avg
+      from search_stats s left join search_deltas d on d.project_id = s.project_id where s.project_id = ${p}::uuid
+      group by s.ref_avgdl, s.total_len, s.docs`.execute(svc.store.db);
+    expect(Number(rows[0]?.avg)).toBeGreaterThan(3 * Number(rows[0]?.ref));
+    const expectedTop = await bruteForce(p);
+    const queries: [string, string[], string][] = [
+      ['cache', ['cache'], `plainto_tsquery('english', 'cache')`],
+      ['schema', ['schema'], `plainto_tsquery('english', 'schema')`],
+      ['cache queue', ['cache', 'queue'], `plainto_tsquery('english', 'cache queue')`],
+      ['shard OR backup', ['shard', 'backup'], `plainto_tsquery('english', 'shard') || plainto_tsquery('english', 'backup')`],
+    ];
+    for (const [query, scoring, tsq] of queries) {
+      const expected = await expectedTop(scoring, tsq);
+      const plan = planQuery(parseQuery(query));
+      if (!plan) throw new Error(`${query} plans to nothing`);
+      for (const strategy of ['walk', 'all', 'auto'] as const) {
         for (const limit of [1, 3, 10]) {
           const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.rank);
           expect(ranks.length, `${query} ${strategy} limit ${limit}`).toBe(Math.min(limit, expected.length));

@@ -505,4 +505,21 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     expect(after.ideas[1]).toMatchObject({ id: first.id, text: '[redacted]', redacted: true });
     expect(await texts({ query: 'cache' })).toEqual([]);
   });
+
+  it('redacting an idea leaves its words, a token or a number, in no answer and no row', async () => {
+    const marker = `zqxmarker${Date.now().toString(36)}`;
+    const pin = 900_000_000_000_000 + (Date.now() % 1_000_000_000);
+    const unit = ((await call(ops.svc_work_open, { project_id: 'cap', title: 'Vault' })) as { id: string }).id;
+    const idea = (await call(ops.svc_idea_add, { work_unit_id: unit, text: `the vault key is ${marker}, pin ${pin}` })) as { id: string };
+    await call(ops.svc_idea_redact, { idea_id: idea.id });
+    const answers = [
+      await call(ops.svc_idea_list, { work_unit_id: unit }),
+      await call(ops.svc_idea_search, { project_id: 'cap', query: '' }),
+      await call(ops.project_export, { project_id: 'cap' }),
+    ];
+    for (const answer of answers) expect(JSON.stringify(answer)).not.toMatch(new RegExp(`${marker}|${pin}`));
+    for (const query of [marker, String(pin)]) expect((await call(ops.svc_idea_search, { project_id: 'cap', query })) as { ideas: unknown[] }).toMatchObject({ ideas: [] });
+    await expectNowhere(marker, idea.id);
+    await expectNowhere(String(pin), idea.id);
+  });
 });

@@ -202,22 +202,34 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
       const base = { project_id: project.id, title: '[redacted]', body: '[redacted]' };
       const [k1, k2, task, check, kept] = Array.from({ length: 5 }, () => crypto.randomUUID()) as [string, string, string, string, string];
       // As 0015's rule left them: strings masked, keys and numbers kept; and one row an older rule missed.
-      const old = {
-        [k1]: { item_type: 'knowledge', context: { [marker]: pin, deep: { [marker]: ['[redacted]', pin, true, null] } }, source_url: null },
-        [k2]: { item_type: 'knowledge', context: { pin }, title: `Vault ${marker}`, source_url: `https://u:${marker}@Example.test/k/${marker}?t=${pin}` },
-        [task]: { item_type: 'task', context: { sort_order: 3, summary: '[redacted]' }, source_url: null },
-        [check]: { item_type: 'qa_check', context: { coverage: 'mixed', target_task_ids: [task], target_item_ids: [], note: '[redacted]' }, source_url: null },
-      } as const;
+      const old = [
+        { ...base, id: k1, chain_id: k1, is_head: false, item_type: 'knowledge', context: { [marker]: pin, deep: { [marker]: ['[redacted]', pin, true, null] } } },
+        {
+          ...base,
+          id: k2,
+          chain_id: k1,
+          supersedes_id: k1,
+          version: 2,
+          item_type: 'knowledge',
+          title: `Vault ${marker}`,
+          context: { pin },
+          source_url: `https://u:${marker}@Example.test/k/${marker}?t=${pin}`,
+        },
+        { ...base, id: task, chain_id: task, item_type: 'task', work_unit_id: unit.id, status: 'done' as const, context: { sort_order: 3, summary: '[redacted]' } },
+        {
+          ...base,
+          id: check,
+          chain_id: check,
+          item_type: 'qa_check',
+          status: 'pending' as const,
+          context: { coverage: 'mixed', target_task_ids: [task], target_item_ids: [], note: '[redacted]' },
+        },
+      ];
+      // Promoted from a capture that was not redacted: its words are the project's.
+      const other = { ...base, id: kept, chain_id: kept, item_type: 'knowledge', title: `Kept ${marker}`, body: 'b', context: { [marker]: pin } };
       await store.db
         .insertInto('items')
-        .values([
-          { ...base, id: k1, chain_id: k1, is_head: false, ...old[k1], context: JSON.stringify(old[k1].context) },
-          { ...base, id: k2, chain_id: k1, supersedes_id: k1, version: 2, ...old[k2], context: JSON.stringify(old[k2].context) },
-          { ...base, id: task, chain_id: task, work_unit_id: unit.id, status: 'done', ...old[task], context: JSON.stringify(old[task].context) },
-          { ...base, id: check, chain_id: check, status: 'pending', ...old[check], context: JSON.stringify(old[check].context) },
-          // Promoted from a capture that was not redacted: its words are the project's.
-          { ...base, id: kept, chain_id: kept, item_type: 'knowledge', title: `Kept ${marker}`, body: 'b', context: JSON.stringify({ [marker]: pin }) },
-        ])
+        .values([...old, other].map((row) => ({ ...row, context: JSON.stringify(row.context) })))
         .execute();
       for (const [item, state] of [[k1, 'redacted'], [task, 'redacted'], [check, 'redacted'], [kept, 'promoted']] as const) {
         const capture = await store.db
@@ -234,10 +246,9 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
       expect((await migrate(store.db)).applied).toEqual(['0014']);
       const rows = await store.db.selectFrom('items').select(['id', 'item_type', 'title', 'body', 'context', 'source_url']).execute();
       const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
-      for (const id of [k1, k2, task, check]) {
-        const given = old[id] as { item_type: string; context: Record<string, unknown> };
-        const { title, body, context } = byId[id] ?? {};
-        expect({ title, body, context }, id).toEqual({ title: '[redacted]', body: '[redacted]', context: redactContext(given.item_type, given.context) });
+      for (const given of old) {
+        const { title, body, context } = byId[given.id] ?? {};
+        expect({ title, body, context }, given.id).toEqual({ title: '[redacted]', body: '[redacted]', context: redactContext(given.item_type, given.context) });
       }
       expect(byId[k2]?.source_url).toBe('https://example.test/');
       expect([byId[kept]?.title, byId[kept]?.context]).toEqual([`Kept ${marker}`, { [marker]: pin }]);

@@ -188,7 +188,7 @@ describe.each(testBackends())('import confines a crafted file to its own project
     const marker = `zqxmarker${Date.now().toString(36)}`;
     const promotion = JSON.parse(lines[lineOf('capture_promotion') - 1] as string) as { capture_id: string; item_id: string };
     // The capture as redaction leaves it; its item as an older svc left it (keys and numbers kept), or worse.
-    let file = edited(lineOf('capture', (r) => r.id === promotion.capture_id), (r) => {
+    const file = edited(lineOf('capture', (r) => r.id === promotion.capture_id), (r) => {
       Object.assign(r, { text: '[redacted]', summary: '[redacted]', sensitivity_hint: null, signals: {}, review_state: 'redacted', redacted_at: r.created_at });
     });
     const itemLine = lineOf('item', (r) => r.id === promotion.item_id);

@@ -9,7 +9,7 @@ import { pathParams, ROUTES } from './routes.js';
 import { isWebFormPost, mountWeb, webPayloadTooLarge } from './web/index.js';
 
 export interface HttpOptions {
-  /** Host/Origin values every route but /health accepts (SVC_ALLOWED_HOSTS); default: this machine's names. */
+  /** Host values every route but /health accepts (SVC_ALLOWED_HOSTS; default: this machine's names); an Origin must be the request's own. */
   allowedHosts?: string[] | undefined;
   /** How long /ready waits for the database before answering 503. */
   readyTimeoutMs?: number;
@@ -150,7 +150,7 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
     if (c.req.path === '/health' && (method === 'GET' || method === 'HEAD')) return next();
     // No Host header (app.request() in tests, HTTP/1.0): the server's own idea of its host, from the URL.
     const host = c.req.header('host') ?? new URL(c.req.url).host;
-    const refusal = hostRefusal(host, c.req.header('origin'), allowedHosts);
+    const refusal = hostRefusal({ host, origin: c.req.header('origin'), url: c.req.url, forwardedProto: c.req.header('x-forwarded-proto') }, allowedHosts);
     if (refusal) return errorBody(c, new SvcError('forbidden', `${refusal.field}: ${refusal.message}`, { field: refusal.field }));
     // /mcp answers in JSON-RPC; its transport refuses other media types itself.
     // The web view's form posts are the one exception: they answer only with the same-origin check and the

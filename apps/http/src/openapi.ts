@@ -21,7 +21,7 @@ const errorSchema = {
 const errorResponses = Object.fromEntries(
   [
     ['400', 'Invalid input, or a write without an actor'],
-    ['403', 'Host or Origin not allowed (SVC_ALLOWED_HOSTS)'],
+    ['403', "Host not allowed (SVC_ALLOWED_HOSTS), or an Origin other than the request's own"],
     ['404', 'Not found'],
     ['409', 'Conflict or refused transition'],
     ['413', 'Request body too large'],

@@ -107,10 +107,41 @@ describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
     expect(mcp.status).toBe(403);
   });
 
+  it("accepts only the request's own origin: another port, allowed name or scheme of this machine is another site", async () => {
+    const port = new URL(withDefault.url).port;
+    const host = `localhost:${port}`;
+    const write = (headers: Record<string, string>) => send(withDefault.url, 'POST', '/captures', { ...json, host, ...headers }, '{"text":"from a page"}');
+    const read = (headers: Record<string, string>) => send(withDefault.url, 'GET', '/projects/pa/brief', { host, ...headers });
+    const captures = await captureCount();
+    // Another local app's page (http://localhost:3000), or this port under the other loopback name or scheme.
+    for (const origin of ['http://localhost:3000', 'http://localhost', `http://127.0.0.1:${port}`, `http://[::1]:${port}`, `https://localhost:${port}`]) {
+      for (const answer of [await write({ origin }), await read({ origin })]) {
+        expect({ origin, status: answer.status }).toEqual({ origin, status: 403 });
+        expect(errorOf(answer)).toMatchObject({ code: 'forbidden', details: { field: 'origin' } });
+      }
+    }
+    expect(errorOf(await read({ origin: 'http://localhost:3000' })).message).toContain(`http://localhost:${port}`);
+    expect(await captureCount()).toBe(captures);
+    // Its own origin, as a browser sends it (the host's case and a default port do not matter).
+    expect((await write({ origin: `http://localhost:${port}` })).status).toBe(200);
+    expect((await read({ origin: `http://LOCALHOST:${port}` })).status).toBe(200);
+    expect((await send(withDefault.url, 'GET', '/projects/pa/brief', { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` })).status).toBe(200);
+    // Behind a TLS-terminating proxy the scheme is the one it reports, and only that one.
+    expect((await read({ origin: `https://localhost:${port}`, 'x-forwarded-proto': 'https' })).status).toBe(200);
+    expect((await read({ origin: `http://localhost:${port}`, 'x-forwarded-proto': 'https' })).status).toBe(403);
+    // /mcp is guarded the same way.
+    const mcp = await send(withDefault.url, 'POST', '/mcp', { ...MCP_HEADERS, host, origin: 'http://localhost:3000' }, JSON.stringify(toolCall(1, 'svc_brief', { project_id: 'pa' })));
+    expect(mcp.status).toBe(403);
+  });
+
   it('compares SVC_ALLOWED_HOSTS entries by host and, when an entry names one, port', async () => {
     const brief = (headers: Record<string, string>) => send(proxied.url, 'GET', '/projects/pa/brief', headers);
     expect((await brief({ host: 'svc.example:8443' })).status).toBe(200);
-    expect((await brief({ host: 'svc.example:8443', origin: 'https://svc.example:8443' })).status).toBe(200);
+    // The proxy terminates TLS and says so; the page's origin is then the request's own.
+    expect((await brief({ host: 'svc.example:8443', origin: 'https://svc.example:8443', 'x-forwarded-proto': 'https' })).status).toBe(200);
+    // Another allowed name is another site.
+    expect((await brief({ host: 'ops.example', origin: 'http://ops.example' })).status).toBe(200);
+    expect((await brief({ host: 'ops.example:1234', origin: 'http://ops.example' })).status).toBe(403);
     expect((await brief({ host: 'svc.example:9999' })).status).toBe(403);
     expect((await brief({ host: 'svc.example' })).status).toBe(403);
     expect((await brief({ host: 'ops.example:1234' })).status).toBe(200);

@@ -4,7 +4,7 @@ import { hostRefusal } from './hosts.js';
 import { createMcpServer } from './server.js';
 
 export interface McpHttpOptions {
-  /** Host names (optionally with :port) accepted in Host and Origin; default LOCAL_HOSTS. */
+  /** Host names (optionally with :port) accepted in Host; an Origin must be the request's own. Default LOCAL_HOSTS. */
   allowedHosts?: string[] | undefined;
 }
 
@@ -18,12 +18,15 @@ function jsonRpcError(status: number, code: number, message: string): Response {
 /**
  * MCP over Streamable HTTP, stateless: each request gets its own server and transport, so any number of
  * replicas can serve /mcp with no session affinity, and each request carries its own actor (X-Actor).
- * Host and Origin are checked against the allowed hosts first (DNS-rebinding protection).
+ * Host is checked against the allowed hosts first (DNS-rebinding protection), and an Origin against the request's own.
  */
 export function createMcpHttpHandler(service: Service, options: McpHttpOptions = {}) {
   const hosts = options.allowedHosts ?? [];
   return async (request: Request): Promise<Response> => {
-    const refusal = hostRefusal(request.headers.get('host'), request.headers.get('origin'), hosts);
+    const refusal = hostRefusal(
+      { host: request.headers.get('host'), origin: request.headers.get('origin'), url: request.url, forwardedProto: request.headers.get('x-forwarded-proto') },
+      hosts,
+    );
     if (refusal) return jsonRpcError(403, -32000, `Forbidden: ${refusal.message}`);
     if (request.method !== 'POST') {
       // Stateless: no server-initiated stream and no session to delete.

@@ -1,4 +1,4 @@
-export { hostRefusal } from './hosts.js';
+export { hostRefusal, isAddressedOrigin } from './hosts.js';
 export { createMcpHttpHandler } from './http.js';
 export { listTools } from './server.js';
 export { serveStdio } from './stdio.js';

@@ -1,57 +1,41 @@
+import { type JsonSchema, SYSTEM_TYPE_SCHEMAS } from './item-types.js';
+
 /** What redacted text reads as, everywhere svc masks it. */
 export const REDACTED = '[redacted]';
 
 /**
- * Context fields that are structure, not words, kept when a context is redacted: a QA check's coverage (an
- * enum the type's schema holds it to) and its targets (item ids, which links and traversals follow).
+ * Context fields that are structure svc orders, validates and traverses by, kept as they are when a context is
+ * redacted: a task's sort_order (its position in the work unit) and a QA check's coverage (an enum) and targets
+ * (item ids, which links and traversals follow). docs/decisions/0042.
  */
-const STRUCTURAL_FIELDS: Partial<Record<string, ReadonlySet<string>>> = {
-  qa_check: new Set(['coverage', 'target_task_ids', 'target_item_ids']),
+const STRUCTURAL_FIELDS: Partial<Record<string, readonly string[]>> = {
+  task: ['sort_order'],
+  qa_check: ['coverage', 'target_task_ids', 'target_item_ids'],
 };
 
 /**
- * The context of an item version made from a redacted capture (docs/decisions/0015): every string anywhere
- * in it, at any depth, becomes `[redacted]`; keys, numbers, booleans, nulls and the shape stay, and so do the
- * structural fields of the system types, so a task or QA check still satisfies its type's schema. Walked
- * without recursion; the input is not changed.
+ * The context of an item version made from a redacted capture (docs/decisions/0015, 0042). A key is the
+ * caller's word unless a strict schema of a system type names it, and a number or a boolean can carry a secret
+ * as well as a string can, so only this stays: the fields a strict system schema declares (task, QA check),
+ * the structural ones as they are and the free-text ones (a task's summary, a check's note) as `[redacted]`.
+ * Every other type's context becomes `{}`. The input is not changed.
  */
 export function redactContext(itemType: string, context: Record<string, unknown>): Record<string, unknown> {
-  const kept = STRUCTURAL_FIELDS[itemType];
   const out: Record<string, unknown> = {};
-  const stack: [unknown, (value: unknown) => void][] = [];
-  for (const [key, value] of Object.entries(context)) {
-    setOwn(out, key, value);
-    if (!kept?.has(key)) stack.push([value, (v) => setOwn(out, key, v)]);
-  }
-  while (stack.length > 0) {
-    const [value, put] = stack.pop() as [unknown, (value: unknown) => void];
-    if (typeof value === 'string') put(REDACTED);
-    else if (Array.isArray(value)) {
-      const copy: unknown[] = [...value];
-      put(copy);
-      for (const [i, child] of value.entries()) {
-        stack.push([
-          child,
-          (v) => {
-            copy[i] = v;
-          },
-        ]);
-      }
-    } else if (value !== null && typeof value === 'object') {
-      const copy: Record<string, unknown> = {};
-      put(copy);
-      for (const [key, child] of Object.entries(value)) {
-        setOwn(copy, key, child);
-        stack.push([child, (v) => setOwn(copy, key, v)]);
-      }
-    }
+  const schema = strictSystemSchema(itemType);
+  if (!schema) return out;
+  const kept = STRUCTURAL_FIELDS[itemType] ?? [];
+  for (const key of Object.keys(schema.properties as Record<string, unknown>)) {
+    if (Object.hasOwn(context, key)) out[key] = kept.includes(key) ? context[key] : REDACTED;
   }
   return out;
 }
 
-/** Set an own property, a key named `__proto__` included (plain assignment would change the prototype). */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+/** The schema of a system type whose context admits only the fields it declares, or undefined. */
+function strictSystemSchema(itemType: string): JsonSchema | undefined {
+  if (!Object.hasOwn(SYSTEM_TYPE_SCHEMAS, itemType)) return undefined;
+  const { schema } = SYSTEM_TYPE_SCHEMAS[itemType as keyof typeof SYSTEM_TYPE_SCHEMAS];
+  return schema.additionalProperties === false ? schema : undefined;
 }
 
 /**

@@ -72,8 +72,8 @@ const schema = z.object({
 /**
  * `name[:port]` or `[v6][:port]`, lower-cased; anything else (a scheme, userinfo, a path, `*`, a second colon,
  * trailing bytes after `]`) is not a host and matches nothing. An unbracketed IPv6 literal (`::1`) reads as that
- * address: the name (or bracketed literal) and the port if given. The one reading of a Host header, an Origin's
- * host and an SVC_ALLOWED_HOSTS entry.
+ * address: the name (or bracketed literal) and the port if given. The one reading of a Host header and an
+ * SVC_ALLOWED_HOSTS entry (an Origin is compared whole with the request's own, apps/mcp hosts.ts).
  */
 export function parseHost(value: string): { host: string; port: string | undefined } | undefined {
   const v = value.trim().toLowerCase();

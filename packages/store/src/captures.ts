@@ -151,6 +151,19 @@ export async function recordPromotion(
   await db.insertInto('capture_promotions').values(p).execute();
 }
 
+/** The items of a project made from captures that are now redacted (their chains hold nothing but the redaction). */
+export async function itemsOfRedactedCaptures(db: Kysely<Database>, projectId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('capture_promotions as cp')
+    .innerJoin('captures as c', 'c.id', 'cp.capture_id')
+    .select('cp.item_id')
+    .where('cp.project_id', '=', projectId)
+    .where('c.review_state', '=', 'redacted')
+    .orderBy('cp.item_id')
+    .execute();
+  return rows.map((r) => r.item_id);
+}
+
 export interface CaptureFilter {
   /** Only the captures filed under this project; null: only the shared inbox's; undefined: every capture. */
   project_id?: string | null | undefined;

@@ -87,6 +87,7 @@ export { inProgressTasks, listQaChecks, listTasks, nextSortOrder } from './tasks
 export {
   type Capture,
   insertCapture,
+  itemsOfRedactedCaptures,
   listCaptures,
   lockCapture,
   promotionProjects,

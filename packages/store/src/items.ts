@@ -246,10 +246,11 @@ export async function setChainDeleted(tx: Transaction<Database>, chainId: string
 
 /**
  * Redact the text of every version of the chain holding `itemId` (deleted ones too): title and body become
- * [redacted], and so does every string of the context but its structural fields (redactContext); source_url
- * keeps only its origin (redactSourceUrl); every other column stays, and the search vector follows (a generated column). Returns how many
- * versions changed. Redaction of a promoted capture (decision 0015): the item was made from the capture, and
- * svc cannot tell which of its words carry the secret, so none of them are kept.
+ * [redacted]; the context keeps only a task's or QA check's structural fields, its keys and values otherwise
+ * gone (redactContext); source_url keeps only its origin (redactSourceUrl); every other column stays, and the
+ * search vector follows (a generated column). Returns how many versions changed. Redaction of a promoted
+ * capture (decisions 0015, 0042): the item was made from the capture, and svc cannot tell which of its words,
+ * keys or numbers carry the secret, so none of them are kept.
  */
 export async function redactChainText(db: Transaction<Database>, itemId: string): Promise<number> {
   const { rows } = await sql<{ id: string; project_id: string; item_type: string; context: Record<string, unknown>; source_url: string | null }>`

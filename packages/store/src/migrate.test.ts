@@ -1,7 +1,7 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SYSTEM_TYPE_SCHEMAS } from '@svc/domain';
+import { redactContext, SYSTEM_TYPE_SCHEMAS } from '@svc/domain';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from './connection.js';
@@ -24,6 +24,7 @@ describe('migration files', () => {
       ['0011', 'v0.9.0'],
       ['0012', 'v0.9.1'],
       ['0013', 'v0.9.2'],
+      ['0014', 'v0.9.3'],
     ]);
   });
 });
@@ -39,10 +40,10 @@ describe.each(testBackends())('schema on $name', (backend) => {
 
   it('is current after migrating, and migrating again applies nothing', async () => {
     const status = await migrationStatus(store.db);
-    expect(status.current).toBe('0013');
-    expect(status.currentRelease).toBe('v0.9.2');
+    expect(status.current).toBe('0014');
+    expect(status.currentRelease).toBe('v0.9.3');
     expect(status.pending).toEqual([]);
-    expect(await migrate(store.db)).toEqual({ applied: [], current: '0013' });
+    expect(await migrate(store.db)).toEqual({ applied: [], current: '0014' });
   });
 
   it('seeds the seven system item types with the schemas the domain validates against', async () => {
@@ -113,9 +114,9 @@ describe.skipIf(skipWithoutPostgres())('concurrent migration on PostgreSQL', () 
       const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
       const results = await Promise.all(stores.map((s) => migrate(s.db)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013']);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013', '0014']);
       const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
-      expect(rows).toHaveLength(13);
+      expect(rows).toHaveLength(14);
       await Promise.all(stores.map((s) => s.close()));
     } finally {
       await empty.drop();
@@ -173,10 +174,88 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0009 on a database with ite
         ])
         .execute();
 
-      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013']);
+      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013', '0014']);
       const rows = await store.db.selectFrom('items').select(['id', 'refreshed_at']).execute();
       const days = Object.fromEntries(rows.map((r) => [r.id, Math.round((Date.now() - new Date(r.refreshed_at).getTime()) / 86_400_000)]));
       expect(days).toEqual({ [v1]: 200, [v2]: 200, [v3]: 10, [restored]: 100, [bare]: 30 });
+    } finally {
+      await store.close();
+      rmSync(before, { recursive: true, force: true });
+      await empty.drop();
+    }
+  });
+});
+
+describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with redacted promoted captures', () => {
+  it("gives every version of an item made from a redacted capture today's redacted context, and leaves other items alone", async () => {
+    const empty = await createEmptyPostgresDatabase();
+    if (!empty) return;
+    const before = mkdtempSync(join(tmpdir(), 'svc-migrations-'));
+    const store = await openStore({ databaseUrl: empty.url, poolSize: 1 });
+    try {
+      for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f < '0014')) copyFileSync(join(MIGRATIONS_DIR, file), join(before, file));
+      await migrate(store.db, before);
+      const marker = `zqxmarker${Date.now().toString(36)}`;
+      const pin = 900_000_000_000_000 + (Date.now() % 1_000_000_000);
+      const project = await store.db.insertInto('projects').values({ slug: 'old', name: 'old', settings: '{}' }).returning('id').executeTakeFirstOrThrow();
+      const unit = await store.db.insertInto('work_units').values({ project_id: project.id, title: 'Unit' }).returning('id').executeTakeFirstOrThrow();
+      const base = { project_id: project.id, title: '[redacted]', body: '[redacted]' };
+      const [k1, k2, task, check, kept] = Array.from({ length: 5 }, () => crypto.randomUUID()) as [string, string, string, string, string];
+      // As 0015's rule left them: strings masked, keys and numbers kept; and one row an older rule missed.
+      const old = [
+        { ...base, id: k1, chain_id: k1, is_head: false, item_type: 'knowledge', context: { [marker]: pin, deep: { [marker]: ['[redacted]', pin, true, null] } } },
+        {
+          ...base,
+          id: k2,
+          chain_id: k1,
+          supersedes_id: k1,
+          version: 2,
+          item_type: 'knowledge',
+          title: `Vault ${marker}`,
+          context: { pin },
+          source_url: `https://u:${marker}@Example.test/k/${marker}?t=${pin}`,
+        },
+        { ...base, id: task, chain_id: task, item_type: 'task', work_unit_id: unit.id, status: 'done' as const, context: { sort_order: 3, summary: '[redacted]' } },
+        {
+          ...base,
+          id: check,
+          chain_id: check,
+          item_type: 'qa_check',
+          status: 'pending' as const,
+          context: { coverage: 'mixed', target_task_ids: [task], target_item_ids: [], note: '[redacted]' },
+        },
+      ];
+      // Promoted from a capture that was not redacted: its words are the project's.
+      const other = { ...base, id: kept, chain_id: kept, item_type: 'knowledge', title: `Kept ${marker}`, body: 'b', context: { [marker]: pin } };
+      await store.db
+        .insertInto('items')
+        .values([...old, other].map((row) => ({ ...row, context: JSON.stringify(row.context) })))
+        .execute();
+      for (const [item, state] of [[k1, 'redacted'], [task, 'redacted'], [check, 'redacted'], [kept, 'promoted']] as const) {
+        const capture = await store.db
+          .insertInto('captures')
+          .values({ text: state === 'redacted' ? '[redacted]' : 'words', summary: null, signals: '{}', review_state: state, redacted_at: state === 'redacted' ? new Date() : null })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await store.db.insertInto('capture_promotions').values({ capture_id: capture.id, item_id: item, project_id: project.id }).execute();
+      }
+      const terms = async () =>
+        (await sql<{ term: string }>`select term from search_terms where project_id = ${project.id} union all select unnest(terms) from search_deltas where project_id = ${project.id}`.execute(store.db)).rows.map((r) => r.term);
+      expect(await terms()).toContain(marker.toLowerCase());
+
+      expect((await migrate(store.db)).applied).toEqual(['0014']);
+      const rows = await store.db.selectFrom('items').select(['id', 'item_type', 'title', 'body', 'context', 'source_url']).execute();
+      const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+      for (const given of old) {
+        const { title, body, context } = byId[given.id] ?? {};
+        expect({ title, body, context }, given.id).toEqual({ title: '[redacted]', body: '[redacted]', context: redactContext(given.item_type, given.context) });
+      }
+      expect(byId[k2]?.source_url).toBe('https://example.test/');
+      expect([byId[kept]?.title, byId[kept]?.context]).toEqual([`Kept ${marker}`, { [marker]: pin }]);
+      // The one item left holds the marker: the index keeps it once, for that item only.
+      const postings = await sql<{ item_id: string }>`select item_id from search_postings where term = ${marker.toLowerCase()}`.execute(store.db);
+      expect(postings.rows.map((r) => r.item_id)).toEqual([kept]);
+      expect((await terms()).filter((t) => t === marker.toLowerCase())).toEqual([marker.toLowerCase()]);
     } finally {
       await store.close();
       rmSync(before, { recursive: true, force: true });

@@ -374,26 +374,32 @@ describe.skipIf(!haveChromium)('the web view in chromium', { timeout: 180_000 },
     await hostile.close();
   });
 
-  it('refuses a cross-origin form post and changes nothing', async () => {
+  it("refuses a form posted by another local app's page, even with the form token in hand, and changes nothing", async () => {
     const terms = (await service.call(ops.glossary_queue, { project_id: fixture.slug }, { source: 'cli' })) as { terms: { id: string; term: string }[] };
     const target = terms.terms.find((t) => t.term !== 'credit note') ?? terms.terms[0];
     // glossary_queue may be empty after the accept and reject above: propose one to aim at.
     const termId =
       target?.id ??
       ((await service.call(ops.glossary_term_propose, { project_id: fixture.slug, group: 'Billing', term: 'chargeback' }, { source: 'cli' })) as { id: string }).id;
-    const evil: Server = createServer((_req, res) => {
+    // Cookies are not kept apart by port: the browser sends svc's token cookie to the other app too, which can
+    // put it in its form. Only the Origin (another port: another site) tells the post apart.
+    let stolen = '';
+    const evil: Server = createServer((req, res) => {
+      stolen = /(?:^|;\s*)svc_csrf=([^;]+)/.exec(req.headers.cookie ?? '')?.[1] ?? '';
       res.setHeader('content-type', 'text/html');
       res.end(
         `<!doctype html><title>evil</title><form id="f" method="post" action="${base}/p/${fixture.slug}/glossary/${termId}/accept">` +
-          '<input name="_csrf" value="guessed"></form><script>document.getElementById("f").submit()</script>',
+          `<input name="_csrf" value="${stolen}"></form><script>document.getElementById("f").submit()</script>`,
       );
     });
     await new Promise<void>((done) => evil.listen(0, '127.0.0.1', done));
     try {
       const page = await context.newPage();
+      await page.goto(`${base}/p/${fixture.slug}/glossary`);
       const answer = page.waitForResponse((r) => r.url().includes('/accept'));
       await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
       const response = await answer;
+      expect(stolen).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(response.status()).toBe(403);
       const queue = (await service.call(ops.glossary_queue, { project_id: fixture.slug }, { source: 'cli' })) as { terms: { id: string }[] };
       expect(queue.terms.map((t) => t.id)).toContain(termId);

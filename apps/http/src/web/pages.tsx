@@ -797,8 +797,8 @@ export function RedactConfirmPage(props: { ctx: PageContext; inbox: InboxKind; c
         <li>its sensitivity hint and signals are cleared;</li>
         {capture.promoted_item_id ? (
           <li>
-            the item it was promoted to{props.promotedTitle ? ` (“${props.promotedTitle}”)` : ''} loses the title and body of all its
-            versions (type, status, links and history stay).
+            the item it was promoted to{props.promotedTitle ? ` (“${props.promotedTitle}”)` : ''} loses the title, body and context of all its
+            versions, and its source keeps only its site (type, status, links and history stay).
           </li>
         ) : null}
       </ul>

@@ -1,4 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { isAddressedOrigin } from '@svc/mcp';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 
@@ -58,14 +59,12 @@ export function tokenMatches(c: Context, given: unknown): boolean {
 }
 
 /**
- * Same origin for hono's csrf middleware: the Origin's host is the request's Host (the allow-list has already
- * vetted both). The scheme is not compared, so a TLS-terminating proxy in front of plain HTTP still matches.
+ * Same origin for hono's csrf middleware: the Origin is the very origin the request was addressed to, scheme,
+ * host and port (the Host, with the scheme X-Forwarded-Proto reports behind a TLS proxy, else the connection's).
+ * Cookies are not kept apart by port, so a page of another local app (http://localhost:3000) can hold the form
+ * token: its origin is what tells it apart (docs/decisions/0043).
  */
 export function sameOrigin(origin: string, c: Context): boolean {
-  try {
-    const host = c.req.header('host') ?? new URL(c.req.url).host;
-    return new URL(origin).host.toLowerCase() === host.toLowerCase();
-  } catch {
-    return false;
-  }
+  const host = c.req.header('host') ?? new URL(c.req.url).host;
+  return isAddressedOrigin(origin, { host, url: c.req.url, forwardedProto: c.req.header('x-forwarded-proto') });
 }

@@ -5,6 +5,7 @@ import { createHttpApp } from '../app.js';
 import { type RunningHttpServer, startHttpServer } from '../server.js';
 import { DIFF_LIMITS } from './diff.js';
 import { MARKDOWN_LIMIT } from './markdown.js';
+import { send } from '../testing/index.js';
 import { CSS_PATH, JS_PATH } from './static.js';
 
 /** The web view's guards, in process (the browser suite drives the pages themselves). */
@@ -209,6 +210,35 @@ describe.each(testBackends())('web view over a listening server on $name', (back
     });
   }
   const capture = async (id: string) => (await as(ops.capture_show, { project_id: other, capture_id: id })) as { review_state: string; summary: string | null };
+
+  it("refuses a form posted by another local app's page (another port, name or scheme), token and cookie in hand", async () => {
+    const id = (await as(ops.svc_capture_add, { project_id: slug, text: 'Triage me' })).id;
+    const { token, cookie } = await session(`/p/${slug}/inbox`);
+    const port = new URL(server.url).port;
+    // The browser addressed svc as localhost:<port>; cookies are not kept apart by port, so a page of
+    // http://localhost:3000 can hold the token too: only the origin tells the two apart.
+    const annotate = (headers: Record<string, string>, summary: string) =>
+      send(server.url, 'POST', `/p/${slug}/inbox/${id}/annotate`, {
+        host: `localhost:${port}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie,
+        ...headers,
+      }, new URLSearchParams({ _csrf: token, summary }).toString());
+    for (const [origin, site] of [
+      ['http://localhost:3000', 'same-site'],
+      [`http://127.0.0.1:${port}`, 'cross-site'],
+      [`https://localhost:${port}`, 'cross-site'],
+    ] as const) {
+      const refused = await annotate({ origin, 'sec-fetch-site': site }, 'Forged');
+      expect({ origin, status: refused.status }).toEqual({ origin, status: 403 });
+    }
+    expect((await as(ops.capture_show, { project_id: slug, capture_id: id })).summary).toBeNull();
+    // Its own page, opened as the README says (localhost or 127.0.0.1, the port svc listens on): accepted.
+    expect((await annotate({ origin: `http://localhost:${port}`, 'sec-fetch-site': 'same-origin' }, 'Kept')).status).toBe(303);
+    const direct = await post(`/p/${slug}/inbox/${id}/annotate`, { summary: 'Kept again' });
+    expect(direct.status).toBe(303);
+    expect((await as(ops.capture_show, { project_id: slug, capture_id: id })).summary).toBe('Kept again');
+  });
 
   it("answers an inbox action on another project's capture with a 404 page and leaves the capture alone", async () => {
     const foreign = (await as(ops.svc_capture_add, { project_id: other, text: 'filed under the other project' })).id;

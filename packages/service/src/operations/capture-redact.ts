@@ -11,8 +11,8 @@ export const captureRedact = defineOperation({
   title: 'Redact a capture',
   description:
     'Remove a capture\'s content for good: text and summary become [redacted], hints and signals are cleared, no ' +
-    'search finds the words again; the row stays. A promoted capture\'s item is redacted too (title and body of all ' +
-    'versions; type, status, links, history stay). Irreversible. Answers `capture <id> redacted`, plus `item <id>` ' +
+    'search finds the words again; the row stays. A promoted capture\'s item is redacted too (title, body, context ' +
+    'of all versions; source_url keeps its origin). Irreversible. Answers `capture <id> redacted`, plus `item <id>` ' +
     'if its item was redacted.',
   input: z.object({ capture_id: captureRef, actor_id: actorId }),
   kind: 'write',

@@ -184,6 +184,30 @@ describe.each(testBackends())('import confines a crafted file to its own project
     expect(result.counts.item).toBeGreaterThan(4);
   });
 
+  it('redacts, as redaction does, the item a file promoted from a redacted capture (an older export, or a crafted one)', async () => {
+    const marker = `zqxmarker${Date.now().toString(36)}`;
+    const promotion = JSON.parse(lines[lineOf('capture_promotion') - 1] as string) as { capture_id: string; item_id: string };
+    // The capture as redaction leaves it; its item as an older svc left it (keys and numbers kept), or worse.
+    const file = edited(lineOf('capture', (r) => r.id === promotion.capture_id), (r) => {
+      Object.assign(r, { text: '[redacted]', summary: '[redacted]', sensitivity_hint: null, signals: {}, review_state: 'redacted', redacted_at: r.created_at });
+    });
+    const itemLine = lineOf('item', (r) => r.id === promotion.item_id);
+    file[itemLine - 1] = JSON.stringify({
+      ...(JSON.parse(file[itemLine - 1] as string) as object),
+      title: `Promoted ${marker}`,
+      context: { [marker]: 4711, deep: { [marker]: [true] } },
+    });
+    const result = (await importing(file, 'redacted-copy')) as { project_id: string };
+    const exported = ((await svc.call(ops.project_export, { project_id: result.project_id }, { source: 'cli' })) as { lines: string[] }).lines;
+    expect(exported.join('\n')).not.toContain(marker);
+    const items = exported.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.type === 'item' && r.title === '[redacted]');
+    expect(items.map((r) => [r.body, r.context])).toEqual([['[redacted]', {}]]);
+    const hits = (await svc.call(ops.svc_item_search, { project_id: 'redacted-copy', query: marker }, { source: 'cli' })) as { items: unknown[] };
+    expect(hits.items).toEqual([]);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from search_terms where term = ${marker}`.execute(svc.store.db);
+    expect(rows[0]?.n).toBe(0);
+  });
+
   it("refuses a record carrying another project's id", async () => {
     const n = lineOf('item');
     await refusedAt(edited(n, (r) => { r.project_id = other.projectId; }), n, 'project_id', /field 'project_id' is .*, not the imported project/);

@@ -7,8 +7,10 @@ import {
   existingKeys,
   findProjectBySlug,
   INBOX_TABLES,
+  itemsOfRedactedCaptures,
   type Transaction,
   rebuildSearchIndex,
+  redactChainText,
   resetIdentities,
   TABLES,
   type TableSpec,
@@ -73,6 +75,9 @@ export async function writeProject(
   await resetIdentities(tx);
   const project = records.find((r) => r.spec.kind === 'project') as ImportRecord;
   const projectId = String(ids ? remap(project.row.id, ids) : project.row.id);
+  // An item made from a capture the file says is redacted holds only what redaction leaves, whatever the file
+  // says: an export older than decision 0042 kept its context's keys and numbers, a crafted one could hold anything.
+  for (const itemId of await itemsOfRedactedCaptures(tx, projectId)) await redactChainText(tx, itemId);
   await rebuildSearchIndex(tx, projectId);
   return projectId;
 }

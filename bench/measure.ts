@@ -85,14 +85,15 @@ export interface ShapeResult extends Shape {
 
 /**
  * BM25F over every current match of `plan`, computed here from the items alone (no postings, no statistics
- * tables): N, avgdl and df over the project's current items, tf = 3 × title + body occurrences, k1 1.2, b 0.75.
+ * tables): N, avgdl and df over the project's current items, tf = 3 × title + body occurrences, k1 1.2, b 0.75, the
+ * query's terms as the database analyses them (svc_query_terms, migration 0015).
  * Every item's score, best first (ties by recency, then id).
  */
 async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPlan): Promise<{ id: string; score: number }[]> {
   const { rows } = await sql<{ id: string; score: number }>`
     with terms as (
       select distinct l.term from unnest(${positiveLeaves(plan)}::text[]) as x(t),
-        lateral unnest(tsvector_to_array(to_tsvector('english', x.t))) as l(term)
+        lateral unnest(svc_query_terms(x.t)) as l(term)
     ),
     live as (
       select i.id, i.updated_at, i.search, (select coalesce(sum(cardinality(u.weights)), 0) from unnest(i.search) u)::float8 as dl

@@ -1,11 +1,12 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { redactContext, SYSTEM_TYPE_SCHEMAS } from '@svc/domain';
+import { parseQuery, planQuery, redactContext, SYSTEM_TYPE_SCHEMAS, type TsPlan } from '@svc/domain';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from './connection.js';
+import { createPGlite, openStore, type Store } from './connection.js';
 import { loadMigrations, MIGRATIONS_DIR, migrate, migrationStatus } from './migrate.js';
+import { searchItems } from './search.js';
 import { createEmptyPostgresDatabase, skipWithoutPostgres, type TestStore, testBackends } from './testing/index.js';
 
 describe('migration files', () => {
@@ -25,6 +26,7 @@ describe('migration files', () => {
       ['0012', 'v0.9.1'],
       ['0013', 'v0.9.2'],
       ['0014', 'v0.9.3'],
+      ['0015', 'v0.9.3'],
     ]);
   });
 });
@@ -40,10 +42,10 @@ describe.each(testBackends())('schema on $name', (backend) => {
 
   it('is current after migrating, and migrating again applies nothing', async () => {
     const status = await migrationStatus(store.db);
-    expect(status.current).toBe('0014');
+    expect(status.current).toBe('0015');
     expect(status.currentRelease).toBe('v0.9.3');
     expect(status.pending).toEqual([]);
-    expect(await migrate(store.db)).toEqual({ applied: [], current: '0014' });
+    expect(await migrate(store.db)).toEqual({ applied: [], current: '0015' });
   });
 
   it('seeds the seven system item types with the schemas the domain validates against', async () => {
@@ -114,9 +116,9 @@ describe.skipIf(skipWithoutPostgres())('concurrent migration on PostgreSQL', () 
       const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
       const results = await Promise.all(stores.map((s) => migrate(s.db)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013', '0014']);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013', '0014', '0015']);
       const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
-      expect(rows).toHaveLength(14);
+      expect(rows).toHaveLength(15);
       await Promise.all(stores.map((s) => s.close()));
     } finally {
       await empty.drop();
@@ -174,7 +176,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0009 on a database with ite
         ])
         .execute();
 
-      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013', '0014']);
+      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013', '0014', '0015']);
       const rows = await store.db.selectFrom('items').select(['id', 'refreshed_at']).execute();
       const days = Object.fromEntries(rows.map((r) => [r.id, Math.round((Date.now() - new Date(r.refreshed_at).getTime()) / 86_400_000)]));
       expect(days).toEqual({ [v1]: 200, [v2]: 200, [v3]: 10, [restored]: 100, [bare]: 30 });
@@ -243,7 +245,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
         (await sql<{ term: string }>`select term from search_terms where project_id = ${project.id} union all select unnest(terms) from search_deltas where project_id = ${project.id}`.execute(store.db)).rows.map((r) => r.term);
       expect(await terms()).toContain(marker.toLowerCase());
 
-      expect((await migrate(store.db)).applied).toEqual(['0014']);
+      expect((await migrate(store.db)).applied).toEqual(['0014', '0015']);
       const rows = await store.db.selectFrom('items').select(['id', 'item_type', 'title', 'body', 'context', 'source_url']).execute();
       const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
       for (const given of old) {
@@ -260,6 +262,134 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
       await store.close();
       rmSync(before, { recursive: true, force: true });
       await empty.drop();
+    }
+  });
+});
+
+/** Fresh databases for upgrade tests: a PGlite instance of its own, and an empty PostgreSQL database when there is one. */
+const upgradeTargets: { name: string; open(): Promise<{ store: Store; close(): Promise<void> }> }[] = [
+  {
+    name: 'pglite',
+    async open() {
+      const instance = await createPGlite();
+      const store = await openStore({ pglite: instance });
+      return {
+        store,
+        async close() {
+          await store.close();
+          await instance.close();
+        },
+      };
+    },
+  },
+  ...(process.env.SVC_TEST_DATABASE_URL
+    ? [
+        {
+          name: 'postgres',
+          async open() {
+            const empty = await createEmptyPostgresDatabase();
+            if (!empty) throw new Error('no PostgreSQL');
+            const store = await openStore({ databaseUrl: empty.url, poolSize: 1 });
+            return {
+              store,
+              async close() {
+                await store.close();
+                await empty.drop();
+              },
+            };
+          },
+        },
+      ]
+    : []),
+];
+
+describe.each(upgradeTargets)('0015 on a $name database with items, captures and ideas', (target) => {
+  it('recomputes every search vector with identifiers counted once and rebuilds each project index', async () => {
+    const before = mkdtempSync(join(tmpdir(), 'svc-migrations-'));
+    const { store, close } = await target.open();
+    const { db } = store;
+    try {
+      for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f < '0015')) copyFileSync(join(MIGRATIONS_DIR, file), join(before, file));
+      await migrate(db, before);
+      const [one, two] = await db
+        .insertInto('projects')
+        .values([
+          { slug: 'one', name: 'one', settings: '{}' },
+          { slug: 'two', name: 'two', settings: '{}' },
+        ])
+        .returning('id')
+        .execute();
+      const item = async (projectId: string, title: string, body: string, extra: Record<string, unknown> = {}) => {
+        const id = crypto.randomUUID();
+        await db.insertInto('items').values({ id, chain_id: id, project_id: projectId, item_type: 'decision', title, body, context: '{}', ...extra }).execute();
+        return id;
+      };
+      const tool = await item(one!.id, 'svc_item_search', 'ranks items; wake workers with LISTEN/NOTIFY, read-only');
+      const head = await item(one!.id, 'Chain head', 'the head moves on supersede');
+      await item(one!.id, 'Gone', 'is_head flag', { deleted_at: new Date() });
+      const other = await item(two!.id, 'is_head', 'set is_head on the new version');
+      const unit = await db.insertInto('work_units').values({ project_id: one!.id, title: 'u' }).returning('id').executeTakeFirstOrThrow();
+      const idea = await db.insertInto('ideas').values({ project_id: one!.id, work_unit_id: unit.id, text: 'try a read-only pg.Pool' }).returning('id').executeTakeFirstOrThrow();
+      const capture = await db.insertInto('captures').values({ text: 'set is_head when svc_item_search returns', signals: '{}' }).returning('id').executeTakeFirstOrThrow();
+      /** How many positions a lexeme has in a row's vector (0 when absent). */
+      const positions = async (table: string, id: string, lexeme: string) => {
+        const { rows } = await sql<{ n: number | null }>`
+          select (select cardinality(u.positions) from unnest(t.search) u where u.lexeme = ${lexeme}) as n
+          from ${sql.table(table)} t where t.id = ${id}::uuid`.execute(db);
+        return rows[0]?.n ?? 0;
+      };
+      // 0011's vectors: the parts of `svc_item_search` and `read-only` twice, the whole never.
+      expect(await positions('items', tool, 'item')).toBe(3);
+      expect(await positions('items', tool, 'svc_item_search')).toBe(0);
+
+      expect((await migrate(db)).applied).toEqual(['0015']);
+
+      expect(await positions('items', tool, 'svc')).toBe(1);
+      expect(await positions('items', tool, 'item')).toBe(2);
+      expect(await positions('items', tool, 'svc_item_search')).toBe(1);
+      expect(await positions('items', tool, 'read')).toBe(1);
+      expect(await positions('items', tool, 'notifi')).toBe(1);
+      expect(await positions('items', other, 'is_head')).toBe(2);
+      expect(await positions('ideas', idea.id, 'read')).toBe(1);
+      expect(await positions('ideas', idea.id, 'pool')).toBe(1);
+      expect(await positions('captures', capture.id, 'is_head')).toBe(1);
+      expect(await positions('captures', capture.id, 'item')).toBe(1);
+
+      // Each project's index is the one its current items define, with statistics to match and no pending deltas.
+      const { rows: drift } = await sql<{ problem: string }>`
+        with live as (
+          select i.project_id, k.term, i.id as item_id, k.tf, k.dl, k.impact
+          from items i join search_stats s on s.project_id = i.project_id, lateral svc_search_postings(i.search, s.ref_avgdl) k
+          where i.is_head and i.deleted_at is null
+        ),
+        kept as (select project_id, term, item_id, tf, dl, impact from search_postings)
+        select 'missing ' || term as problem from (select * from live except select * from kept) a
+        union all select 'extra ' || term from (select * from kept except select * from live) b
+        union all select 'df ' || coalesce(w.term, t.term) from (select project_id, term, count(*) as df from live group by 1, 2) w
+          full join search_terms t on t.project_id = w.project_id and t.term = w.term where w.df is distinct from t.df
+        union all select 'docs ' || s.project_id from search_stats s
+          where s.docs <> (select count(distinct item_id) from live where live.project_id = s.project_id)
+             or s.total_len <> (select coalesce(sum(dl), 0) from (select distinct item_id, dl from live where live.project_id = s.project_id) d)
+        union all select 'delta ' || project_id from search_deltas`.execute(db);
+      expect(drift.map((r) => r.problem)).toEqual([]);
+      const { rows: terms } = await sql<{ term: string; tf: number }>`
+        select term, tf from search_postings where item_id = ${tool}::uuid and term in ('svc_item_search', 'item', 'read') order by term`.execute(db);
+      expect(terms.map((r) => [r.term, Number(r.tf)])).toEqual([
+        ['item', 4],
+        ['read', 1],
+        ['svc_item_search', 3],
+      ]);
+
+      const found = async (projectId: string, query: string) =>
+        (await searchItems(db, planQuery(parseQuery(query)) as TsPlan, { project_id: projectId }, 10)).map((h) => h.id);
+      expect(await found(one!.id, 'is_head')).toEqual([]);
+      expect(await found(one!.id, 'head')).toEqual([head]);
+      expect(await found(two!.id, 'is_head')).toEqual([other]);
+      expect(await found(one!.id, 'svc_item_search')).toEqual([tool]);
+      expect(await found(one!.id, 'notify')).toEqual([tool]);
+    } finally {
+      await close();
+      rmSync(before, { recursive: true, force: true });
     }
   });
 });

@@ -4,22 +4,39 @@ import { iso } from './refs.js';
 import { researchExpired } from './research.js';
 import type { Database } from './schema.js';
 
-/** Turn a query plan into a tsquery expression made only of functions over bound parameters. */
+/**
+ * Turn a query plan into a tsquery expression made only of functions over bound parameters. A word or phrase holding
+ * `_` is analysed by svc_query_split (migration 0015, docs/decisions/0040-search-identifiers.md): an underscore
+ * identifier is matched whole (`is_head` is not `head`), as svc_tsvector indexes it; a phrase must also hold it whole.
+ */
 export function tsquery(plan: TsPlan): RawBuilder<unknown> {
+  return build(plan, false);
+}
+
+/**
+ * The query ts_headline marks a snippet's words by. It parses the body again with the default parser, which never
+ * yields an underscore identifier whole, so there a word holding `_` is the phrase of its parts (the items were
+ * matched, and are scored, by tsquery's whole).
+ */
+function headlineQuery(plan: TsPlan): RawBuilder<unknown> {
+  return build(plan, true);
+}
+
+function build(plan: TsPlan, headline: boolean): RawBuilder<unknown> {
   switch (plan.op) {
     case 'word':
-      // An underscore-joined identifier (svc_item_search) parses to its parts: they must stand together.
-      return plan.text.includes('_')
-        ? sql`phraseto_tsquery('english', ${plan.text}::text)`
-        : sql`plainto_tsquery('english', ${plan.text}::text)`;
+      if (!plan.text.includes('_')) return sql`plainto_tsquery('english', ${plan.text}::text)`;
+      return headline ? sql`phraseto_tsquery('english', ${plan.text}::text)` : sql`svc_tsquery(${plan.text}::text)`;
     case 'phrase':
-      return sql`phraseto_tsquery('english', ${plan.text}::text)`;
+      return plan.text.includes('_') && !headline
+        ? sql`(phraseto_tsquery('english', ${plan.text}::text) && svc_tsquery(${plan.text}::text))`
+        : sql`phraseto_tsquery('english', ${plan.text}::text)`;
     case 'and':
-      return sql`(${sql.join(plan.args.map(tsquery), sql` && `)})`;
+      return sql`(${sql.join(plan.args.map((a) => build(a, headline)), sql` && `)})`;
     case 'or':
-      return sql`(${sql.join(plan.args.map(tsquery), sql` || `)})`;
+      return sql`(${sql.join(plan.args.map((a) => build(a, headline)), sql` || `)})`;
     case 'not':
-      return sql`(!! ${tsquery(plan.arg)})`;
+      return sql`(!! ${build(plan.arg, headline)})`;
   }
 }
 
@@ -113,8 +130,9 @@ interface TermStat {
 }
 
 /**
- * In one statement: each text's lexemes (as the index analyses text), the project's statistics (base plus
- * deltas) and, for every lexeme, its document frequency and best impact.
+ * In one statement: each text's lexemes (svc_query_terms: as the index analyses text, an underscore identifier one
+ * term, its whole), the project's statistics (base plus deltas) and, for every lexeme, its document frequency and
+ * best impact.
  */
 async function analyzeWithStatistics(
   db: Kysely<Database>,
@@ -124,7 +142,7 @@ async function analyzeWithStatistics(
   const p = sql`${projectId}::uuid`;
   const { rows } = await sql<{ analyzed: string[][] | null; docs: string | null; len: string | null; ref: number | null; terms: [string, number, number | null][] | null }>`
     with leaf as (
-      select u.ord, coalesce(tsvector_to_array(to_tsvector('english', u.t)), '{}') as lexemes
+      select u.ord, coalesce(svc_query_terms(u.t), '{}') as lexemes
       from unnest(${texts}::text[]) with ordinality as u(t, ord)
     ),
     term as (select distinct unnest(l.lexemes) as term from leaf l)
@@ -334,7 +352,7 @@ export async function searchItems(
 ): Promise<SearchHit[]> {
   const k = limit + 1;
   const query = await prepareQuery(db, plan, f);
-  if (!query) return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), tsquery(plan), limit) : [];
+  if (!query) return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), plan, limit) : [];
   const { lexemesOf, queryTerms, stats, terms, df, weight } = query;
   // Each required clause's anchors; an alternative of stop words only has none (such a clause cannot drive the walk).
   const clauses = positiveClauses(plan)
@@ -379,7 +397,7 @@ export async function searchItems(
   const everything = queryTerms.reduce((sum, t) => sum + df(t), 0);
   // Where scoring everything costs less than a walk's first round of checks (about 2k items), it answers.
   if (strategy === 'all' || (strategy === 'auto' && everything <= 2 * k * CHECK_COST)) {
-    return withSnippets(db, await scoreAll(db, query, f, q, k), q, limit);
+    return withSnippets(db, await scoreAll(db, query, f, q, k), plan, limit);
   }
   const threshold = () => (top.length >= k ? (top[k - 1] as Scored).score : Number.NEGATIVE_INFINITY);
   // A score within TIE (relative) of the page's last counts as a tie, broken among the items read.
@@ -389,7 +407,7 @@ export async function searchItems(
       // scoreAll checks its best items in score order too: as many as the walk's share of matches suggests.
       const share = Math.max(accepted, 1) / Math.max(checked.size, 1);
       const wanted = Math.min(everything, Math.ceil((2 * k) / share));
-      if (2 * work >= everything + CHECK_COST * wanted + SCORE_COST * k) return withSnippets(db, await scoreAll(db, query, f, q, k, wanted), q, limit);
+      if (2 * work >= everything + CHECK_COST * wanted + SCORE_COST * k) return withSnippets(db, await scoreAll(db, query, f, q, k, wanted), plan, limit);
     }
     const open = [...lists.values()].filter((l) => !l.done);
     // Once a required clause's anchors are all read, every possible match has been met: only checks are left.
@@ -460,7 +478,7 @@ export async function searchItems(
     top.length = Math.min(top.length, k);
     checks = Math.min(checks * 2, 2_000);
   }
-  return withSnippets(db, top, q, limit);
+  return withSnippets(db, top, plan, limit);
 }
 
 /**
@@ -616,7 +634,7 @@ export async function searchNearMisses(
     }
   }
   const page = [...found.values()].sort((a, b) => b.count - a.count || byScore(a, b)).slice(0, want);
-  const hits = await withSnippets(db, page, q, want);
+  const hits = await withSnippets(db, page, near.relaxed, want);
   return { hits: hits.map((h, i) => ({ ...h, held: page[i]?.held ?? [] })), cut };
 }
 
@@ -626,9 +644,13 @@ export async function searchNearMisses(
  */
 const HEADLINE_OPTIONS = `MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=1, StartSel=${MATCH_START}, StopSel=${MATCH_STOP}`;
 
-/** The hits for `top`, in its order, with snippets (ts_headline, over the item's first 4,000 characters) for the first `limit` only. */
-async function withSnippets(db: Kysely<Database>, top: Scored[], q: RawBuilder<unknown>, limit: number): Promise<SearchHit[]> {
+/**
+ * The hits for `top`, in its order, with snippets (ts_headline, over the item's first 4,000 characters, marking the
+ * words of `plan`'s headlineQuery) for the first `limit` only.
+ */
+async function withSnippets(db: Kysely<Database>, top: Scored[], plan: TsPlan, limit: number): Promise<SearchHit[]> {
   if (top.length === 0) return [];
+  const q = headlineQuery(plan);
   const { rows } = await sql<{ id: string; chain_id: string; item_type: string; title: string; snippet: string; updated_at: Date }>`
     select i.id, i.chain_id, i.item_type, i.title, i.updated_at,
            ts_headline('english', translate(left(i.body, 4000), ${MATCH_START + MATCH_STOP}::text, ''), ${q}, ${HEADLINE_OPTIONS}::text) as snippet

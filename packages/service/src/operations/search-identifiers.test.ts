@@ -1,0 +1,252 @@
+import { parseQuery, planQuery } from '@svc/domain';
+import { bm25Tf, idf, searchItems } from '@svc/store';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { type Call, testBackends, type TestService } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
+import { ops } from '../catalog.js';
+
+interface Hit {
+  id: string;
+  title: string;
+  snippet: string;
+  rank: number;
+}
+
+/** A small deterministic generator (mulberry32), so a failing corpus can be replayed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Issue 18, "identifiers are words" (docs/decisions/0040-search-identifiers.md): slash-, dot-, underscore- and
+ * hyphen-joined tokens are found whole and by their parts, case-insensitively, each occurrence counted once, in
+ * items, captures and ideas alike.
+ */
+describe.each(testBackends())('identifiers in search on $name', (backend) => {
+  let svc: TestService;
+  let call: Call;
+
+  useTestService(backend, 'ident', (t) => {
+    ({ svc, call } = t);
+  });
+
+  const add = async (title: string, body = '') => (await call(ops.svc_item_upsert, { project_id: 'ident', title, body })) as { id: string };
+  const search = async (query: string, extra: Record<string, unknown> = {}) =>
+    ((await call(ops.svc_item_search, { project_id: 'ident', query, ...extra })) as { items: Hit[] }).items;
+  const ids = async (query: string) => (await search(query)).map((h) => h.id).sort();
+  const projectId = async () => (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'ident').executeTakeFirstOrThrow()).id;
+
+  /** An item's postings as the index holds them (term → tf) and its length. */
+  const postings = async (itemId: string) => {
+    const { rows } = await sql<{ term: string; tf: number; dl: number }>`
+      select term, tf, dl from search_postings where item_id = ${itemId}::uuid order by term`.execute(svc.store.db);
+    return { tf: Object.fromEntries(rows.map((r) => [r.term, Number(r.tf)])), dl: rows[0]?.dl };
+  };
+  /** How many positions a lexeme has in a vector column: how often the text is counted as saying it. */
+  const occurrences = async (table: 'captures' | 'ideas', id: string, lexeme: string) => {
+    const { rows } = await sql<{ n: number | null }>`
+      select (select cardinality(u.positions) from unnest(t.search) u where u.lexeme = ${lexeme}) as n
+      from ${sql.table(table)} t where t.id = ${id}::uuid`.execute(svc.store.db);
+    return rows[0]?.n ?? 0;
+  };
+
+  it('counts each occurrence of a joined word once and indexes an underscore identifier whole', async () => {
+    // Title words weigh 3, body words 1: each word below is said once in the title and once in the body.
+    const item = await add('cache_key read-only', 'the cache_key of a read-only replica');
+    const { tf, dl } = await postings(item.id);
+    expect(tf).toEqual({ cach: 4, key: 4, cache_key: 4, read: 4, 'read-on': 4, replica: 1 });
+    // Title: cache, key, read-only, read (only is a stop word), the whole cache_key; body: the same and replica.
+    expect(dl).toBe(11);
+
+    const paths = await add('Paths', 'LISTEN/NOTIFY, pg.Pool, /v1/orders and v0.8.1');
+    expect((await postings(paths.id)).tf).toEqual({
+      listen: 1,
+      notifi: 1,
+      'listen/notify': 1,
+      pg: 1,
+      pool: 1,
+      'pg.pool': 1,
+      v1: 1,
+      order: 1,
+      '/v1/orders': 1,
+      v0: 1,
+      '8': 1,
+      '1': 1,
+      'v0.8.1': 1,
+      path: 3,
+    });
+  });
+
+  it('matches an underscore identifier whole: is_head is not every item saying head', async () => {
+    const flag = await add('Head flag', 'set is_head on the new version only');
+    const head = await add('Chain head', 'the head of the chain moves');
+    expect(await ids('is_head')).toEqual([flag.id]);
+    expect(await ids('IS_HEAD')).toEqual([flag.id]);
+    expect(await ids('head')).toEqual([flag.id, head.id].sort());
+    expect(await ids('-is_head chain')).toEqual([head.id]);
+    // The whole, not the phrase of its parts: `is head` (stop word and head) is not the identifier either.
+    await add('Stop word', 'what is head here');
+    expect(await ids('is_head')).toEqual([flag.id]);
+    expect(await ids('"is_head"')).toEqual([flag.id]);
+  });
+
+  it('finds identifiers whole and by their parts, case-insensitively', async () => {
+    const tool = await add('Search tool', 'svc_item_search ranks items');
+    const notify = await add('Wake-ups', 'use LISTEN/NOTIFY for wake-ups');
+    const pool = await add('Pool', 'the pg.Pool of the service');
+    const orders = await add('Orders', 'GET /v1/orders lists them');
+    const release = await add('Release', 'shipped in v0.8.1');
+    const ro = await add('Replica', 'a read-only replica');
+    const mixed = await add('Mixed', 'foo.bar_baz-qux and node_modules/.bin and src/store_sql.ts');
+    const other = await add('Other', 'nothing joined here: item search listen notify pool orders read');
+    for (const [query, want] of [
+      ['svc_item_search', [tool]],
+      ['SVC_Item_Search', [tool]],
+      ['svc', [tool]],
+      ['ranks', [tool]],
+      ['LISTEN/NOTIFY', [notify]],
+      ['listen/notify', [notify]],
+      ['pg.Pool', [pool]],
+      ['PG.POOL', [pool]],
+      ['/v1/orders', [orders]],
+      ['v1', [orders]],
+      ['v0.8.1', [release]],
+      ['read-only', [ro]],
+      ['READ-ONLY', [ro]],
+      ['foo.bar_baz-qux', [mixed]],
+      ['baz', [mixed]],
+      ['foo', [mixed]],
+      ['node_modules', [mixed]],
+      ['node_modules/.bin', [mixed]],
+      ['bin', [mixed]],
+      ['store_sql', [mixed]],
+      ['src/store_sql.ts', [mixed]],
+    ] as const) {
+      expect(await ids(query), query).toEqual(want.map((i) => i.id).sort());
+    }
+    for (const [query, want] of [
+      ['item', [tool, other]],
+      ['search', [tool, other]],
+      ['notify', [notify, other]],
+      ['Listen', [notify, other]],
+      ['pool', [pool, other]],
+      ['orders', [orders, other]],
+      ['read', [ro, other]],
+    ] as const) {
+      expect(await ids(query), query).toEqual(want.map((i) => i.id).sort());
+    }
+  });
+
+  it('keeps phrases over text holding identifiers, and highlights the identifier in snippets', async () => {
+    const tool = await add('Tool', 'the agent calls svc_item_search twice before it writes');
+    const notify = await add('Queue', 'we use LISTEN/NOTIFY for wake-ups on a read-only replica');
+    await add('Other', 'the agent calls the search twice');
+    expect(await ids('"calls svc_item_search twice"')).toEqual([tool.id]);
+    expect(await ids('"svc item search"')).toEqual([tool.id]);
+    expect(await ids('"use LISTEN/NOTIFY for"')).toEqual([notify.id]);
+    expect(await ids('"a read-only replica"')).toEqual([notify.id]);
+    expect(await ids('"listen notify"')).toEqual([notify.id]);
+    const [hit] = await search('svc_item_search');
+    expect(hit?.snippet).toContain('**svc**');
+    expect(hit?.snippet).toContain('**search**');
+    const [flagged] = await search('notify');
+    expect(flagged?.id).toBe(notify.id);
+  });
+
+  it('ranks identifier queries by BM25F over the terms indexed, each counted once', async () => {
+    const rand = random(40);
+    const words = ['svc_item_search', 'item', 'search', 'is_head', 'head', 'LISTEN/NOTIFY', 'notify', 'read-only', 'read', 'pg.Pool', 'pool', 'calls', 'the', 'ledger'];
+    const pick = () => words[Math.floor(rand() * words.length)] as string;
+    const text = (n: number) => Array.from({ length: n }, pick).join(rand() < 0.5 ? ' ' : ', ');
+    for (let i = 0; i < 70; i++) await add(text(1 + Math.floor(rand() * 3)), text(Math.floor(rand() * 20)));
+
+    const p = await projectId();
+    const { rows } = await sql<{ id: string; term: string; tf: number; dl: number }>`
+      select i.id, u.lexeme as term,
+             3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) as tf,
+             (sum(cardinality(u.weights)) over (partition by i.id))::int as dl
+      from items i, unnest(i.search) u where i.project_id = ${p}::uuid and i.is_head and i.deleted_at is null`.execute(svc.store.db);
+    const docs = new Map<string, { dl: number; tf: Map<string, number> }>();
+    const df = new Map<string, number>();
+    for (const r of rows) {
+      const d = docs.get(r.id) ?? { dl: Number(r.dl), tf: new Map() };
+      d.tf.set(r.term, Number(r.tf));
+      docs.set(r.id, d);
+      df.set(r.term, (df.get(r.term) ?? 0) + 1);
+    }
+    const avgdl = [...docs.values()].reduce((s, d) => s + d.dl, 0) / docs.size;
+    // Each query, the lexemes it is scored by, and which items it matches, written out here by hand.
+    const queries: [string, string[], string][] = [
+      ['svc_item_search', ['svc_item_search'], `'svc_item_search'`],
+      ['is_head', ['is_head'], `'is_head'`],
+      ['item', ['item'], `'item'`],
+      ['LISTEN/NOTIFY', ['listen/notify'], `'listen/notify'`],
+      ['notify', ['notifi'], `'notifi'`],
+      ['read-only', ['read-on', 'read'], `'read-on' & 'read'`],
+      ['svc_item_search is_head', ['svc_item_search', 'is_head'], `'svc_item_search' & 'is_head'`],
+      ['svc_item_search OR pg.Pool', ['svc_item_search', 'pg.pool'], `'svc_item_search' | 'pg.pool'`],
+      ['item -is_head', ['item'], `'item' & !'is_head'`],
+      ['"calls svc_item_search"', ['call', 'svc_item_search'], `('call' <-> 'svc' <-> 'item' <-> 'search') & 'svc_item_search'`],
+    ];
+    for (const [query, terms, tsq] of queries) {
+      const matching = await sql<{ id: string }>`
+        select id from items where project_id = ${p}::uuid and is_head and deleted_at is null and search @@ ${tsq}::tsquery`.execute(svc.store.db);
+      expect(matching.rows.length, `${query} matches something`).toBeGreaterThan(0);
+      const expected = matching.rows
+        .map(({ id }) => {
+          const d = docs.get(id);
+          let score = 0;
+          for (const t of terms) {
+            const tf = d?.tf.get(t);
+            if (tf !== undefined && d) score += idf(docs.size, df.get(t) ?? 0) * bm25Tf(tf, d.dl, avgdl);
+          }
+          return score;
+        })
+        .sort((x, y) => y - x);
+      const got = (await search(query, { limit: 100 })).map((h) => h.rank);
+      expect(got.length, query).toBe(expected.length);
+      for (const [i, score] of got.entries()) expect(score, `${query} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
+      const plan = planQuery(parseQuery(query));
+      if (!plan) throw new Error(`${query} plans to nothing`);
+      for (const strategy of ['walk', 'all'] as const) {
+        for (const limit of [1, 5]) {
+          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.rank);
+          expect(ranks.length, `${query} ${strategy} limit ${limit}`).toBe(Math.min(limit, expected.length));
+          for (const [i, score] of ranks.entries()) expect(score, `${query} ${strategy} limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
+        }
+      }
+    }
+  });
+
+  it('gives captures and ideas the same analysis', async () => {
+    const flag = (await call(ops.svc_capture_add, { text: 'set is_head when svc_item_search returns' })) as { id: string };
+    await call(ops.svc_capture_add, { text: 'the head of the queue' });
+    const captures = async (query: string) =>
+      ((await call(ops.svc_capture_search, { query })) as { captures: { id: string }[] }).captures.map((c) => c.id);
+    expect(await captures('is_head')).toEqual([flag.id]);
+    expect(await captures('svc_item_search')).toEqual([flag.id]);
+    expect(await captures('item')).toEqual([flag.id]);
+    expect(await captures('head')).toHaveLength(2);
+    expect(await occurrences('captures', flag.id, 'item')).toBe(1);
+    expect(await occurrences('captures', flag.id, 'svc_item_search')).toBe(1);
+
+    const unit = ((await call(ops.svc_work_open, { project_id: 'ident', title: 'Unit' })) as { id: string }).id;
+    const idea = (await call(ops.svc_idea_add, { work_unit_id: unit, text: 'try is_head with a read-only pg.Pool' })) as { id: string };
+    await call(ops.svc_idea_add, { work_unit_id: unit, text: 'head count' });
+    const ideas = async (query: string) =>
+      ((await call(ops.svc_idea_search, { project_id: 'ident', query })) as { ideas: { id: string }[] }).ideas.map((i) => i.id);
+    expect(await ideas('is_head')).toEqual([idea.id]);
+    expect(await ideas('read-only')).toEqual([idea.id]);
+    expect(await ideas('pool')).toEqual([idea.id]);
+    expect(await ideas('head')).toHaveLength(2);
+    expect(await occurrences('ideas', idea.id, 'read')).toBe(1);
+    expect(await occurrences('ideas', idea.id, 'is_head')).toBe(1);
+  });
+});

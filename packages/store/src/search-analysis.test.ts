@@ -1,0 +1,97 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestStore, testBackends } from './testing/index.js';
+
+/**
+ * The analysis of migration 0015 (docs/decisions/0040-search-identifiers.md): svc_tsvector indexes a text,
+ * svc_query_split / svc_query_terms / svc_tsquery analyse a query word the same way.
+ */
+describe.each(testBackends())('search analysis on $name', (backend) => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await backend.open();
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  /** Each lexeme of svc_tsvector(text) with how many positions it has. */
+  const indexed = async (text: string) => {
+    const { rows } = await sql<{ lexeme: string; n: number }>`
+      select u.lexeme, cardinality(u.positions) as n from unnest(svc_tsvector(${text}::text)) u order by u.lexeme`.execute(store.db);
+    return Object.fromEntries(rows.map((r) => [r.lexeme, Number(r.n)]));
+  };
+  const terms = async (word: string) =>
+    (await sql<{ t: string[] }>`select svc_query_terms(${word}::text) as t`.execute(store.db)).rows[0]?.t ?? [];
+
+  it('indexes each token once as the parser gives it, the parts it did not emit, and the whole of what it split at _', async () => {
+    expect(await indexed('svc_item_search')).toEqual({ svc: 1, item: 1, search: 1, svc_item_search: 1 });
+    expect(await indexed('read-only replica')).toEqual({ 'read-on': 1, read: 1, replica: 1 });
+    expect(await indexed('LISTEN/NOTIFY')).toEqual({ 'listen/notify': 1, listen: 1, notifi: 1 });
+    expect(await indexed('pg.Pool')).toEqual({ 'pg.pool': 1, pg: 1, pool: 1 });
+    expect(await indexed('is_head is_head')).toEqual({ head: 2, is_head: 2 });
+    // A file name keeps its underscore whole as the parser's token; its parts and the underscore piece follow.
+    expect(await indexed('src/foo_bar.ts')).toEqual({ 'src/foo_bar.ts': 1, src: 1, foo: 1, bar: 1, ts: 1, foo_bar: 1 });
+    // The parser splits at the underscore, then keeps a path: the whole, the path's parts, the underscore piece.
+    expect(await indexed('node_modules/.bin')).toEqual({
+      node: 1,
+      'modules/.bin': 1,
+      modul: 1,
+      bin: 1,
+      node_modules: 1,
+      'node_modules/.bin': 1,
+    });
+    // An e-mail address and a URL: the parser's tokens, then their parts.
+    expect(await indexed('mail jane.doe@example.com')).toEqual({ mail: 1, 'jane.doe@example.com': 1, jane: 1, doe: 1, exampl: 1, com: 1 });
+    expect(await indexed('https://example.com/v1/orders')).toEqual({
+      'example.com/v1/orders': 1,
+      'example.com': 1,
+      '/v1/orders': 1,
+      exampl: 1,
+      com: 1,
+      v1: 1,
+      order: 1,
+    });
+    // Nothing joined: to_tsvector alone.
+    expect(await indexed('The replicas hold. Nothing else.')).toEqual({ replica: 1, hold: 1, noth: 1, els: 1 });
+  });
+
+  it('keeps the original positions first, so phrases over the text stay adjacent', async () => {
+    const { rows } = await sql<{ hit: boolean }>`
+      select svc_tsvector('we call svc_item_search twice') @@ phraseto_tsquery('english', 'call svc_item_search twice') as hit`.execute(store.db);
+    expect(rows[0]?.hit).toBe(true);
+  });
+
+  it('analyses a query word as the text is indexed: an underscore identifier is one term, its whole', async () => {
+    expect(await terms('is_head')).toEqual(['is_head']);
+    expect(await terms('IS_HEAD.')).toEqual(['is_head']);
+    expect(await terms('(svc_item_search)')).toEqual(['svc_item_search']);
+    expect(await terms('calls svc_item_search twice')).toEqual(['call', 'svc_item_search', 'twice']);
+    expect(await terms('node_modules/.bin')).toEqual(['node_modules/.bin']);
+    // Kept whole by the parser: that token, as before.
+    expect(await terms('src/foo_bar.ts')).toEqual(['src/foo_bar.ts']);
+    expect(await terms('user_name@example.com')).toEqual(['user_name@example.com']);
+    expect(await terms('__init__')).toEqual(['init']);
+    expect(await terms('pg.Pool')).toEqual(['pg.pool']);
+    expect(await terms('read-only')).toEqual(['read', 'read-on']);
+  });
+
+  it('finds every word of a text in that text, by terms the text indexes', async () => {
+    const texts = [
+      'svc_item_search LISTEN/NOTIFY pg.Pool v0.8.1 read-only is_head /v1/orders price/stock',
+      'foo.bar_baz-qux and node_modules/.bin beside src/store_sql.ts, (x_y.z) a_-b x__y',
+      'mail user_name@example.com or first_name.last@x.com; see https://a.com/x_y?z=1 and /usr/local_bin/x',
+      'Données_client et naïve_façon, 0011_search_bm25.sql, is_a_head.',
+    ];
+    for (const text of texts) {
+      const lexemes = new Set(Object.keys(await indexed(text)));
+      for (const word of text.split(/\s+/)) {
+        const wanted = await terms(word);
+        if (wanted.length === 0) continue; // a stop word
+        const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
+        expect(rows[0]?.hit, `${word} in ${text}`).toBe(true);
+        for (const t of wanted) expect(lexemes.has(t), `${word}: ${t} in ${text}`).toBe(true);
+      }
+    }
+  });
+});

@@ -212,9 +212,9 @@ interface Checked extends Scored {
  * holding the words: the items are few, the holders many).
  *
  * tf is svc_search_postings' (migration 0013): 3 × title (weight A) occurrences + the others. It is read from the
- * item's vector cut down to the query's terms by built-in functions that pass over the vector once each, title
- * positions marked C and the others D (occurrences), rather than from a row per lexeme: a third of the cost of an
- * item's check. dl is the item's length as its postings hold it, given by the caller where it read them (the walk),
+ * item's vector cut down to the query's terms by built-in functions that pass over the vector once each (its
+ * title's positions, and all of them: termOccurrences), rather than from a row per lexeme: a third of the cost of
+ * an item's check. dl is the item's length as its postings hold it, given by the caller where it read them (the walk),
  * else svc_search_dl of the vector.
  */
 async function scoreItems(
@@ -227,17 +227,20 @@ async function scoreItems(
   lengths?: ReadonlyMap<string, number>,
 ): Promise<Map<string, Checked>> {
   const held = each.length > 0 ? sql`array[${sql.join(each.map((p) => sql`i.search @@ ${tsquery(p)}`))}]` : sql`array[]::boolean[]`;
-  const { rows } = await sql<{ id: string; updated_at: Date; held: boolean[]; occurrences: string; dl: number | null }>`
+  const { rows } = await sql<{ id: string; updated_at: Date; held: boolean[]; title: string; all: string; dl: number | null }>`
     select i.id, i.updated_at, ${held} as held, ${lengths ? sql`null::integer` : sql`svc_search_dl(i.search)`} as dl,
-           ${termOccurrences(sql`i.search`, query.queryTerms)} as occurrences
+           ${termOccurrences(sql`i.search`, query.queryTerms, 'title')} as title,
+           ${termOccurrences(sql`i.search`, query.queryTerms, 'all')} as all
     from (select i.id, i.updated_at, i.search from items i where ${which} and ${filters(f)} offset 0) i
     where i.search @@ ${q}`.execute(db);
   const scored = new Map<string, Checked>();
   for (const r of rows) {
     const dl = r.dl ?? lengths?.get(r.id) ?? 0;
     let score = 0;
-    for (const [term, { title, other }] of occurrences(r.occurrences)) {
-      score += (query.weight.get(term) ?? 0) * bm25Tf(BM25.TITLE_WEIGHT * title + other, dl, query.stats.avgdl);
+    const title = occurrences(r.title);
+    for (const [term, all] of occurrences(r.all)) {
+      const t = title.get(term) ?? 0;
+      score += (query.weight.get(term) ?? 0) * bm25Tf(BM25.TITLE_WEIGHT * t + (all - t), dl, query.stats.avgdl);
     }
     scored.set(r.id, { id: r.id, score, updated_at: r.updated_at, held: r.held });
   }
@@ -245,26 +248,22 @@ async function scoreItems(
 }
 
 /**
- * `vector` cut down to `terms`, as text: the title's (weight A) positions marked C, the others D. Each function
- * passes over the vector once, in C; `occurrences` reads the text.
+ * `vector` cut down to `terms`, as text (`occurrences` reads it): the positions of its title (weight A), or all of
+ * them. Marking the terms with weight D and keeping D passes over the vector once per function, in C; the
+ * positions are the vector's own (a concatenation would shift them past the 16,383 a position can hold).
  */
-export function termOccurrences(vector: RawBuilder<unknown>, terms: string[]): RawBuilder<string> {
-  const t = sql`${terms}::text[]`;
-  return sql<string>`ts_filter(setweight(ts_filter(${vector}, '{a}'), 'c', ${t})
-    || setweight(setweight(ts_filter(${vector}, '{b,c,d}'), 'b'), 'd', ${t}), '{c,d}')::text`;
+export function termOccurrences(vector: RawBuilder<unknown>, terms: string[], which: 'title' | 'all'): RawBuilder<string> {
+  // Every other position weighs A first, so only the terms' positions weigh D.
+  const from = which === 'title' ? sql`ts_filter(${vector}, '{a}')` : sql`setweight(${vector}, 'a')`;
+  return sql<string>`ts_filter(setweight(${from}, 'd', ${terms}::text[]), '{d}')::text`;
 }
 
-/**
- * A tsvector's text (`'lexeme':3C,7 'it''s':2`: quotes and backslashes doubled, a position's weight after it, D
- * unwritten) read as each lexeme's positions weighted C (title) and the others.
- */
-export function occurrences(text: string): Map<string, { title: number; other: number }> {
-  const out = new Map<string, { title: number; other: number }>();
+/** A tsvector's text (`'lexeme':3,7B 'it''s':2`: quotes and backslashes doubled, a weight after its position) read as each lexeme's number of positions. */
+export function occurrences(text: string): Map<string, number> {
+  const out = new Map<string, number>();
   for (const m of text.matchAll(/'((?:[^'\\]|''|\\\\)*)'(?::([0-9A-D,]+))?/g)) {
     const lexeme = (m[1] ?? '').replace(/''/g, "'").replace(/\\\\/g, '\\');
-    const positions = m[2] ? m[2].split(',') : [];
-    const title = positions.filter((p) => p.endsWith('C')).length;
-    out.set(lexeme, { title, other: positions.length - title });
+    out.set(lexeme, m[2] ? m[2].split(',').length : 0);
   }
   return out;
 }
@@ -511,17 +510,19 @@ async function scoreAll(
   // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
   await sql`select set_config('work_mem', '64MB', true)`.execute(db);
   const hits: Scored[] = [];
-  let read = 0;
+  const checked = new Set<string>();
   for (let n = Math.max(first, k); ; n *= 4) {
     const { rows } = await sql<{ item_id: string; ub: number }>`
       select p.item_id, sum(t.w * p.impact / (p.impact + ${m}::float8 * (1 - p.impact))) as ub
       from unnest(${terms}::text[], ${w}::float8[]) as t(term, w)
       join search_postings p on p.project_id = ${f.project_id}::uuid and p.term = t.term
       group by p.item_id
-      order by ub desc
+      order by ub desc, p.item_id
       limit ${n}`.execute(db);
-    const fresh = rows.slice(read).map((r) => r.item_id);
-    read = rows.length;
+    // Each round reads the best n again; the items checked in an earlier round are skipped, not assumed to be its
+    // first rows (ties are broken by id, so they are, but a skipped set does not depend on it).
+    const fresh = rows.map((r) => r.item_id).filter((id) => !checked.has(id));
+    for (const id of fresh) checked.add(id);
     if (fresh.length > 0) hits.push(...(await scoreItems(db, query, sql`i.id = any(${fresh}::uuid[])`, f, q)).values());
     hits.sort(byScore);
     if (rows.length < n) return hits.slice(0, k);

@@ -308,6 +308,28 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     }
   });
 
+  it('checks every item once when many share the same bound: no match missed, none listed twice', async () => {
+    // 490 items share two bounds (same words, same length); the 10 matches of `alpha -beta` sit among them.
+    const batch = async (n: number, body: string) => {
+      for (let i = 0; i < n; i += 100) {
+        await call(ops.svc_save_decisions, { project_id: 'rank', decisions: Array.from({ length: Math.min(100, n - i) }, () => ({ title: 'note', body })) });
+      }
+    };
+    await batch(100, 'alpha beta');
+    await batch(390, 'alpha beta delta');
+    await batch(10, 'alpha gamma delta');
+    const p = await projectId();
+    const plan = planQuery(parseQuery('alpha -beta'));
+    if (!plan) throw new Error('alpha -beta plans to nothing');
+    for (const strategy of ['all', 'auto', 'walk'] as const) {
+      const ids = (await searchItems(svc.store.db, plan, { project_id: p }, 20, strategy)).map((h) => h.id);
+      expect(ids, strategy).toHaveLength(10);
+      expect(new Set(ids).size, strategy).toBe(10);
+    }
+    const answer = await search('alpha -beta', { limit: 20 });
+    expect(new Set(answer.map((h) => h.id)).size).toBe(10);
+  });
+
   it('finds the few matches that score below every excluded item, whichever way the top is found', async () => {
     // The best-scored items for `cache` all hold `queue`: the matches come after them in score order.
     for (let i = 0; i < 30; i++) await add(`cache queue ${i}`, 'cache cache queue');

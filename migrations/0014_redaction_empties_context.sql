@@ -1,17 +1,21 @@
 -- release: v0.9.3
 -- Redaction removes a promoted item's context keys and numbers, not only its strings (docs/decisions/0042).
--- Items redacted before this release kept their context's keys, numbers, booleans and nulls; every version of
--- every chain promoted from a redacted capture now gets what redaction gives today (packages/domain
--- redactContext, which this mirrors once for the rows already written): a task keeps sort_order, a QA check its
--- coverage and targets, their free-text fields ([redacted]) keep only their names; any other context becomes {}.
--- Title and body are [redacted] already; setting them again is a no-op for those rows and completes any row
--- an earlier rule missed, as does cutting source_url to its origin.
+-- Items redacted before this release kept their context's keys, numbers, booleans and nulls; every version of a
+-- chain promoted from a redacted capture that was written up to the redaction now gets what redaction gives
+-- today (packages/domain redactContext, which this mirrors once for the rows already written): a task keeps
+-- sort_order, a QA check its coverage and targets, their free-text fields ([redacted]) keep only their names;
+-- any other context becomes {}. A version written after the redaction (refreshed_at: when its text was written)
+-- is someone's new text and stays as it is.
+-- Title and body are [redacted] already; setting them again is a no-op for those rows and completes any row an
+-- earlier rule missed. source_url is cut to its origin again (an http(s) URL's scheme and host, lower-cased; a
+-- URL of another scheme, which no version can be written with since 0041, becomes [redacted]).
 WITH chains AS (
-  SELECT DISTINCT i.chain_id
+  SELECT i.chain_id, max(coalesce(c.redacted_at, 'infinity'::timestamptz)) AS redacted_at
   FROM captures AS c
   JOIN capture_promotions AS cp ON cp.capture_id = c.id
   JOIN items AS i ON i.id = cp.item_id
   WHERE c.review_state = 'redacted'
+  GROUP BY i.chain_id
 ),
 redacted AS (
   SELECT i.id, i.project_id,
@@ -32,7 +36,8 @@ redacted AS (
       WHEN i.source_url ~* '^https?://' THEN lower(regexp_replace(i.source_url, '^(https?://)(?:[^/?#]*@)?([^/?#]*).*$', '\1\2/', 'i'))
       ELSE '[redacted]'
     END AS source_url
-  FROM items AS i JOIN chains USING (chain_id)
+  FROM items AS i JOIN chains AS ch USING (chain_id)
+  WHERE i.refreshed_at <= ch.redacted_at
 )
 UPDATE items AS i
 SET title = '[redacted]', body = '[redacted]', context = r.context, source_url = r.source_url

@@ -151,17 +151,16 @@ export async function recordPromotion(
   await db.insertInto('capture_promotions').values(p).execute();
 }
 
-/** The items of a project made from captures that are now redacted (their chains hold nothing but the redaction). */
-export async function itemsOfRedactedCaptures(db: Kysely<Database>, projectId: string): Promise<string[]> {
-  const rows = await db
+/** The items of a project made from captures that are now redacted, each with its capture (redactChainText bounds the versions by it). */
+export async function itemsOfRedactedCaptures(db: Kysely<Database>, projectId: string): Promise<{ item_id: string; capture_id: string }[]> {
+  return db
     .selectFrom('capture_promotions as cp')
     .innerJoin('captures as c', 'c.id', 'cp.capture_id')
-    .select('cp.item_id')
+    .select(['cp.item_id', 'cp.capture_id'])
     .where('cp.project_id', '=', projectId)
     .where('c.review_state', '=', 'redacted')
     .orderBy('cp.item_id')
     .execute();
-  return rows.map((r) => r.item_id);
 }
 
 export interface CaptureFilter {

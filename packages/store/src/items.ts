@@ -252,10 +252,17 @@ export async function setChainDeleted(tx: Transaction<Database>, chainId: string
  * capture (decisions 0015, 0042): the item was made from the capture, and svc cannot tell which of its words,
  * keys or numbers carry the secret, so none of them are kept.
  */
-export async function redactChainText(db: Transaction<Database>, itemId: string): Promise<number> {
+export async function redactChainText(db: Transaction<Database>, itemId: string, redactedCaptureId?: string): Promise<number> {
+  // Given the capture (an import), only the versions written up to its redaction (refreshed_at: when the version's
+  // text was last written; created_at is the chain's): a later version is what someone wrote after redacting, not
+  // the capture's words (a live redaction comes before any such version).
+  const upTo =
+    redactedCaptureId === undefined
+      ? sql`true`
+      : sql`refreshed_at <= coalesce((select redacted_at from captures where id = ${redactedCaptureId}::uuid), 'infinity'::timestamptz)`;
   const { rows } = await sql<{ id: string; project_id: string; item_type: string; context: Record<string, unknown>; source_url: string | null }>`
     select id, project_id, item_type, context, source_url from items
-    where chain_id = (select chain_id from items where id = ${itemId}::uuid)
+    where chain_id = (select chain_id from items where id = ${itemId}::uuid) and ${upTo}
     order by version`.execute(db);
   let changed = 0;
   for (const row of rows) {

@@ -202,7 +202,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
       const project = await store.db.insertInto('projects').values({ slug: 'old', name: 'old', settings: '{}' }).returning('id').executeTakeFirstOrThrow();
       const unit = await store.db.insertInto('work_units').values({ project_id: project.id, title: 'Unit' }).returning('id').executeTakeFirstOrThrow();
       const base = { project_id: project.id, title: '[redacted]', body: '[redacted]' };
-      const [k1, k2, task, check, kept] = Array.from({ length: 5 }, () => crypto.randomUUID()) as [string, string, string, string, string];
+      const [k1, k2, k3, task, check, kept] = Array.from({ length: 6 }, () => crypto.randomUUID()) as [string, string, string, string, string, string];
       // As 0015's rule left them: strings masked, keys and numbers kept; and one row an older rule missed.
       const old = [
         { ...base, id: k1, chain_id: k1, is_head: false, item_type: 'knowledge', context: { [marker]: pin, deep: { [marker]: ['[redacted]', pin, true, null] } } },
@@ -212,6 +212,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
           chain_id: k1,
           supersedes_id: k1,
           version: 2,
+          is_head: false,
           item_type: 'knowledge',
           title: `Vault ${marker}`,
           context: { pin },
@@ -227,11 +228,24 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
           context: { coverage: 'mixed', target_task_ids: [task], target_item_ids: [], note: '[redacted]' },
         },
       ];
+      // Written after the redaction (its text's time past the capture's redaction): someone's new words, kept.
+      const later = {
+        ...base,
+        id: k3,
+        chain_id: k1,
+        supersedes_id: k2,
+        version: 3,
+        item_type: 'knowledge',
+        title: 'Rewritten after redaction',
+        body: 'Rotate the vault monthly',
+        context: { owner: 'ops' },
+        refreshed_at: new Date(Date.now() + 3_600_000),
+      };
       // Promoted from a capture that was not redacted: its words are the project's.
       const other = { ...base, id: kept, chain_id: kept, item_type: 'knowledge', title: `Kept ${marker}`, body: 'b', context: { [marker]: pin } };
       await store.db
         .insertInto('items')
-        .values([...old, other].map((row) => ({ ...row, context: JSON.stringify(row.context) })))
+        .values([...old, later, other].map((row) => ({ ...row, context: JSON.stringify(row.context) })))
         .execute();
       for (const [item, state] of [[k1, 'redacted'], [task, 'redacted'], [check, 'redacted'], [kept, 'promoted']] as const) {
         const capture = await store.db
@@ -253,6 +267,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
         expect({ title, body, context }, given.id).toEqual({ title: '[redacted]', body: '[redacted]', context: redactContext(given.item_type, given.context) });
       }
       expect(byId[k2]?.source_url).toBe('https://example.test/');
+      expect([byId[k3]?.title, byId[k3]?.body, byId[k3]?.context]).toEqual(['Rewritten after redaction', 'Rotate the vault monthly', { owner: 'ops' }]);
       expect([byId[kept]?.title, byId[kept]?.context]).toEqual([`Kept ${marker}`, { [marker]: pin }]);
       // The one item left holds the marker: the index keeps it once, for that item only.
       const postings = await sql<{ item_id: string }>`select item_id from search_postings where term = ${marker.toLowerCase()}`.execute(store.db);

@@ -189,7 +189,7 @@ describe.each(testBackends())('import confines a crafted file to its own project
     const promotion = JSON.parse(lines[lineOf('capture_promotion') - 1] as string) as { capture_id: string; item_id: string };
     // The capture as redaction leaves it; its item as an older svc left it (keys and numbers kept), or worse.
     const file = edited(lineOf('capture', (r) => r.id === promotion.capture_id), (r) => {
-      Object.assign(r, { text: '[redacted]', summary: '[redacted]', sensitivity_hint: null, signals: {}, review_state: 'redacted', redacted_at: r.created_at });
+      Object.assign(r, { text: '[redacted]', summary: '[redacted]', sensitivity_hint: null, signals: {}, review_state: 'redacted', redacted_at: new Date().toISOString() });
     });
     const itemLine = lineOf('item', (r) => r.id === promotion.item_id);
     file[itemLine - 1] = JSON.stringify({
@@ -206,6 +206,26 @@ describe.each(testBackends())('import confines a crafted file to its own project
     expect(hits.items).toEqual([]);
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from search_terms where term = ${marker}`.execute(svc.store.db);
     expect(rows[0]?.n).toBe(0);
+  });
+
+  it('keeps what was written after a redaction: only the versions up to it are redacted again on import', async () => {
+    const call = svc.as(myActor);
+    const capture = (await call(ops.svc_capture_add, { text: 'the vault pin is 4711' })) as { id: string };
+    const promoted = (await call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'mine', title: 'Vault pin 4711' })) as { item_id?: string; id?: string };
+    const itemId = (promoted.item_id ?? promoted.id) as string;
+    await call(ops.svc_capture_redact, { capture_id: capture.id });
+    await call(ops.svc_item_upsert, { project_id: 'mine', item_id: itemId, title: 'Rewritten after redaction', body: 'Rotate the vault monthly', context: { owner: 'ops' } });
+    const exported = ((await svc.call(ops.project_export, { project_id: 'mine' }, { source: 'cli' })) as { lines: string[] }).lines;
+    const result = (await importing(exported, 'after-redaction')) as { project_id: string };
+    const copy = ((await svc.call(ops.project_export, { project_id: result.project_id }, { source: 'cli' })) as { lines: string[] }).lines;
+    const chain = copy
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((r) => r.type === 'item' && (r.title === 'Rewritten after redaction' || r.title === '[redacted]'))
+      .map((r) => [r.title, r.body, r.context]);
+    expect(chain).toContainEqual(['Rewritten after redaction', 'Rotate the vault monthly', { owner: 'ops' }]);
+    expect(copy.join('\n')).not.toContain('4711');
+    const hits = (await svc.call(ops.svc_item_search, { project_id: 'after-redaction', query: 'rewritten' }, { source: 'cli' })) as { items: unknown[] };
+    expect(hits.items).toHaveLength(1);
   });
 
   it("refuses a record carrying another project's id", async () => {

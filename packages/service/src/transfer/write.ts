@@ -77,7 +77,8 @@ export async function writeProject(
   const projectId = String(ids ? remap(project.row.id, ids) : project.row.id);
   // An item made from a capture the file says is redacted holds only what redaction leaves, whatever the file
   // says: an export older than decision 0042 kept its context's keys and numbers, a crafted one could hold anything.
-  for (const itemId of await itemsOfRedactedCaptures(tx, projectId)) await redactChainText(tx, itemId);
+  // Only its versions written up to the redaction: the later ones are what was written after it.
+  for (const { item_id, capture_id } of await itemsOfRedactedCaptures(tx, projectId)) await redactChainText(tx, item_id, capture_id);
   await rebuildSearchIndex(tx, projectId);
   return projectId;
 }

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +90,16 @@ describe('the svc binary before it touches a database', () => {
     ]);
     expect(actor).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid_input: SVC_DEFAULT_ACTOR_ID: must be an actor UUID (see `svc actor list`)\n' });
     expect(url).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid_input: SVC_DATABASE_URL: must be a postgres:// or postgresql:// URL\n' });
+  }, 120_000);
+
+  it('never creates the embedded database for an operation: run elsewhere, it says where it looked and how to point at the data', async () => {
+    const dataDir = freshDataDir();
+    const run = await svc(['search', 'atlas', 'pool'], svcEnv({ SVC_DATA_DIR: dataDir }));
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(run.stderr).toBe(
+      `svc: not_found: SVC_DATA_DIR: no svc database at ${dataDir}; run svc from the directory that holds .svc/data, set SVC_DATA_DIR to its data directory (or SVC_DATABASE_URL), or create one here with svc init\n`,
+    );
+    expect(existsSync(dataDir)).toBe(false);
   }, 120_000);
 
   it('with --json prints a refusal as {"error": {code, message, details}} on stderr, and nothing on stdout', async () => {

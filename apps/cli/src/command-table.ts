@@ -89,8 +89,8 @@ export interface Cli {
   /** The whole command tree (completion walks it). */
   readonly program: Command;
   config(): Config;
-  /** Open the service, run `fn`, close. */
-  withService<T>(fn: (service: Service) => Promise<T>): Promise<T>;
+  /** Open the service, run `fn`, close. A read (`reads`) never creates the embedded database. */
+  withService<T>(fn: (service: Service) => Promise<T>, options?: { reads?: boolean }): Promise<T>;
   /** A server checks the actors it was given before it serves. */
   verifyActors(service: Service, flag?: string): Promise<void>;
   progressBar(): ProgressBar;
@@ -176,7 +176,9 @@ async function runOperation<Op extends OperationName>(cli: Cli, entry: Operation
   const bar = cli.progressBar();
   const actorId = typeof opts.actor === 'string' ? opts.actor : undefined;
   const result = await cli
-    .withService((service) => service.call(entry.operation, entry.input(args, opts), { source: 'cli', actorId, onProgress: bar.onProgress }))
+    .withService((service) => service.call(entry.operation, entry.input(args, opts), { source: 'cli', actorId, onProgress: bar.onProgress }), {
+      reads: findOperation(entry.operation)?.kind === 'read',
+    })
     .finally(() => bar.stop());
   const presentation = findOperation(entry.operation)?.presentation;
   const text = entry.text ?? (presentation && presentation.kind !== 'json' ? presentation.render : undefined);

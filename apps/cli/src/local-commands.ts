@@ -149,7 +149,9 @@ export async function exportFile(cli: Cli, [project]: string[], opts: { inbox?: 
   const call = { source: 'cli', onProgress: bar.onProgress } as const;
   const result = await cli
     // Exactly one of the two is given (refused above otherwise): no project means the inbox.
-    .withService((service) => (project === undefined ? service.call(ops.inbox_export, {}, call) : service.call(ops.project_export, { project_id: project }, call)))
+    .withService((service) => (project === undefined ? service.call(ops.inbox_export, {}, call) : service.call(ops.project_export, { project_id: project }, call)), {
+      reads: true,
+    })
     .finally(() => bar.stop());
   const text = `${result.lines.join('\n')}\n`;
   if (!opts.out) {

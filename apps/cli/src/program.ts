@@ -1,4 +1,6 @@
-import { codeVersion, createLogger, loadConfig, openService, type Service } from '@svc/service';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { codeVersion, createLogger, loadConfig, openService, type Service, SvcError } from '@svc/service';
 import { Command } from 'commander';
 import { addCommands, type Cli } from './command-table.js';
 import { COMMANDS } from './commands.js';
@@ -32,8 +34,18 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
     progressBar,
     config: () => loadConfig(env),
     /** CLI commands log only warnings unless SVC_LOG_LEVEL says otherwise. */
-    async withService<T>(fn: (service: Service) => Promise<T>): Promise<T> {
+    async withService<T>(fn: (service: Service) => Promise<T>, options: { reads?: boolean } = {}): Promise<T> {
       const cfg = loadConfig(env);
+      // A read never creates the embedded database: run from another directory, the default ./.svc/data would be
+      // a new, empty one, and its answer (no such project) would hide where the data really is. A write (project
+      // create, import) may: it is how a database starts.
+      if (options.reads && cfg.databaseUrl === undefined && !cfg.dataDir.startsWith('memory://') && !existsSync(cfg.dataDir)) {
+        throw new SvcError(
+          'not_found',
+          `SVC_DATA_DIR: no svc database at ${resolve(cfg.dataDir)}; run svc from the directory that holds .svc/data, set SVC_DATA_DIR to its data directory (or SVC_DATABASE_URL), or create one here with svc init`,
+          { field: 'SVC_DATA_DIR' },
+        );
+      }
       const logger = createLogger(env.SVC_LOG_LEVEL ? cfg.logLevel : 'warn');
       const service = await openService(cfg, { logger });
       try {

@@ -88,7 +88,7 @@ async function databaseChecks(config: Config, options: DiagnoseOptions): Promise
     return [databaseFailure(config, error), ...skipAll('the database cannot be opened')];
   }
   try {
-    const checks: Check[] = [ok('database', `${store.location} answers`)];
+    const checks: Check[] = [ok('database', `${store.backend === 'pglite' ? `pglite ${resolve(config.dataDir)}` : store.location} answers`)];
     const status = await migrationStatus(store.db);
     if (status.unknown.length > 0) {
       checks.push(

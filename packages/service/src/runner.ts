@@ -62,7 +62,35 @@ function parseInput<I extends z.ZodObject>(op: { input: I; name: string }, raw: 
   const normalised = normaliseInput(op as unknown as AnyOperation, raw);
   const parsed = op.input.safeParse(normalised);
   if (!parsed.success) throw fromZod(parsed.error);
+  for (const [key, value] of Object.entries(normalised)) {
+    const dropped = droppedKey(value, (parsed.data as Record<string, unknown>)[key], key);
+    if (dropped) throw new SvcError('invalid_input', `${dropped}: unknown parameter`, { field: dropped });
+  }
   return parsed.data;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The path of a key the caller gave inside a nested parameter (a batch's entry, a link) that parsing dropped:
+ * zod strips an object's unknown keys, so a misspelt nested field would silently lose its value. Free-form
+ * objects (context, signals) keep every key and so never report one.
+ */
+function droppedKey(given: unknown, parsed: unknown, path: string): string | undefined {
+  if (Array.isArray(given) && Array.isArray(parsed)) {
+    for (const [i, item] of given.entries()) {
+      const dropped = droppedKey(item, parsed[i], `${path}[${i}]`);
+      if (dropped) return dropped;
+    }
+    return undefined;
+  }
+  if (!isPlainObject(given) || !isPlainObject(parsed)) return undefined;
+  for (const [key, value] of Object.entries(given)) {
+    if (!Object.hasOwn(parsed, key)) return `${path}.${key}`;
+    const dropped = droppedKey(value, parsed[key], `${path}.${key}`);
+    if (dropped) return dropped;
+  }
+  return undefined;
 }
 
 const given = (value: unknown): string | undefined =>

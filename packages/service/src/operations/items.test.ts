@@ -270,6 +270,17 @@ describe.each(testBackends())('item core on $name', (backend) => {
     expect(typo.message).toMatch(/^titel: unknown parameter/);
     const item = await upsert({ title: 'Blank filters', system_id: '', work_unit_id: '' });
     expect(item.system_id).toBeNull();
+    // Nested too: a batch entry's or a link's misspelt field is refused, not silently dropped; nothing is written.
+    const before = (await svc.store.db.selectFrom('items').select('id').execute()).length;
+    const nested = await refusal(
+      call(ops.svc_save_decisions, unchecked({ project_id: 'core', decisions: [{ title: 'ok' }, { title: 'x', source_url: 'javascript:alert(1)' }] })),
+    );
+    expect([nested.code, nested.message]).toEqual(['invalid_input', 'decisions[1].source_url: unknown parameter']);
+    const link = await refusal(call(ops.svc_item_upsert, unchecked({ project_id: 'core', title: 'x', links: [{ type: 'depends', target_id: item.id, note: 'y' }] })));
+    expect(link.message).toBe('links[0].note: unknown parameter');
+    expect((await svc.store.db.selectFrom('items').select('id').execute()).length).toBe(before);
+    // Free-form objects keep their keys.
+    await expect(upsert({ title: 'Context keys', context: { any: { nested: 'key' } } })).resolves.toBeDefined();
   });
 
   it('refuses an unknown project and a malformed history time with the field named', async () => {

@@ -3,6 +3,9 @@ import { serve } from '@hono/node-server';
 import type { Service } from '@svc/service';
 import { createHttpApp, type HttpOptions } from './app.js';
 
+/** How long an idle keep-alive connection stays open. */
+const KEEP_ALIVE_MS = 65_000;
+
 export interface RunningHttpServer {
   readonly url: string;
   readonly port: number;
@@ -30,6 +33,14 @@ export function startHttpServer(
           }),
       });
     });
+    // Node closes an idle keep-alive connection after 5 s; a client or reverse proxy that reuses it at that moment
+    // gets ECONNRESET (a proxy answers 502). Idle connections stay open longer than clients and proxies keep theirs
+    // (they close first, without a race: undici and nginx take the server's Keep-Alive hint; AWS ALB idles 60 s).
+    // headersTimeout must exceed it, or a reused connection's next request can be cut by the headers timer.
+    if ('keepAliveTimeout' in server) {
+      server.keepAliveTimeout = KEEP_ALIVE_MS;
+      server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+    }
     server.once('error', reject);
   });
 }

@@ -1,4 +1,4 @@
--- release: v0.9.3
+-- release: v0.9.4
 -- Identifiers are words, each counted once (issue 18, point 4). See docs/decisions/0040-search-identifiers.md.
 --
 -- 0011's svc_tsvector appended the parts of every slash-, dot-, underscore- or hyphen-joined token. But the default
@@ -18,29 +18,40 @@
 -- A document without `_`, or without a / . @ before a letter or digit, costs to_tsvector alone.
 -- PL/pgSQL, IMMUTABLE and PARALLEL SAFE as a generated column needs; its statements are planned once per session, not
 -- per write as an SQL function's body is.
+-- The text the parser reads: a space after every 128 characters without one. PostgreSQL's parser takes time
+-- quadratic in the length of a run such as `a_a_a_…` (it looks ahead for a host, file or URL at every token):
+-- 16,000 characters took 4 s, a 1 MiB text hours, while it held the embedded database's only thread. Runs of at
+-- most 128 keep it linear (about 1.5 s for 1 MiB of such a run, a few ms for ordinary text); a longer token (a URL
+-- past 128 characters) is indexed in pieces. The analysis of queries and snippets reads text the same way.
+CREATE FUNCTION svc_search_text(doc text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+  SELECT regexp_replace(doc, '([^[:space:]]{128})', '\1 ', 'g')
+$$;
+
 CREATE OR REPLACE FUNCTION svc_tsvector(doc text) RETURNS tsvector
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
 DECLARE
-  v tsvector := to_tsvector('english', doc);
+  txt text := svc_search_text(doc);
+  v tsvector := to_tsvector('english', txt);
   parts text;
   wholes text;
 BEGIN
-  IF doc ~ '[/.@][[:alnum:]]' THEN
+  IF txt ~ '[/.@][[:alnum:]]' THEN
     -- 4 email, 6 host, 18 url_path, 19 file (a url, 5, is also emitted as its host and url_path)
     SELECT string_agg(translate(t.token, '/.@', '   '), ' ') INTO parts
-    FROM regexp_matches(doc, '[^[:space:]]*[/.@][[:alnum:]][^[:space:]]*', 'g') AS m, ts_parse('default', m[1]) AS t
+    FROM regexp_matches(txt, '[^[:space:]]*[/.@][[:alnum:]][^[:space:]]*', 'g') AS m, ts_parse('default', m[1]) AS t
     WHERE t.tokid IN (4, 6, 18, 19);
     IF parts IS NOT NULL THEN v := v || to_tsvector('english', parts); END IF;
   END IF;
-  IF strpos(doc, '_') > 0 THEN
+  IF strpos(txt, '_') > 0 THEN
     -- Lexemes hold only letters, digits and / . _ -: quoted as they are, each occurrence its own position. Longer
     -- than to_tsvector indexes (2,047 bytes): left out, as to_tsvector leaves out such a word.
     SELECT string_agg('''' || x.w || ''':' || x.n, ' ') INTO wholes
     FROM (SELECT y.w, row_number() OVER () AS n FROM (
-            SELECT lower(m[1]) AS w FROM regexp_matches(doc, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') AS m
+            SELECT lower(m[1]) AS w FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') AS m
             WHERE strpos(m[1], '_') > 0
             UNION ALL
-            SELECT lower(m[1]) FROM regexp_matches(doc, '[[:alnum:]]+(?:[/._-]+[[:alnum:]]+)+', 'g') AS m
+            SELECT lower(m[1]) FROM regexp_matches(txt, '[[:alnum:]]+(?:[/._-]+[[:alnum:]]+)+', 'g') AS m
             WHERE strpos(m[1], '_') > 0 AND m[1] ~ '[/.]'
               AND NOT EXISTS (SELECT 1 FROM ts_parse('default', m[1]) AS t
                               WHERE t.tokid IN (4, 5, 6, 18, 19) AND t.token = m[1])
@@ -63,6 +74,7 @@ DECLARE
   at integer := 1;
   p integer;
 BEGIN
+  q := svc_search_text(q);
   wholes := '{}';
   rest := '';
   IF strpos(q, '_') > 0 THEN

@@ -26,7 +26,7 @@ describe('migration files', () => {
       ['0012', 'v0.9.1'],
       ['0013', 'v0.9.2'],
       ['0014', 'v0.9.3'],
-      ['0015', 'v0.9.3'],
+      ['0015', 'v0.9.4'],
     ]);
   });
 });
@@ -43,7 +43,7 @@ describe.each(testBackends())('schema on $name', (backend) => {
   it('is current after migrating, and migrating again applies nothing', async () => {
     const status = await migrationStatus(store.db);
     expect(status.current).toBe('0015');
-    expect(status.currentRelease).toBe('v0.9.3');
+    expect(status.currentRelease).toBe('v0.9.4');
     expect(status.pending).toEqual([]);
     expect(await migrate(store.db)).toEqual({ applied: [], current: '0015' });
   });

@@ -24,6 +24,17 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
   const terms = async (word: string) =>
     (await sql<{ t: string[] }>`select svc_query_terms(${word}::text) as t`.execute(store.db)).rows[0]?.t ?? [];
 
+  it('reads no run of more than 128 characters without a space: the parser is quadratic in a run (a_a_a_…)', async () => {
+    const read = async (text: string) => (await sql<{ t: string }>`select svc_search_text(${text}::text) as t`.execute(store.db)).rows[0]?.t;
+    expect(await read(`${'x'.repeat(300)} short words`)).toBe(`${'x'.repeat(128)} ${'x'.repeat(128)} ${'x'.repeat(44)} short words`);
+    expect(await read('svc_item_search and https://example.com/a/b')).toBe('svc_item_search and https://example.com/a/b');
+    // 40,000 characters of a_a_a_ are indexed (unsplit: about 10 s on PostgreSQL, quadratically more beyond);
+    // the query side and snippets read text the same way.
+    const chain = 'a_'.repeat(20_000);
+    expect(Object.keys(await indexed(chain)).length).toBeGreaterThan(0);
+    expect((await terms(chain.slice(0, 300))).length).toBeGreaterThan(0);
+  }, 30_000);
+
   it('indexes each token once as the parser gives it, the parts it did not emit, and the whole of what it split at _', async () => {
     expect(await indexed('svc_item_search')).toEqual({ svc: 1, item: 1, search: 1, svc_item_search: 1 });
     expect(await indexed('read-only replica')).toEqual({ 'read-on': 1, read: 1, replica: 1 });

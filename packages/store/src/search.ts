@@ -654,7 +654,7 @@ async function withSnippets(db: Kysely<Database>, top: Scored[], plan: TsPlan, l
   const q = headlineQuery(plan);
   const { rows } = await sql<{ id: string; chain_id: string; item_type: string; title: string; snippet: string; updated_at: Date }>`
     select i.id, i.chain_id, i.item_type, i.title, i.updated_at,
-           ts_headline('english', translate(left(i.body, 4000), ${MATCH_START + MATCH_STOP}::text, ''), ${q}, ${HEADLINE_OPTIONS}::text) as snippet
+           ts_headline('english', svc_search_text(translate(left(i.body, 4000), ${MATCH_START + MATCH_STOP}::text, '')), ${q}, ${HEADLINE_OPTIONS}::text) as snippet
     from items i where i.id in (${sql.join(top.slice(0, limit).map((s) => sql`${s.id}::uuid`))})`.execute(db);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return top.map((s) => {

@@ -260,6 +260,10 @@ export async function redactChainText(db: Transaction<Database>, itemId: string,
     redactedCaptureId === undefined
       ? sql`true`
       : sql`refreshed_at <= coalesce((select redacted_at from captures where id = ${redactedCaptureId}::uuid), 'infinity'::timestamptz)`;
+  // The head's lock first, as every edit takes it: an edit under way finishes before the versions are listed (a
+  // version it wrote would otherwise be missed under READ COMMITTED, its words kept), and none starts until the end.
+  const chain = await db.selectFrom('items').select('chain_id').where('id', '=', itemId).executeTakeFirst();
+  if (chain) await lockHead(db, chain.chain_id);
   const { rows } = await sql<{ id: string; project_id: string; item_type: string; context: Record<string, unknown>; source_url: string | null }>`
     select id, project_id, item_type, context, source_url from items
     where chain_id = (select chain_id from items where id = ${itemId}::uuid) and ${upTo}

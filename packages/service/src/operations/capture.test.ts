@@ -206,6 +206,27 @@ describe.each(testBackends())('captures and ideas on $name', (backend) => {
     await expectNowhere(marker, id);
   });
 
+  // PostgreSQL runs writes side by side (the embedded database one at a time): an edit racing the redaction must
+  // not leave a version the redaction did not see.
+  it.runIf(backend.name === 'postgres')('redacts every version even when an edit of the item races the redaction', async () => {
+    for (let round = 0; round < 8; round++) {
+      const marker = `zqxrace${round}${Date.now().toString(36)}`;
+      const { id } = await add(`race ${marker}`);
+      const promoted = (await call(ops.svc_capture_promote, { capture_id: id, project_id: 'cap', title: `race ${marker}` })) as { item_id: string };
+      await Promise.all([
+        call(ops.svc_item_upsert, { project_id: 'cap', item_id: promoted.item_id, context: { m: round } }).catch(() => undefined),
+        call(ops.svc_capture_redact, { capture_id: id }),
+      ]);
+      const rows = await svc.store.db
+        .selectFrom('items')
+        .select(['version', 'title', 'body'])
+        .where('chain_id', '=', promoted.item_id)
+        .orderBy('version')
+        .execute();
+      for (const row of rows) expect([row.version, row.title, row.body], marker).toEqual([row.version, '[redacted]', '[redacted]']);
+    }
+  });
+
   it('redacting a promoted capture leaves no context key or number of it in any answer: show, list, search, export', async () => {
     const marker = `zqxmarker${Date.now().toString(36)}`;
     // A token-like number (15 digits: no id, timestamp or count in any row can hold it by chance).

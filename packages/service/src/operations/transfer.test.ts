@@ -210,8 +210,9 @@ describe.each(testBackends())('import confines a crafted file to its own project
 
   it('keeps what was written after a redaction: only the versions up to it are redacted again on import', async () => {
     const call = svc.as(myActor);
-    const capture = (await call(ops.svc_capture_add, { text: 'the vault pin is 4711' })) as { id: string };
-    const promoted = (await call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'mine', title: 'Vault pin 4711' })) as { item_id?: string; id?: string };
+    const secret = `zqxpin${Date.now().toString(36)}`;
+    const capture = (await call(ops.svc_capture_add, { text: `the vault pin is ${secret}` })) as { id: string };
+    const promoted = (await call(ops.svc_capture_promote, { capture_id: capture.id, project_id: 'mine', title: `Vault pin ${secret}` })) as { item_id?: string; id?: string };
     const itemId = (promoted.item_id ?? promoted.id) as string;
     await call(ops.svc_capture_redact, { capture_id: capture.id });
     await call(ops.svc_item_upsert, { project_id: 'mine', item_id: itemId, title: 'Rewritten after redaction', body: 'Rotate the vault monthly', context: { owner: 'ops' } });
@@ -223,7 +224,7 @@ describe.each(testBackends())('import confines a crafted file to its own project
       .filter((r) => r.type === 'item' && (r.title === 'Rewritten after redaction' || r.title === '[redacted]'))
       .map((r) => [r.title, r.body, r.context]);
     expect(chain).toContainEqual(['Rewritten after redaction', 'Rotate the vault monthly', { owner: 'ops' }]);
-    expect(copy.join('\n')).not.toContain('4711');
+    expect(copy.join('\n')).not.toContain(secret);
     const hits = (await svc.call(ops.svc_item_search, { project_id: 'after-redaction', query: 'rewritten' }, { source: 'cli' })) as { items: unknown[] };
     expect(hits.items).toHaveLength(1);
   });

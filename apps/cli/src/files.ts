@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { CONFIG_MAX_BYTES, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, SvcError } from '@svc/service';
 
 /** The files the CLI reads and writes for its commands, each read with a cap and refused in words naming the flag. */
@@ -110,13 +110,14 @@ function jsonErrorPlace(text: string, message: string): string {
 }
 
 /**
- * Write an export to `path` for this user only: created 0600, and never through a symbolic link someone
- * planted there (O_NOFOLLOW), so another user cannot redirect it into a file of theirs or of ours.
+ * Write an export to `path` for this user only: 0600 whether it is created or was there (an existing file keeps
+ * its mode otherwise), never through a symbolic link someone planted there (O_NOFOLLOW), and never into a file of
+ * another user's (refused before anything in it is truncated).
  */
 export function writePrivateFile(path: string, text: string): void {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') {
@@ -131,6 +132,8 @@ export function writePrivateFile(path: string, text: string): void {
     if (process.getuid && fstatSync(fd).uid !== process.getuid()) {
       throw new SvcError('invalid_input', `--out: ${path} belongs to another user; svc does not write an export into it`, { field: '--out' });
     }
+    fchmodSync(fd, 0o600);
+    ftruncateSync(fd, 0);
     writeFileSync(fd, text);
   } finally {
     closeSync(fd);

@@ -43,7 +43,7 @@ describe('files the svc binary writes', () => {
     expect(mode(root)).toBe(0o755);
   }, 120_000);
 
-  it('`export --out` writes a new file 0600 and refuses a symbolic link planted at the path, writing nothing', async () => {
+  it('`export --out` writes a new file 0600, makes an existing one 0600, and refuses a symbolic link planted at the path, writing nothing', async () => {
     const env = svcEnv({ SVC_DATA_DIR: freshDataDir() });
     const dir = mkdtempSync(join(tmpdir(), 'svc-out-'));
     expect((await svc(['project', 'create', 'p'], env)).code).toBe(0);
@@ -52,6 +52,13 @@ describe('files the svc binary writes', () => {
     expect(written.code).toBe(0);
     expect(mode(out)).toBe(0o600);
     expect(readFileSync(out, 'utf8')).toContain('"type":"project"');
+    // A file that was there already, readable by others, is made 0600 before the export goes in.
+    const existing = join(dir, 'existing.jsonl');
+    writeFileSync(existing, 'old text that is longer than nothing\n'.repeat(200));
+    chmodSync(existing, 0o644);
+    expect((await svc(['export', 'p', '--out', existing], env)).code).toBe(0);
+    expect(mode(existing)).toBe(0o600);
+    expect(readFileSync(existing, 'utf8')).toBe(readFileSync(out, 'utf8'));
 
     const victim = join(dir, 'victim.txt');
     writeFileSync(victim, 'keep me\n');

@@ -61,6 +61,8 @@ export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
+    // libpq and pg also take a password in the query string (`?password=`, `?sslpassword=`).
+    for (const key of [...u.searchParams.keys()]) if (/password/i.test(key)) u.searchParams.set(key, '***');
     return u.toString();
   } catch {
     return 'postgres://(unparseable url)';

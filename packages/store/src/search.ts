@@ -488,13 +488,12 @@ const CHECK_COST = 16;
 const SCORE_COST = 48;
 
 /**
- * The exact top `k` by BM25F, bounding every posting of the query's terms at once: for the queries whose
- * threshold walk would read and check most of their matches anyway (ORs of several common words, such as a
- * glossary group's synonyms). A hash aggregate sums each item's bounds, idf × (K1 + 1) × bound(impact), from the
- * postings index alone (project, term, impact, item: an index-only scan once the table is vacuumed; tf and dl
- * would each cost a heap visit per posting). The items are then checked (filters, the query, the exact score) in
- * bound order, `first` of them (8 × k unless the caller knows better), four times as many again until the k-th
- * exact score reaches the last bound read: an item outside those read scores at most that bound.
+ * The exact top `k` by BM25F, scoring every posting of the query's terms at once (a hash aggregate over them,
+ * tf and dl from the postings, which svc_search_postings wrote): for the queries whose threshold walk would read
+ * and check most of their matches anyway (ORs of several common words, such as a glossary group's synonyms).
+ * The best-scored items are then checked (filters, the query itself) in that order, `first` of them (8 × k unless
+ * the caller knows better), four times as many again while too few of them match; an item outside those read
+ * scores at most the last read. Each round is computed whole, in a stable order (ties by id).
  */
 async function scoreAll(
   db: Kysely<Database>,
@@ -506,28 +505,33 @@ async function scoreAll(
 ): Promise<Scored[]> {
   const terms = query.queryTerms.filter((t) => query.df(t) > 0);
   const w = terms.map((t) => (query.weight.get(t) ?? 0) * (BM25.K1 + 1));
-  const m = Math.min(1, query.stats.ref_avgdl / Math.max(query.stats.avgdl, 1));
   // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
   await sql`select set_config('work_mem', '64MB', true)`.execute(db);
-  const hits: Scored[] = [];
-  const checked = new Set<string>();
   for (let n = Math.max(first, k); ; n *= 4) {
-    const { rows } = await sql<{ item_id: string; ub: number }>`
-      select p.item_id, sum(t.w * p.impact / (p.impact + ${m}::float8 * (1 - p.impact))) as ub
-      from unnest(${terms}::text[], ${w}::float8[]) as t(term, w)
-      join search_postings p on p.project_id = ${f.project_id}::uuid and p.term = t.term
-      group by p.item_id
-      order by ub desc, p.item_id
-      limit ${n}`.execute(db);
-    // Each round reads the best n again; the items checked in an earlier round are skipped, not assumed to be its
-    // first rows (ties are broken by id, so they are, but a skipped set does not depend on it).
-    const fresh = rows.map((r) => r.item_id).filter((id) => !checked.has(id));
-    for (const id of fresh) checked.add(id);
-    if (fresh.length > 0) hits.push(...(await scoreItems(db, query, sql`i.id = any(${fresh}::uuid[])`, f, q)).values());
+    // One row at least: how many items were read, and each of them that matches (none: id null). The sum is
+    // bm25Tf's arithmetic in SQL: w × tf / (tf + K1 (1 − B) + K1 B dl / avgdl), w = idf × (K1 + 1).
+    const { rows } = await sql<{ id: string | null; score: number | null; updated_at: Date | null; read: string }>`
+      with scored as (
+        select p.item_id, sum(t.w * p.tf / (p.tf + ${BM25.K1 * (1 - BM25.B)}::float8 + ${(BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1)}::float8 * p.dl)) as score
+        from unnest(${terms}::text[], ${w}::float8[]) as t(term, w)
+        join search_postings p on p.project_id = ${f.project_id}::uuid and p.term = t.term
+        group by p.item_id
+        order by score desc, p.item_id
+        limit ${n}
+      ),
+      hits as (
+        select s.item_id as id, s.score, i.updated_at
+        from scored s
+        cross join lateral (select i.updated_at, i.search from items i where i.id = s.item_id and ${filters(f)} offset 0) i
+        where i.search @@ ${q}
+      )
+      select h.id, h.score, h.updated_at, c.read
+      from (select count(*) as read from scored) c left join hits h on true`.execute(db);
+    const hits: Scored[] = [];
+    for (const r of rows) if (r.id !== null && r.updated_at !== null) hits.push({ id: r.id, score: Number(r.score), updated_at: r.updated_at });
     hits.sort(byScore);
-    if (rows.length < n) return hits.slice(0, k);
-    const last = Number(rows[rows.length - 1]?.ub ?? 0);
-    if (hits.length >= k && (hits[k - 1] as Scored).score >= last * (1 - TIE)) return hits.slice(0, k);
+    // Every item not read scores at most the last one read: k matches among those read settle the page.
+    if (hits.length >= k || Number(rows[0]?.read ?? 0) < n) return hits.slice(0, k);
   }
 }
 

@@ -1,9 +1,10 @@
 import { parseQuery, planQuery } from '@svc/domain';
-import { BM25, bm25Tf, idf, NEAR_MISS_BUDGET, rebuildSearchIndex, searchItems } from '@svc/store';
+import { bm25Tf, idf, NEAR_MISS_BUDGET, rebuildSearchIndex, searchItems } from '@svc/store';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type Call, DAY, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
+import { bm25Corpus } from '../testing/bm25.js';
 import { ops } from '../catalog.js';
 
 interface Hit {
@@ -188,20 +189,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
    * of the query's scoring words and its tsquery (SQL text).
    */
   const bruteForce = async (p: string) => {
-      const { rows } = await sql<{ id: string; term: string; tf: number; dl: number }>`
-        select i.id, u.lexeme as term,
-               ${BM25.TITLE_WEIGHT} * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) as tf,
-               (sum(cardinality(u.weights)) over (partition by i.id))::int as dl
-        from items i, unnest(i.search) u where i.project_id = ${p}::uuid and i.is_head and i.deleted_at is null`.execute(svc.store.db);
-      const docs = new Map<string, { dl: number; tf: Map<string, number> }>();
-      const df = new Map<string, number>();
-      for (const r of rows) {
-        const d = docs.get(r.id) ?? { dl: Number(r.dl), tf: new Map() };
-        d.tf.set(r.term, Number(r.tf));
-        docs.set(r.id, d);
-        df.set(r.term, (df.get(r.term) ?? 0) + 1);
-      }
-      const avgdl = [...docs.values()].reduce((s, d) => s + d.dl, 0) / docs.size;
+      const { docs, df, avgdl } = await bm25Corpus(svc.store.db, p);
       const stem = async (w: string) =>
         (await sql<{ t: string[] }>`select tsvector_to_array(to_tsvector('english', ${w}::text)) as t`.execute(svc.store.db)).rows[0]?.t ?? [];
     return async (scoring: string[], tsq: string) => {

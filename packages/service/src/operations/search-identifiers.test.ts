@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type Call, testBackends, type TestService } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
+import { bm25Corpus } from '../testing/bm25.js';
 import { ops } from '../catalog.js';
 
 interface Hit {
@@ -168,20 +169,7 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     for (let i = 0; i < 70; i++) await add(text(1 + Math.floor(rand() * 3)), text(Math.floor(rand() * 20)));
 
     const p = await projectId();
-    const { rows } = await sql<{ id: string; term: string; tf: number; dl: number }>`
-      select i.id, u.lexeme as term,
-             3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) as tf,
-             (sum(cardinality(u.weights)) over (partition by i.id))::int as dl
-      from items i, unnest(i.search) u where i.project_id = ${p}::uuid and i.is_head and i.deleted_at is null`.execute(svc.store.db);
-    const docs = new Map<string, { dl: number; tf: Map<string, number> }>();
-    const df = new Map<string, number>();
-    for (const r of rows) {
-      const d = docs.get(r.id) ?? { dl: Number(r.dl), tf: new Map() };
-      d.tf.set(r.term, Number(r.tf));
-      docs.set(r.id, d);
-      df.set(r.term, (df.get(r.term) ?? 0) + 1);
-    }
-    const avgdl = [...docs.values()].reduce((s, d) => s + d.dl, 0) / docs.size;
+    const { docs, df, avgdl } = await bm25Corpus(svc.store.db, p);
     // Each query, the lexemes it is scored by, and which items it matches, written out here by hand.
     const queries: [string, string[], string][] = [
       ['svc_item_search', ['svc_item_search'], `'svc_item_search'`],

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MATCH_START, MATCH_STOP, type SnippetPart, snippetMarkdown, snippetParts } from './snippet.js';
+import { MATCH_START, MATCH_STOP, markSnippet, SNIPPET_SOURCE_CHARS, type SnippetPart, snippetMarkdown, snippetParts } from './snippet.js';
 
 const mark = (word: string) => `${MATCH_START}${word}${MATCH_STOP}`;
 
@@ -61,5 +61,48 @@ describe('snippetParts', () => {
         expect(snippetParts(snippetMarkdown(marked))).toEqual(expected);
       }),
     );
+  });
+});
+
+describe('markSnippet', () => {
+  const words = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `w${from + i}`);
+  const marked = (snippet: string) => [...snippet.matchAll(new RegExp(`${MATCH_START}(.*?)${MATCH_STOP}`, 'g'))].map((m) => m[1]);
+
+  it('marks every word whose lexeme the query holds, stemmed as the index stems it', () => {
+    const out = markSnippet('Keep **Redis** for sessions; the sessions expire', new Set(['session', 'redi']));
+    expect(out).toBe(`Keep **${mark('Redis')}** for ${mark('sessions')}; the ${mark('sessions')} expire`);
+  });
+
+  it('gives the first words when nothing matches, and the body up to its end when it is short', () => {
+    expect(markSnippet(words(0, 50).join(' '), new Set(['zebra']))).toBe(words(0, 12).join(' '));
+    expect(markSnippet('a short  body\nof words', new Set(['nothing']))).toBe('a short  body\nof words');
+    expect(markSnippet('', new Set(['x']))).toBe('');
+  });
+
+  it('centres thirty words on the matches, and prefers the window holding the most distinct terms', () => {
+    const body = [...words(0, 40), 'zebra', ...words(41, 100)].join(' ');
+    const out = markSnippet(body, new Set(['zebra']));
+    expect(out.split(' ')).toHaveLength(30);
+    expect(out.startsWith('w26 ')).toBe(true);
+    expect(marked(out)).toEqual(['zebra']);
+    // Two zebras early, a zebra and a lion together later: the later window holds two distinct terms.
+    const both = ['zebra', 'zebra', ...words(2, 60), 'zebra', 'lion', ...words(62, 120)].join(' ');
+    expect(marked(markSnippet(both, new Set(['zebra', 'lion'])))).toEqual(['zebra', 'lion']);
+    // At the end of the body, the window takes the words before.
+    const end = [...words(0, 60), 'zebra'].join(' ');
+    expect(markSnippet(end, new Set(['zebra'])).split(' ')).toHaveLength(30);
+  });
+
+  it("strips the body's own marks and reads only its first characters", () => {
+    expect(markSnippet(`a ${MATCH_START}fake${MATCH_STOP} zebra`, new Set(['zebra']))).toBe(`a fake ${mark('zebra')}`);
+    const long = `${'word '.repeat(SNIPPET_SOURCE_CHARS / 5)}zebra`;
+    expect(marked(markSnippet(long, new Set(['zebra'])))).toEqual([]);
+  });
+
+  it('marks an identifier whole when the query holds it whole, else the parts asked for', () => {
+    const body = 'we call svc_item_search via pg.Pool at https://example.com/v1/orders (see /v1/orders).';
+    expect(marked(markSnippet(body, new Set(['svc_item_search', 'pg.pool'])))).toEqual(['svc_item_search', 'pg.Pool']);
+    expect(marked(markSnippet(body, new Set(['item', 'order'])))).toEqual(['item', 'orders', 'orders']);
+    expect(marked(markSnippet(body, new Set(['example.com', '/v1/orders'])))).toEqual(['example.com', '/v1/orders']);
   });
 });

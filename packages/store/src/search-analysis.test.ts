@@ -1,3 +1,4 @@
+import { MATCH_START, MATCH_STOP, markSnippet } from '@svc/domain';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestStore, testBackends } from './testing/index.js';
@@ -34,6 +35,32 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
     expect(Object.keys(await indexed(chain)).length).toBeGreaterThan(0);
     expect((await terms(chain.slice(0, 300))).length).toBeGreaterThan(0);
   }, 30_000);
+
+  it("marks in a snippet every word a query for it matches: the process's Porter2 stems are the database's", async () => {
+    // Words through Snowball english's suffix rules, identifiers, numbers, hyphens, apostrophes and non-ASCII letters.
+    const words = (
+      'caresses ponies ties caress cats feed agreed plastered bled motoring sing conflated troubled sized hopping tanned falling ' +
+      'hissing fizzed failing filing happy sky relational conditional rational valenci hesitanci digitizer conformabli radicalli ' +
+      'differentli vileli analogousli vietnamization predication operator feudalism decisiveness hopefulness callousness formaliti ' +
+      'sensitiviti sensibiliti triplicate formative formalize electriciti electrical hopeful goodness revival allowance inference ' +
+      'airliner gyroscopic adjustable defensible irritant replacement adjustment dependent adoption homologou communism activate ' +
+      'angulariti homologous effective bowdlerize probate rate cease generously generously generous news innings outing canning ' +
+      'herring earring proceed exceed succeed skis skies dying lying tying idly gently ugly early singly commune communities ' +
+      'arsenal arsenic general generic universe universal knightly decisions deciding decided policies policy queries queued ' +
+      'timeouts retried retries indexes indices analysis analyses searching searchable caching cached replicas replication ' +
+      "café naïve résumé Zürich Kubernetes' team's users' o'clock v2 ipv4 http2 2026 3.5 0.8.1 v0.8.1 read-only wake-ups open-source " +
+      'svc_item_search is_head LISTEN/NOTIFY pg.Pool /v1/orders price/stock example.com'
+    ).split(' ');
+    for (const word of words) {
+      const lexemes = new Set(await terms(word));
+      expect(lexemes.size, word).toBeGreaterThan(0);
+      const marked = markSnippet(`before ${word} after`, lexemes);
+      expect(marked, word).toContain(MATCH_START);
+      // The word is marked from its start (an apostrophe may end it unmarked); the words around it are not.
+      expect(marked.startsWith(`before ${MATCH_START}`) && marked.endsWith(' after') && !marked.includes(`${MATCH_START}after`), `${word}: ${marked}`).toBe(true);
+      expect(marked.replaceAll(MATCH_START, '').replaceAll(MATCH_STOP, ''), word).toBe(`before ${word} after`);
+    }
+  });
 
   it('indexes each token once as the parser gives it, the parts it did not emit, and the whole of what it split at _', async () => {
     expect(await indexed('svc_item_search')).toEqual({ svc: 1, item: 1, search: 1, svc_item_search: 1 });

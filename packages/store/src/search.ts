@@ -1,4 +1,4 @@
-import { MATCH_START, MATCH_STOP, type NearMissPlan, positiveLeaves, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
+import { markSnippet, type NearMissPlan, positiveLeaves, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { iso } from './refs.js';
 import { researchExpired } from './research.js';
@@ -10,33 +10,19 @@ import type { Database } from './schema.js';
  * identifier is matched whole (`is_head` is not `head`), as svc_tsvector indexes it; a phrase must also hold it whole.
  */
 export function tsquery(plan: TsPlan): RawBuilder<unknown> {
-  return build(plan, false);
-}
-
-/**
- * The query ts_headline marks a snippet's words by. It parses the body again with the default parser, which never
- * yields an underscore identifier whole, so there a word holding `_` is the phrase of its parts (the items were
- * matched, and are scored, by tsquery's whole).
- */
-function headlineQuery(plan: TsPlan): RawBuilder<unknown> {
-  return build(plan, true);
-}
-
-function build(plan: TsPlan, headline: boolean): RawBuilder<unknown> {
   switch (plan.op) {
     case 'word':
-      if (!plan.text.includes('_')) return sql`plainto_tsquery('english', ${plan.text}::text)`;
-      return headline ? sql`phraseto_tsquery('english', ${plan.text}::text)` : sql`svc_tsquery(${plan.text}::text)`;
+      return plan.text.includes('_') ? sql`svc_tsquery(${plan.text}::text)` : sql`plainto_tsquery('english', ${plan.text}::text)`;
     case 'phrase':
-      return plan.text.includes('_') && !headline
+      return plan.text.includes('_')
         ? sql`(phraseto_tsquery('english', ${plan.text}::text) && svc_tsquery(${plan.text}::text))`
         : sql`phraseto_tsquery('english', ${plan.text}::text)`;
     case 'and':
-      return sql`(${sql.join(plan.args.map((a) => build(a, headline)), sql` && `)})`;
+      return sql`(${sql.join(plan.args.map(tsquery), sql` && `)})`;
     case 'or':
-      return sql`(${sql.join(plan.args.map((a) => build(a, headline)), sql` || `)})`;
+      return sql`(${sql.join(plan.args.map(tsquery), sql` || `)})`;
     case 'not':
-      return sql`(!! ${build(plan.arg, headline)})`;
+      return sql`(!! ${tsquery(plan.arg)})`;
   }
 }
 
@@ -53,7 +39,7 @@ export interface SearchHit {
   chain_id: string;
   item_type: string;
   title: string;
-  /** The body's best fragment, each matched word between MATCH_START and MATCH_STOP (see withSnippets). */
+  /** The body's best fragment, each matched word between domain's MATCH_START and MATCH_STOP (markSnippet). */
   snippet: string;
   rank: number;
   updated_at: string;
@@ -351,7 +337,7 @@ export async function searchItems(
 ): Promise<SearchHit[]> {
   const k = limit + 1;
   const query = await prepareQuery(db, plan, f);
-  if (!query) return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), plan, limit) : [];
+  if (!query) return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), [], limit) : [];
   const { lexemesOf, queryTerms, stats, terms, df, weight } = query;
   // Each required clause's anchors; an alternative of stop words only has none (such a clause cannot drive the walk).
   const clauses = positiveClauses(plan)
@@ -396,17 +382,23 @@ export async function searchItems(
   const everything = queryTerms.reduce((sum, t) => sum + df(t), 0);
   // Where scoring everything costs less than a walk's first round of checks (about 2k items), it answers.
   if (strategy === 'all' || (strategy === 'auto' && everything <= 2 * k * CHECK_COST)) {
-    return withSnippets(db, await scoreAll(db, query, f, q, k), plan, limit);
+    return withSnippets(db, await scoreAll(db, query, f, q, k), queryTerms, limit);
   }
   const threshold = () => (top.length >= k ? (top[k - 1] as Scored).score : Number.NEGATIVE_INFINITY);
   // A score within TIE (relative) of the page's last counts as a tie, broken among the items read.
   const reaches = (ub: number) => threshold() < ub * (1 - TIE);
+  /** Whether the page is settled: no item met and unchecked, nor any not met yet, can still reach it. */
+  const settled = () =>
+    (closed() || [...lists.values()].every((l) => l.done) || (top.length >= k && !reaches(unseenBound()))) &&
+    ![...pending.values()].some((p) => !excluded(p) && reaches(upper(p)));
   for (;;) {
+    // A page settled by the last checks is answered before any switch is weighed (scoreAll would redo it).
+    if (settled()) break;
     if (strategy === 'auto') {
       // scoreAll checks its best items in score order too: as many as the walk's share of matches suggests.
       const share = Math.max(accepted, 1) / Math.max(checked.size, 1);
       const wanted = Math.min(everything, Math.ceil((2 * k) / share));
-      if (2 * work >= everything + CHECK_COST * wanted + SCORE_COST * k) return withSnippets(db, await scoreAll(db, query, f, q, k, wanted), plan, limit);
+      if (2 * work >= everything + CHECK_COST * wanted + SCORE_COST * k) return withSnippets(db, await scoreAll(db, query, f, q, k, wanted), queryTerms, limit);
     }
     const open = [...lists.values()].filter((l) => !l.done);
     // Once a required clause's anchors are all read, every possible match has been met: only checks are left.
@@ -477,7 +469,7 @@ export async function searchItems(
     top.length = Math.min(top.length, k);
     checks = Math.min(checks * 2, 2_000);
   }
-  return withSnippets(db, top, plan, limit);
+  return withSnippets(db, top, queryTerms, limit);
 }
 
 /**
@@ -639,28 +631,21 @@ export async function searchNearMisses(
     }
   }
   const page = [...found.values()].sort((a, b) => b.count - a.count || byScore(a, b)).slice(0, want);
-  const hits = await withSnippets(db, page, near.relaxed, want);
+  const hits = await withSnippets(db, page, query.queryTerms, want);
   return { hits: hits.map((h, i) => ({ ...h, held: page[i]?.held ?? [] })), cut };
 }
 
 /**
- * ts_headline's options. The marks are control characters, stripped from the body first, so that a body's own
- * asterisks cannot read as marks; the service writes them as markdown's `**` (domain snippetMarkdown).
+ * The hits for `top`, in its order, with snippets for the first `limit` only: domain's markSnippet over each body's
+ * first characters, marking the query's lexemes (docs/decisions/0044-search-snippets.md).
  */
-const HEADLINE_OPTIONS = `MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=1, StartSel=${MATCH_START}, StopSel=${MATCH_STOP}`;
-
-/**
- * The hits for `top`, in its order, with snippets (ts_headline, over the item's first 4,000 characters, marking the
- * words of `plan`'s headlineQuery) for the first `limit` only.
- */
-async function withSnippets(db: Kysely<Database>, top: Scored[], plan: TsPlan, limit: number): Promise<SearchHit[]> {
+async function withSnippets(db: Kysely<Database>, top: Scored[], lexemes: readonly string[], limit: number): Promise<SearchHit[]> {
   if (top.length === 0) return [];
-  const q = headlineQuery(plan);
-  const { rows } = await sql<{ id: string; chain_id: string; item_type: string; title: string; snippet: string; updated_at: Date }>`
-    select i.id, i.chain_id, i.item_type, i.title, i.updated_at,
-           ts_headline('english', svc_search_text(translate(left(i.body, 4000), ${MATCH_START + MATCH_STOP}::text, '')), ${q}, ${HEADLINE_OPTIONS}::text) as snippet
-    from items i where i.id in (${sql.join(top.slice(0, limit).map((s) => sql`${s.id}::uuid`))})`.execute(db);
+  const { rows } = await sql<{ id: string; chain_id: string; item_type: string; title: string; body: string; updated_at: Date }>`
+    select i.id, i.chain_id, i.item_type, i.title, i.updated_at, left(i.body, ${SNIPPET_SOURCE_CHARS}::int) as body
+    from items i where i.id = any(${top.slice(0, limit).map((s) => s.id)}::uuid[])`.execute(db);
   const byId = new Map(rows.map((r) => [r.id, r]));
+  const terms = new Set(lexemes);
   return top.map((s) => {
     const r = byId.get(s.id);
     return {
@@ -668,7 +653,7 @@ async function withSnippets(db: Kysely<Database>, top: Scored[], plan: TsPlan, l
       chain_id: r?.chain_id ?? '',
       item_type: r?.item_type ?? '',
       title: r?.title ?? '',
-      snippet: r?.snippet ?? '',
+      snippet: r ? markSnippet(r.body, terms) : '',
       rank: s.score,
       updated_at: iso(r?.updated_at ?? s.updated_at),
     };

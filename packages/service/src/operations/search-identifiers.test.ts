@@ -155,10 +155,14 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     expect(await ids('"a read-only replica"')).toEqual([notify.id]);
     expect(await ids('"listen notify"')).toEqual([notify.id]);
     const [hit] = await search('svc_item_search');
-    expect(hit?.snippet).toContain('**svc**');
-    expect(hit?.snippet).toContain('**search**');
+    expect(hit?.snippet).toBe('the agent calls **svc_item_search** twice before it writes');
+    expect((await search('item'))[0]?.snippet).toBe('the agent calls svc_**item**_search twice before it writes');
     const [flagged] = await search('notify');
     expect(flagged?.id).toBe(notify.id);
+    // The whole identifier, or the part asked for (the database's own headline marked neither).
+    expect(flagged?.snippet).toBe('we use LISTEN/**NOTIFY** for wake-ups on a read-only replica');
+    expect((await search('LISTEN/NOTIFY'))[0]?.snippet).toBe('we use **LISTEN/NOTIFY** for wake-ups on a read-only replica');
+    expect((await search('replicas'))[0]?.snippet).toBe('we use LISTEN/NOTIFY for wake-ups on a read-only **replica**');
   });
 
   it('ranks identifier queries by BM25F over the terms indexed, each counted once', async () => {

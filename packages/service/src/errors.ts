@@ -97,7 +97,9 @@ export async function writeIndexed<T>(fields: string[], what: string, write: () 
 /** SQLSTATEs worth retrying the whole transaction for. */
 export function isRetryable(error: unknown): boolean {
   const code = (error as PgLikeError | undefined)?.code;
-  return code === '40001' || code === '40P01';
+  // 26000 / 42P05: a pooler lost a statement prepared by name inside the transaction, which it aborted before the
+  // statement ran; the store names nothing after that (docs/decisions/0009), so the transaction runs again unnamed.
+  return code === '40001' || code === '40P01' || code === '26000' || code === '42P05';
 }
 
 /**

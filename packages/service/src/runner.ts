@@ -182,11 +182,18 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
     if (op.kind === 'read') {
       const base = baseContext(runtime, call, requestId);
       if (!op.snapshot) return await op.run({ ...base, db: runtime.store.db }, input);
-      return await runtime.store.db
-        .transaction()
-        .setIsolationLevel('repeatable read')
-        .setAccessMode('read only')
-        .execute((tx) => op.run({ ...base, db: tx }, input));
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await runtime.store.db
+            .transaction()
+            .setIsolationLevel('repeatable read')
+            .setAccessMode('read only')
+            .execute((tx) => op.run({ ...base, db: tx }, input));
+        } catch (error) {
+          if (attempt < 2 && isRetryable(error)) continue;
+          throw error;
+        }
+      }
     }
     const actorId = actorIdFor(op, input, call, runtime);
     checkAttribution(actorId, call);

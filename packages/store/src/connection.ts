@@ -133,7 +133,11 @@ export function createPool(options: pg.PoolConfig, config: StoreConfig): pg.Pool
                     'transaction mode does: statements are no longer prepared by name (set SVC_PREPARED_STATEMENTS=off to say so)',
                 );
               }
-              return query(...args);
+              // Inside a transaction the failed statement aborted it, and running the text again fails with 25P02:
+              // the loss is what the caller must see (the service runs the transaction again, unnamed now).
+              return (query(...args) as Promise<unknown>).catch((again: unknown) => {
+                throw (again as { code?: unknown } | undefined)?.code === '25P02' ? error : again;
+              });
             });
       if (result && typeof (result as Promise<unknown>).catch === 'function') {
         (result as Promise<unknown>).catch((error: unknown) => {

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { parseQuery, planQuery } from '@svc/domain';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { occurrences, termOccurrences } from './search.js';
+import { leafKey, occurrences, occurrencesText, planLeaves, planQueryText, tsquery } from './search.js';
 import { type TestStore, testBackends } from './testing/index.js';
 
 describe('occurrences', () => {
@@ -39,13 +40,58 @@ describe.each(testBackends())('an item vector cut down to the query terms, on $n
 
   it("keeps each query term with its title's positions and all of them", async () => {
     for (const v of vectors) {
-      const { rows } = await sql<{ title: string; all: string; lexeme: string | null; a: number | null; n: number | null }>`
-        select ${termOccurrences(sql`${v}::tsvector`, terms, 'title')} as title, ${termOccurrences(sql`${v}::tsvector`, terms, 'all')} as all,
-               u.lexeme, cardinality(array_positions(u.weights, 'A')) as a, cardinality(u.weights) as n
-        from (select 1) one left join unnest(${v}::tsvector) u on u.lexeme = any(${terms}::text[])`.execute(store.db);
+      const { rows } = await store.db.executeQuery<{ title: string; all: string; lexeme: string | null; a: number | null; n: number | null }>(
+        CompiledQuery.raw(
+          `select ${occurrencesText('$1::tsvector', '$2', 'title')} as title, ${occurrencesText('$1::tsvector', '$2', 'all')} as all,
+                  u.lexeme, cardinality(array_positions(u.weights, 'A')) as a, cardinality(u.weights) as n
+           from (select 1) one left join unnest($1::tsvector) u on u.lexeme = any($2::text[])`,
+          [v, terms],
+        ),
+      );
       const held = rows.filter((r) => r.lexeme !== null);
       expect(occurrences(rows[0]?.all ?? ''), v).toEqual(new Map(held.map((r) => [r.lexeme as string, Number(r.n)])));
       expect(occurrences(rows[0]?.title ?? ''), v).toEqual(new Map(held.filter((r) => Number(r.a) > 0).map((r) => [r.lexeme as string, Number(r.a)])));
+    }
+  });
+});
+
+describe.each(testBackends())('a query plan written as one tsquery value, on $name', (backend) => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await backend.open();
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it('is the tsquery the plan builds in SQL, stop words, negations, phrases and identifiers included', async () => {
+    const queries = [
+      'cache',
+      'connection pool timeout',
+      '"read replica" lag',
+      'redis OR memcached',
+      'cache -redis',
+      'the -mysql',
+      'the OR cache',
+      '"the of" cache',
+      'a -the',
+      '"svc_item_search twice" is_head',
+      'LISTEN/NOTIFY -pg.Pool',
+      "it's o'clock",
+      '(x OR y) -"z w"',
+    ];
+    for (const text of queries) {
+      const plan = planQuery(parseQuery(text));
+      if (!plan) continue;
+      const leaves = planLeaves(plan);
+      const leafQuery = new Map<string, string>();
+      for (const leaf of leaves) {
+        const { rows } = await sql<{ q: string }>`select (${tsquery(leaf)})::text as q`.execute(store.db);
+        leafQuery.set(leafKey(leaf), rows[0]?.q ?? '');
+      }
+      const { rows } = await sql<{ built: string; written: string }>`
+        select (${tsquery(plan)})::text as built, ${planQueryText(plan, leafQuery)}::tsquery::text as written`.execute(store.db);
+      expect(rows[0]?.written, text).toBe(rows[0]?.built);
     }
   });
 });

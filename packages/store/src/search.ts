@@ -1,5 +1,6 @@
 import { markSnippet, type NearMissPlan, positiveLeaves, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
-import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import { prepared } from './prepared.js';
 import { iso } from './refs.js';
 import { researchExpired } from './research.js';
 import type { Database } from './schema.js';
@@ -116,6 +117,40 @@ interface TermStat {
 }
 
 /**
+ * analyzeWithStatistics' statement ($1 the texts, $2 the project; $3 and $4 every leaf's text and whether it is a
+ * phrase, for its tsquery, as tsquery() writes it), prepared by name (prepared.ts): it is the same for every
+ * search, and planning it cost more than running it.
+ */
+const ANALYZE = prepared(
+  'search_analyze',
+  `with leaf as (
+     select u.ord, coalesce(svc_query_terms(u.t), '{}') as lexemes
+     from unnest($1::text[]) with ordinality as u(t, ord)
+   ),
+   term as (select distinct unnest(l.lexemes) as term from leaf l)
+   select (select json_agg(l.lexemes order by l.ord) from leaf l) as analyzed,
+          (select json_agg((case
+             when not x.phrase and strpos(x.t, '_') > 0 then svc_tsquery(x.t)
+             when not x.phrase then plainto_tsquery('english', x.t)
+             when strpos(x.t, '_') > 0 then phraseto_tsquery('english', x.t) && svc_tsquery(x.t)
+             else phraseto_tsquery('english', x.t)
+           end)::text order by x.ord)
+           from unnest($3::text[], $4::boolean[]) with ordinality as x(t, phrase, ord)) as leaf_queries,
+          coalesce((select docs from search_stats where project_id = $2::uuid), 0)
+            + coalesce((select sum(docs) from search_deltas where project_id = $2::uuid), 0) as docs,
+          coalesce((select total_len from search_stats where project_id = $2::uuid), 0)
+            + coalesce((select sum(len) from search_deltas where project_id = $2::uuid), 0) as len,
+          (select ref_avgdl from search_stats where project_id = $2::uuid) as ref,
+          (select json_agg(json_build_array(
+             t.term,
+             coalesce((select df from search_terms s where s.project_id = $2::uuid and s.term = t.term), 0)
+               + coalesce((select sum(docs) from search_deltas d where d.project_id = $2::uuid and t.term = any (d.terms)), 0),
+             (select impact from search_postings s where s.project_id = $2::uuid and s.term = t.term
+               order by impact desc, item_id desc limit 1)::float8))
+           from term t) as terms`,
+);
+
+/**
  * In one statement: each text's lexemes (svc_query_terms: as the index analyses text, an underscore identifier one
  * term, its whole), the project's statistics (base plus deltas) and, for every lexeme, its document frequency and
  * best impact.
@@ -124,33 +159,59 @@ async function analyzeWithStatistics(
   db: Kysely<Database>,
   projectId: string,
   texts: string[],
-): Promise<{ analyzed: string[][]; stats: SearchStats; terms: Map<string, TermStat> }> {
-  const p = sql`${projectId}::uuid`;
-  const { rows } = await sql<{ analyzed: string[][] | null; docs: string | null; len: string | null; ref: number | null; terms: [string, number, number | null][] | null }>`
-    with leaf as (
-      select u.ord, coalesce(svc_query_terms(u.t), '{}') as lexemes
-      from unnest(${texts}::text[]) with ordinality as u(t, ord)
-    ),
-    term as (select distinct unnest(l.lexemes) as term from leaf l)
-    select (select json_agg(l.lexemes order by l.ord) from leaf l) as analyzed,
-           coalesce((select docs from search_stats where project_id = ${p}), 0)
-             + coalesce((select sum(docs) from search_deltas where project_id = ${p}), 0) as docs,
-           coalesce((select total_len from search_stats where project_id = ${p}), 0)
-             + coalesce((select sum(len) from search_deltas where project_id = ${p}), 0) as len,
-           (select ref_avgdl from search_stats where project_id = ${p}) as ref,
-           (select json_agg(json_build_array(
-              t.term,
-              coalesce((select df from search_terms s where s.project_id = ${p} and s.term = t.term), 0)
-                + coalesce((select sum(docs) from search_deltas d where d.project_id = ${p} and t.term = any (d.terms)), 0),
-              (select impact from search_postings s where s.project_id = ${p} and s.term = t.term
-                order by impact desc, item_id desc limit 1)::float8))
-            from term t) as terms`.execute(db);
+  leaves: PlanLeaf[],
+): Promise<{ analyzed: string[][]; stats: SearchStats; terms: Map<string, TermStat>; leafQueries: string[] }> {
+  const { rows } = await db.executeQuery<{
+    analyzed: string[][] | null;
+    leaf_queries: string[] | null;
+    docs: string | null;
+    len: string | null;
+    ref: number | null;
+    terms: [string, number, number | null][] | null;
+  }>(CompiledQuery.raw(ANALYZE, [texts, projectId, leaves.map((l) => l.text), leaves.map((l) => l.op === 'phrase')]));
   const row = rows[0];
   const docs = Number(row?.docs ?? 0);
   const stats = { docs, avgdl: docs > 0 ? Number(row?.len ?? 0) / docs : 1, ref_avgdl: Number(row?.ref ?? 64) };
   const terms = new Map<string, TermStat>();
   for (const [term, df, max] of row?.terms ?? []) terms.set(term, { df: Math.max(0, Number(df)), max_impact: Number(max ?? 0) });
-  return { analyzed: row?.analyzed ?? [], stats, terms };
+  return { analyzed: row?.analyzed ?? [], stats, terms, leafQueries: row?.leaf_queries ?? [] };
+}
+
+interface PlanLeaf {
+  op: 'word' | 'phrase';
+  text: string;
+}
+
+export const leafKey = (l: PlanLeaf) => `${l.op}\u0000${l.text}`;
+
+/** Every word and phrase of `plan`, negated ones included. */
+export function planLeaves(plan: TsPlan, acc: PlanLeaf[] = []): PlanLeaf[] {
+  if (plan.op === 'word' || plan.op === 'phrase') acc.push({ op: plan.op, text: plan.text });
+  else if (plan.op === 'not') planLeaves(plan.arg, acc);
+  else for (const a of plan.args) planLeaves(a, acc);
+  return acc;
+}
+
+/**
+ * `plan`'s tsquery as text, from its leaves' (analysed by the database, as tsquery() writes them), combined as the
+ * operators `&&`, `||` and `!!` combine tsqueries: an empty operand (stop words only) drops out. Passed back as a
+ * `tsquery` value, it lets the search's statements keep one text, prepared by name, whatever the query's shape.
+ */
+export function planQueryText(plan: TsPlan, leafQuery: ReadonlyMap<string, string>): string {
+  switch (plan.op) {
+    case 'word':
+    case 'phrase':
+      return leafQuery.get(leafKey(plan)) ?? '';
+    case 'not': {
+      const inner = planQueryText(plan.arg, leafQuery);
+      return inner === '' ? '' : `!( ${inner} )`;
+    }
+    case 'and':
+    case 'or': {
+      const parts = plan.args.map((a) => planQueryText(a, leafQuery)).filter((x) => x !== '');
+      return parts.length <= 1 ? (parts[0] ?? '') : parts.map((x) => `( ${x} )`).join(plan.op === 'and' ? ' & ' : ' | ');
+    }
+  }
 }
 
 /** A query's terms and statistics: what scoring and choosing anchors need. */
@@ -162,18 +223,34 @@ interface PreparedQuery {
   df: (term: string) => number;
   /** Each query term's idf. */
   weight: Map<string, number>;
+  /** The tsquery text of each plan prepareQuery was given (planQueryText), in order. */
+  queries: string[];
 }
 
-/** Analyse the plan's positive leaves and read their statistics; undefined when nothing can match. */
-async function prepareQuery(db: Kysely<Database>, plan: TsPlan, f: SearchFilters): Promise<PreparedQuery | undefined> {
+/**
+ * Analyse the positive leaves of `plans[0]` and read their statistics, and write every plan's tsquery; undefined
+ * when nothing can match.
+ */
+async function prepareQuery(db: Kysely<Database>, plans: [TsPlan, ...TsPlan[]], f: SearchFilters): Promise<PreparedQuery | undefined> {
+  const plan = plans[0];
   const leafTexts = [...new Set([...positiveLeaves(plan), ...positiveClauses(plan).flat().map((l) => l.text)])];
   if (leafTexts.length === 0) return undefined;
-  const { analyzed, stats, terms } = await analyzeWithStatistics(db, f.project_id, leafTexts);
+  const leaves = [...new Map(plans.flatMap((p) => planLeaves(p)).map((l) => [leafKey(l), l])).values()];
+  const { analyzed, stats, terms, leafQueries } = await analyzeWithStatistics(db, f.project_id, leafTexts, leaves);
   const lexemesOf = new Map(leafTexts.map((t, i) => [t, analyzed[i] ?? []]));
   const queryTerms = [...new Set(analyzed.flat())].sort();
   if (queryTerms.length === 0 || stats.docs === 0) return undefined;
   const df = (t: string) => terms.get(t)?.df ?? 0;
-  return { lexemesOf, queryTerms, stats, terms, df, weight: new Map(queryTerms.map((t) => [t, idf(stats.docs, df(t))])) };
+  const leafQuery = new Map(leaves.map((l, i) => [leafKey(l), leafQueries[i] ?? '']));
+  return {
+    lexemesOf,
+    queryTerms,
+    stats,
+    terms,
+    df,
+    weight: new Map(queryTerms.map((t) => [t, idf(stats.docs, df(t))])),
+    queries: plans.map((p) => planQueryText(p, leafQuery)),
+  };
 }
 
 /** A clause's anchors: each alternative's rarest term (an alternative of stop words only has none). Every item holding the clause holds one. */
@@ -192,33 +269,87 @@ interface Checked extends Scored {
 }
 
 /**
- * The items selected by `which` (a condition on `i`) that pass the filters and match `q`, each scored by BM25F
- * over the query's terms with current statistics, and whether it matches each of `each`. The items are selected
- * first (`offset 0` keeps the planner from answering `search @@ q` from the GIN index, which reads every item
- * holding the words: the items are few, the holders many).
+ * The filters as a statement's text, over parameters $n to $n + 3: the project, the item types (null: any), the
+ * systems (null: any) and research's time to live in days (null: expired research too). filters() is the same
+ * condition written for a statement built per call.
+ */
+function filterText(n: number): string {
+  return (
+    `i.project_id = $${n}::uuid and i.is_head and i.deleted_at is null ` +
+    `and ($${n + 1}::text[] is null or i.item_type = any($${n + 1}::text[])) ` +
+    `and ($${n + 2}::uuid[] is null or i.system_id = any($${n + 2}::uuid[])) ` +
+    `and ($${n + 3}::int is null or not (i.item_type = 'research' and i.refreshed_at < now() - make_interval(days => $${n + 3}::int)))`
+  );
+}
+
+/** filterText's four parameters for `f`. */
+function filterParams(f: SearchFilters): unknown[] {
+  return [
+    f.project_id,
+    f.item_types && f.item_types.length > 0 ? f.item_types : null,
+    f.system_ids && f.system_ids.length > 0 ? f.system_ids : null,
+    f.research_ttl_days ?? null,
+  ];
+}
+
+/**
+ * `vector` (a column) cut down to the terms in parameter `terms`, as text (`occurrences` reads it): the positions of
+ * its title (weight A), or all of them. Marking the terms with weight D and keeping D passes over the vector once
+ * per function, in C; the positions are the vector's own (a concatenation would shift them past the 16,383 a
+ * position can hold).
+ */
+export function occurrencesText(vector: string, terms: string, which: 'title' | 'all'): string {
+  // Every other position weighs A first, so only the terms' positions weigh D.
+  const from = which === 'title' ? `ts_filter(${vector}, '{a}')` : `setweight(${vector}, 'a')`;
+  return `ts_filter(setweight(${from}, 'd', ${terms}::text[]), '{d}')::text`;
+}
+
+/**
+ * A check's statement, `which` selecting the items: $1 the ids, or every item in the postings of the terms $1.
+ * $2–$5 the filters, $6 the query, $7 the query's terms, $8 the plans whose match is asked about (`held`), $9
+ * whether to read the item's length from its vector. Prepared by name, one text per kind of selection.
+ */
+function checkText(which: 'ids' | 'terms'): string {
+  const select =
+    which === 'ids' ? 'i.id = any($1::uuid[])' : 'i.id in (select s.item_id from search_postings s where s.project_id = $2::uuid and s.term = any($1::text[]))';
+  return prepared(
+    `search_check_${which}`,
+    `select i.id, i.updated_at,
+            array(select i.search @@ e.q from unnest($8::tsquery[]) with ordinality as e(q, n) order by e.n) as held,
+            case when $9::boolean then svc_search_dl(i.search) end as dl,
+            ${occurrencesText('i.search', '$7', 'title')} as title,
+            ${occurrencesText('i.search', '$7', 'all')} as all
+     from (select i.id, i.updated_at, i.search from items i where ${select} and ${filterText(2)} offset 0) i
+     where i.search @@ $6::tsquery`,
+  );
+}
+const CHECK = { ids: checkText('ids'), terms: checkText('terms') };
+
+/**
+ * The items selected by `which` (ids, or every item holding one of the terms) that pass the filters and match `q`
+ * (a tsquery's text), each scored by BM25F over the query's terms with current statistics, and whether it matches
+ * each of `each` (tsquery texts). The items are selected first (`offset 0` keeps the planner from answering
+ * `search @@ q` from the GIN index, which reads every item holding the words: the items are few, the holders many).
  *
  * tf is svc_search_postings' (migration 0013): 3 × title (weight A) occurrences + the others. It is read from the
  * item's vector cut down to the query's terms by built-in functions that pass over the vector once each (its
- * title's positions, and all of them: termOccurrences), rather than from a row per lexeme: a third of the cost of
+ * title's positions, and all of them: occurrencesText), rather than from a row per lexeme: a third of the cost of
  * an item's check. dl is the item's length as its postings hold it, given by the caller where it read them (the walk),
  * else svc_search_dl of the vector.
  */
 async function scoreItems(
   db: Kysely<Database>,
   query: PreparedQuery,
-  which: RawBuilder<unknown>,
+  which: { ids: string[] } | { terms: string[] },
   f: SearchFilters,
-  q: RawBuilder<unknown>,
-  each: TsPlan[] = [],
+  q: string,
+  each: string[] = [],
   lengths?: ReadonlyMap<string, number>,
 ): Promise<Map<string, Checked>> {
-  const held = each.length > 0 ? sql`array[${sql.join(each.map((p) => sql`i.search @@ ${tsquery(p)}`))}]` : sql`array[]::boolean[]`;
-  const { rows } = await sql<{ id: string; updated_at: Date; held: boolean[]; title: string; all: string; dl: number | null }>`
-    select i.id, i.updated_at, ${held} as held, ${lengths ? sql`null::integer` : sql`svc_search_dl(i.search)`} as dl,
-           ${termOccurrences(sql`i.search`, query.queryTerms, 'title')} as title,
-           ${termOccurrences(sql`i.search`, query.queryTerms, 'all')} as all
-    from (select i.id, i.updated_at, i.search from items i where ${which} and ${filters(f)} offset 0) i
-    where i.search @@ ${q}`.execute(db);
+  const [text, selected] = 'ids' in which ? [CHECK.ids, which.ids] : [CHECK.terms, which.terms];
+  const { rows } = await db.executeQuery<{ id: string; updated_at: Date; held: boolean[]; title: string; all: string; dl: number | null }>(
+    CompiledQuery.raw(text, [selected, ...filterParams(f), q, query.queryTerms, each, lengths === undefined]),
+  );
   const scored = new Map<string, Checked>();
   for (const r of rows) {
     const dl = r.dl ?? lengths?.get(r.id) ?? 0;
@@ -231,17 +362,6 @@ async function scoreItems(
     scored.set(r.id, { id: r.id, score, updated_at: r.updated_at, held: r.held });
   }
   return scored;
-}
-
-/**
- * `vector` cut down to `terms`, as text (`occurrences` reads it): the positions of its title (weight A), or all of
- * them. Marking the terms with weight D and keeping D passes over the vector once per function, in C; the
- * positions are the vector's own (a concatenation would shift them past the 16,383 a position can hold).
- */
-export function termOccurrences(vector: RawBuilder<unknown>, terms: string[], which: 'title' | 'all'): RawBuilder<string> {
-  // Every other position weighs A first, so only the terms' positions weigh D.
-  const from = which === 'title' ? sql`ts_filter(${vector}, '{a}')` : sql`setweight(${vector}, 'a')`;
-  return sql<string>`ts_filter(setweight(${from}, 'd', ${terms}::text[]), '{d}')::text`;
 }
 
 /** A tsvector's text (`'lexeme':3,7B 'it''s':2`: quotes and backslashes doubled, a weight after its position) read as each lexeme's number of positions. */
@@ -309,6 +429,22 @@ interface Pending {
 }
 
 /**
+ * A round of the walk's reads ($1 to $4: each open list's term, cursor (impact, item) and how many postings to read
+ * past it; $5 the project), prepared by name.
+ */
+const READ_POSTINGS = prepared(
+  'search_read_postings',
+  `select a.term, s.item_id, s.impact::float8 as impact, s.dl
+   from unnest($1::text[], $2::real[], $3::uuid[], $4::int[]) as a(term, impact, id, n)
+   cross join lateral (
+     select item_id, impact, dl from search_postings s
+     where s.project_id = $5::uuid and s.term = a.term and (s.impact, s.item_id) < (a.impact, a.id)
+     order by s.impact desc, s.item_id desc
+     limit a.n
+   ) s`,
+);
+
+/**
  * The exact top `limit + 1` by BM25F among every current item matching `plan` under the filters, read in
  * impact order (docs/decisions/0026-search-bm25.md, 0038-search-threshold-walk.md), a threshold algorithm with
  * lazy checks:
@@ -336,7 +472,7 @@ export async function searchItems(
   strategy: SearchStrategy = 'auto',
 ): Promise<SearchHit[]> {
   const k = limit + 1;
-  const query = await prepareQuery(db, plan, f);
+  const query = await prepareQuery(db, [plan], f);
   if (!query) return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), [], limit) : [];
   const { lexemesOf, queryTerms, stats, terms, df, weight } = query;
   // Each required clause's anchors; an alternative of stop words only has none (such a clause cannot drive the walk).
@@ -345,7 +481,7 @@ export async function searchItems(
     .filter((anchors) => anchors.size > 0);
   if (clauses.length === 0 || clauses.some((anchors) => [...anchors].every((t) => df(t) === 0))) return [];
 
-  const q = tsquery(plan);
+  const q = query.queries[0] ?? '';
   const m = Math.min(1, stats.ref_avgdl / Math.max(stats.avgdl, 1));
   const bound = (impact: number) => (impact <= 0 ? 0 : impact / (impact + m * (1 - impact)));
   const lists = new Map<string, TermList>();
@@ -405,16 +541,9 @@ export async function searchItems(
     if (open.length > 0 && !closed() && (top.length < k || reaches(unseenBound()))) {
       const total = open.reduce((sum, l) => sum + potential(l), 0);
       const shares = new Map(open.map((l) => [l.term, total > 0 ? Math.max(8, Math.ceil((budget * potential(l)) / total)) : budget]));
-      const { rows: postings } = await sql<{ term: string; item_id: string; impact: number; dl: number }>`
-        select a.term, s.item_id, s.impact::float8 as impact, s.dl
-        from (values ${sql.join(open.map((l) => sql`(${l.term}::text, ${l.impact}::real, ${l.id}::uuid, ${shares.get(l.term)}::int)`))})
-             as a(term, impact, id, n)
-        cross join lateral (
-          select item_id, impact, dl from search_postings s
-          where s.project_id = ${f.project_id}::uuid and s.term = a.term and (s.impact, s.item_id) < (a.impact, a.id)
-          order by s.impact desc, s.item_id desc
-          limit a.n
-        ) s`.execute(db);
+      const { rows: postings } = await db.executeQuery<{ term: string; item_id: string; impact: number; dl: number }>(
+        CompiledQuery.raw(READ_POSTINGS, [open.map((l) => l.term), open.map((l) => l.impact), open.map((l) => l.id), open.map((l) => shares.get(l.term)), f.project_id]),
+      );
       work += postings.length;
       const counts = new Map<string, number>();
       for (const p of postings) {
@@ -461,7 +590,7 @@ export async function searchItems(
       pending.delete(id);
       checked.add(id);
     }
-    const scored = await scoreItems(db, query, sql`i.id = any(${batch}::uuid[])`, f, q, [], lengths);
+    const scored = await scoreItems(db, query, { ids: batch }, f, q, [], lengths);
     work += CHECK_COST * batch.length + SCORE_COST * scored.size;
     accepted += scored.size;
     top.push(...scored.values());
@@ -487,38 +616,15 @@ const SCORE_COST = 48;
  * the caller knows better), four times as many again while too few of them match; an item outside those read
  * scores at most the last read. Each round is computed whole, in a stable order (ties by id).
  */
-async function scoreAll(
-  db: Kysely<Database>,
-  query: PreparedQuery,
-  f: SearchFilters,
-  q: RawBuilder<unknown>,
-  k: number,
-  first = 8 * k,
-): Promise<Scored[]> {
+async function scoreAll(db: Kysely<Database>, query: PreparedQuery, f: SearchFilters, q: string, k: number, first = 8 * k): Promise<Scored[]> {
   const terms = query.queryTerms.filter((t) => query.df(t) > 0);
   const w = terms.map((t) => (query.weight.get(t) ?? 0) * (BM25.K1 + 1));
   // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
   await sql`select set_config('work_mem', '64MB', true)`.execute(db);
   for (let n = Math.max(first, k); ; n *= 4) {
-    // One row at least: how many items were read, and each of them that matches (none: id null). The sum is
-    // bm25Tf's arithmetic in SQL: w × tf / (tf + K1 (1 − B) + K1 B dl / avgdl), w = idf × (K1 + 1).
-    const { rows } = await sql<{ id: string | null; score: number | null; updated_at: Date | null; read: string }>`
-      with scored as (
-        select p.item_id, sum(t.w * p.tf / (p.tf + ${BM25.K1 * (1 - BM25.B)}::float8 + ${(BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1)}::float8 * p.dl)) as score
-        from unnest(${terms}::text[], ${w}::float8[]) as t(term, w)
-        join search_postings p on p.project_id = ${f.project_id}::uuid and p.term = t.term
-        group by p.item_id
-        order by score desc, p.item_id
-        limit ${n}
-      ),
-      hits as (
-        select s.item_id as id, s.score, i.updated_at
-        from scored s
-        cross join lateral (select i.updated_at, i.search from items i where i.id = s.item_id and ${filters(f)} offset 0) i
-        where i.search @@ ${q}
-      )
-      select h.id, h.score, h.updated_at, c.read
-      from (select count(*) as read from scored) c left join hits h on true`.execute(db);
+    const { rows } = await db.executeQuery<{ id: string | null; score: number | null; updated_at: Date | null; read: string }>(
+      CompiledQuery.raw(SCORE_ALL, [terms, w, (BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1), n, ...filterParams(f), q]),
+    );
     const hits: Scored[] = [];
     for (const r of rows) if (r.id !== null && r.updated_at !== null) hits.push({ id: r.id, score: Number(r.score), updated_at: r.updated_at });
     hits.sort(byScore);
@@ -526,6 +632,31 @@ async function scoreAll(
     if (hits.length >= k || Number(rows[0]?.read ?? 0) < n) return hits.slice(0, k);
   }
 }
+
+/**
+ * scoreAll's statement ($1 the terms, $2 their weights idf × (K1 + 1), $3 K1 B / avgdl, $4 how many of the best
+ * to read, $5–$8 the filters, $9 the query), prepared by name. One row at least: how many items were read, and each
+ * of them that matches (none: id null). The sum is bm25Tf's arithmetic: w × tf / (tf + K1 (1 − B) + K1 B dl / avgdl).
+ */
+const SCORE_ALL = prepared(
+  'search_score_all',
+  `with scored as (
+     select p.item_id, sum(t.w * p.tf / (p.tf + ${BM25.K1 * (1 - BM25.B)}::float8 + $3::float8 * p.dl)) as score
+     from unnest($1::text[], $2::float8[]) as t(term, w)
+     join search_postings p on p.project_id = $5::uuid and p.term = t.term
+     group by p.item_id
+     order by score desc, p.item_id
+     limit $4::int
+   ),
+   hits as (
+     select s.item_id as id, s.score, i.updated_at
+     from scored s
+     cross join lateral (select i.updated_at, i.search from items i where i.id = s.item_id and ${filterText(5)} offset 0) i
+     where i.search @@ $9::tsquery
+   )
+   select h.id, h.score, h.updated_at, c.read
+   from (select count(*) as read from scored) c left join hits h on true`,
+);
 
 /**
  * Postings a near-miss search reads at most (over every term it reads) before it settles for a bounded pool and
@@ -561,16 +692,17 @@ export async function searchNearMisses(
   exclude: ReadonlySet<string>,
 ): Promise<{ hits: NearMiss[]; cut: boolean }> {
   if (want <= 0) return { hits: [], cut: false };
-  const query = await prepareQuery(db, near.relaxed, f);
+  const query = await prepareQuery(db, [near.relaxed, ...near.words.map((w) => w.plan)], f);
   if (!query) return { hits: [], cut: false };
   const { lexemesOf, df } = query;
-  const q = tsquery(near.relaxed);
+  const q = query.queries[0] ?? '';
   const cost = (anchors: Iterable<string>) => [...anchors].reduce((sum, t) => sum + df(t), 0);
   const anchorsOf = near.words.map((w) => clauseAnchors(positiveClauses(w.plan)[0] ?? [], lexemesOf, df));
   // A word the index does not keep (a stop word such as `the` has no lexeme) is not required by the strict search
   // either: it counts neither toward the words an item holds nor as missing.
   const counted = anchorsOf.map((a) => a.size > 0);
-  const plans = near.words.filter((_, i) => counted[i]).map((w) => w.plan);
+  // Each counted word's tsquery (prepareQuery wrote them after the relaxed query's).
+  const plans = near.words.flatMap((_, i) => (counted[i] ? [query.queries[i + 1] ?? ''] : []));
   const n = plans.length;
   if (n < 2) return { hits: [], cut: false };
   const least = Math.ceil(n / 2);
@@ -588,7 +720,7 @@ export async function searchNearMisses(
   }
 
   const found = new Map<string, Checked & { count: number }>();
-  const check = async (which: RawBuilder<unknown>) => {
+  const check = async (which: { ids: string[] } | { terms: string[] }) => {
     for (const h of (await scoreItems(db, query, which, f, q, plans)).values()) {
       const count = h.held.filter(Boolean).length;
       if (!exclude.has(h.id) && count >= least && count < n) found.set(h.id, { ...h, held: spread(h.held), count });
@@ -607,8 +739,7 @@ export async function searchNearMisses(
     spent += cost(fresh);
     for (const t of fresh) read.add(t);
     if (fresh.length > 0) {
-      await check(sql`i.id in (select s.item_id from search_postings s
-        where s.project_id = ${f.project_id}::uuid and s.term in (${sql.join(fresh.map((t) => sql`${t}::text`))}))`);
+      await check({ terms: fresh });
     }
     complete = driveKept ? least : c;
     if (driveKept) break;
@@ -622,7 +753,7 @@ export async function searchNearMisses(
     const k = exclude.size + known() + 3 * need;
     const pool = await searchItems(db, near.relaxed, f, k);
     const unseen = pool.filter((h) => !exclude.has(h.id) && !found.has(h.id)).map((h) => h.id);
-    if (unseen.length > 0) await check(sql`i.id = any(${unseen}::uuid[])`);
+    if (unseen.length > 0) await check({ ids: unseen });
     if (complete - 1 === least) {
       const last = pool[k]?.rank;
       const lowest = [...found.values()].filter((h) => h.count === least).sort(byScore);
@@ -635,15 +766,21 @@ export async function searchNearMisses(
   return { hits: hits.map((h, i) => ({ ...h, held: page[i]?.held ?? [] })), cut };
 }
 
+/** The page's rows with the part of each body a snippet is made from ($1 the ids, $2 how many characters), prepared by name. */
+const SNIPPET_ROWS = prepared(
+  'search_snippet_rows',
+  'select i.id, i.chain_id, i.item_type, i.title, i.updated_at, left(i.body, $2::int) as body from items i where i.id = any($1::uuid[])',
+);
+
 /**
  * The hits for `top`, in its order, with snippets for the first `limit` only: domain's markSnippet over each body's
  * first characters, marking the query's lexemes (docs/decisions/0044-search-snippets.md).
  */
 async function withSnippets(db: Kysely<Database>, top: Scored[], lexemes: readonly string[], limit: number): Promise<SearchHit[]> {
   if (top.length === 0) return [];
-  const { rows } = await sql<{ id: string; chain_id: string; item_type: string; title: string; body: string; updated_at: Date }>`
-    select i.id, i.chain_id, i.item_type, i.title, i.updated_at, left(i.body, ${SNIPPET_SOURCE_CHARS}::int) as body
-    from items i where i.id = any(${top.slice(0, limit).map((s) => s.id)}::uuid[])`.execute(db);
+  const { rows } = await db.executeQuery<{ id: string; chain_id: string; item_type: string; title: string; body: string; updated_at: Date }>(
+    CompiledQuery.raw(SNIPPET_ROWS, [top.slice(0, limit).map((s) => s.id), SNIPPET_SOURCE_CHARS]),
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const terms = new Set(lexemes);
   return top.map((s) => {
@@ -665,6 +802,28 @@ function byScore(a: Scored, b: Scored): number {
 }
 
 /**
+ * glossarySynonyms' statement ($1 the project, $2 the normalized terms, $3 how many synonyms per term), prepared by
+ * name: every search runs it. Distinct before numbering: a term in two groups (or a synonym shared by them) is one
+ * synonym, and must not take the place of another, which would then be left out without `expansion_cut` saying so.
+ */
+const GLOSSARY_SYNONYMS = prepared(
+  'glossary_synonyms',
+  `select x.key, x.synonym
+   from (
+     select d.key, d.synonym, row_number() over (partition by d.key order by d.synonym) as n
+     from (
+       select distinct t.normalized as key, s.term as synonym
+       from glossary_terms t
+       join glossary_terms s on s.group_id = t.group_id and s.status = 'accepted'
+       where t.project_id = $1::uuid and t.status = 'accepted' and t.normalized = any($2::text[])
+         and not exists (select 1 from glossary_rejections r where r.group_id = s.group_id and r.normalized = s.normalized)
+     ) d
+   ) x
+   where x.n <= $3::int
+   order by x.key, x.synonym`,
+);
+
+/**
  * Map normalized terms to the accepted terms of their glossary groups (rejected terms never expand), at most
  * `perTerm` of them per term in name order: a group may hold hundreds of terms, and the query the expansion
  * becomes has to stay bounded (domain's expandQuery decides how many are used).
@@ -677,22 +836,7 @@ export async function glossarySynonyms(
 ): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (terms.length === 0) return out;
-  // Distinct before numbering: a term in two groups (or a synonym shared by them) is one synonym, and must not
-  // take the place of another, which would then be left out without `expansion_cut` saying so.
-  const { rows } = await sql<{ key: string; synonym: string }>`
-    select x.key, x.synonym
-    from (
-      select d.key, d.synonym, row_number() over (partition by d.key order by d.synonym) as n
-      from (
-        select distinct t.normalized as key, s.term as synonym
-        from glossary_terms t
-        join glossary_terms s on s.group_id = t.group_id and s.status = 'accepted'
-        where t.project_id = ${projectId}::uuid and t.status = 'accepted' and t.normalized = any(${terms}::text[])
-          and not exists (select 1 from glossary_rejections r where r.group_id = s.group_id and r.normalized = s.normalized)
-      ) d
-    ) x
-    where x.n <= ${perTerm}
-    order by x.key, x.synonym`.execute(db);
+  const { rows } = await db.executeQuery<{ key: string; synonym: string }>(CompiledQuery.raw(GLOSSARY_SYNONYMS, [projectId, terms, perTerm]));
   for (const row of rows) out.set(row.key, [...(out.get(row.key) ?? []), row.synonym]);
   return out;
 }

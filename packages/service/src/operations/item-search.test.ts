@@ -4,6 +4,9 @@ import { MAX_CLAUSES, MAX_QUERY_LENGTH, snippetParts } from '@svc/domain';
 import { type Call, DAY, refusal, testBackends, type TestService } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 import { ops } from '../catalog.js';
+import { createService } from '../service.js';
+import { openStore } from '@svc/store';
+import { sql } from 'kysely';
 
 interface Hit {
   id: string;
@@ -275,4 +278,29 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
       { numRuns: 1000 },
     );
   }, 120_000);
+});
+
+const postgres = testBackends().find((b) => b.name === 'postgres');
+
+describe.skipIf(!postgres)('svc_item_search behind a pooler that loses prepared statements (PostgreSQL)', () => {
+  it('answers when the session no longer holds them, inside its read transaction, and names nothing after', async () => {
+    const suite = await (postgres as NonNullable<typeof postgres>).open();
+    const warnings: string[] = [];
+    const store = await openStore({ databaseUrl: suite.url as string, poolSize: 1, onWarning: (m) => warnings.push(m) });
+    try {
+      const service = createService(store);
+      await service.call(ops.project_create, { slug: 'pooled' }, { source: 'cli' });
+      await service.call(ops.svc_item_upsert, { project_id: 'pooled', title: 'Cache decision', body: 'we cache sessions' }, { source: 'cli' });
+      const search = async () => (await service.call(ops.svc_item_search, { project_id: 'pooled', query: 'cache' }, { source: 'cli' })).items.length;
+      expect(await search()).toBe(1);
+      // The session forgets what was prepared on it, as a pooler in transaction mode hands over another one.
+      await sql`deallocate all`.execute(store.db);
+      expect(await search()).toBe(1);
+      expect(await search()).toBe(1);
+      expect(warnings).toEqual([expect.stringMatching(/lost the prepared statement svc_\w+ \(SQLSTATE 26000\)/)]);
+    } finally {
+      await store.close();
+      await suite.close();
+    }
+  });
 });

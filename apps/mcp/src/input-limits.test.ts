@@ -81,6 +81,6 @@ describe.each(testBackends())('hostile input over MCP on $name', (backend) => {
   it('tells an assistant in svc_item_search how far glossary expansion goes', async () => {
     const { tools } = await client.listTools();
     const search = tools.find((t) => t.name === 'svc_item_search');
-    expect(search?.description).toMatch(/synonyms, at most 16 each and 64 in all .*truncated, expansion_cut\}/);
+    expect(search?.description).toMatch(/synonyms, ≤16 each and ≤64 in all .*truncated, expansion_cut, partial\?\}/);
   });
 });

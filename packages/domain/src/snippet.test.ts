@@ -106,3 +106,47 @@ describe('markSnippet', () => {
     expect(marked(markSnippet(body, new Set(['example.com', '/v1/orders'])))).toEqual(['example.com', '/v1/orders']);
   });
 });
+
+describe('markSnippet on hostile and unusual bodies (outsiders, 2026-11-26)', () => {
+  const marked = (snippet: string) => [...snippet.matchAll(new RegExp(`${MATCH_START}(.*?)${MATCH_STOP}`, 'g'))].map((m) => m[1]);
+
+  it('reads a long run of punctuation or emoji in one pass (its edges were trimmed by a quadratic expression)', () => {
+    // 200 such bodies took 20 s of one thread before (75 ms each for the emoji run); the work is now linear.
+    const bodies = [`a${'😀'.repeat(1998)}a`, `a${'!'.repeat(3997)}a`];
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < 60; i++) for (const body of bodies) markSnippet(body, new Set(['quux', 'a']));
+    // A bound far above linear time (about 0.1 s here) and far below the quadratic (about 5 s): a guard, not a target.
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(2_000);
+    expect(marked(markSnippet(`quux ${'!'.repeat(3990)}`, new Set(['quux'])))).toEqual(['quux']);
+  });
+
+  it('keeps a snippet short when the body has long runs without spaces (JSON, CSV, paths)', () => {
+    const json = JSON.stringify(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [i === 150 ? 'timeout' : `key${i}`, i])));
+    const out = markSnippet(json, new Set(['timeout']));
+    expect(out.length).toBeLessThanOrEqual(320 + 2);
+    expect(marked(out)).toEqual(['timeout']);
+    const csv = Array.from({ length: 600 }, (_, i) => `word${i}`).join(',');
+    expect(markSnippet(csv, new Set(['nothing'])).length).toBeLessThanOrEqual(320);
+  });
+
+  it('never ends or starts a snippet with half of a pair of surrogates', () => {
+    const body = `${'b '.repeat(1995)}plugh ccc😀 tail`;
+    const out = markSnippet(body, new Set(['plugh']));
+    expect(out).toContain(`${MATCH_START}plugh${MATCH_STOP}`);
+    expect(/[\uD800-\uDBFF]$/.test(out)).toBe(false);
+    const emoji = `${'😀'.repeat(400)} zebra ${'😀'.repeat(400)}`;
+    const around = markSnippet(emoji.replaceAll(' ', ''), new Set(['zebra']));
+    expect(/^[\uDC00-\uDFFF]/.test(around) || /[\uD800-\uDBFF]$/.test(around)).toBe(false);
+  });
+
+  it('marks an underscore identifier inside a dotted name or a path, as the index holds it whole', () => {
+    expect(marked(markSnippet('we set config.max_pool_size to 20', new Set(['max_pool_size'])))).toEqual(['max_pool_size']);
+    expect(marked(markSnippet('see packages/store/src/search_items.ts', new Set(['search_items'])))).toEqual(['search_items']);
+    expect(marked(markSnippet('self.is_head is true', new Set(['is_head'])))).toEqual(['is_head']);
+  });
+
+  it('marks no stop word, even where its stem is the query lexeme', () => {
+    expect(marked(markSnippet('we owned it; our own data', new Set(['own'])))).toEqual(['owned']);
+    expect(marked(markSnippet('we check in on the check-ins in the morning', new Set(['check', 'check-in', 'in'])))).toEqual(['check', 'check-ins']);
+  });
+});

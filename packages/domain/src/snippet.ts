@@ -66,32 +66,42 @@ export function snippetParts(snippet: string): SnippetPart[] {
   return parts;
 }
 
-/** How much of a body a snippet is taken from, its length in words, and its length when nothing in it matches. */
+/** How much of a body a snippet is taken from, its length in words and at most in characters, and its length when nothing in it matches. */
 export const SNIPPET_SOURCE_CHARS = 4_000;
 const SNIPPET_WORDS = 30;
+const SNIPPET_MAX_CHARS = 320;
 const SNIPPET_WORDS_UNMATCHED = 12;
 
-const NOT_ALNUM_EDGES = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+const ALNUM = /[\p{L}\p{N}]/u;
 const PIECES = /[\p{L}\p{N}][\p{L}\p{N}._-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
+/** A piece's parts: an identifier joined by `_` or `-` (which the index holds whole too), or a run of letters and digits. */
+const PARTS = /[\p{L}\p{N}]+(?:[_-]+[\p{L}\p{N}]+)*/gu;
 const SUBWORDS = /[\p{L}\p{N}]+/gu;
 /** A word of letters and digits only: it has no parts to match apart from its whole. */
 const PLAIN = /^[\p{L}\p{N}]+$/u;
+/**
+ * PostgreSQL's `english` stop words (tsearch_data/english.stop): the index holds none of them, so none is marked even
+ * where its stem is a query's lexeme (`own` for `owned`, `in` for `check-ins`).
+ */
+const STOP = new Set(
+  'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself they them their theirs themselves what which who whom this that these those am is are was were be been being have has had having do does did doing a an the and but if or because as until while of at by for with about against between into through during before after above below to from up down in out on off over under again further then once here there when where why how all any both each few more most other some such no nor not only own same so than too very s t can will just don should now'.split(' '),
+);
 const STEMS = new Map<string, string>();
 const STEMS_KEPT = 50_000;
 
 /**
  * A word's lexeme as PostgreSQL's `english` configuration makes it, for the words a snippet marks: a word with a
  * digit is kept lowercased (the `simple` dictionary), any other stemmed by Porter2 (Snowball `english`, which
- * `english_stem` runs). Stop words come out as themselves and never equal a query's lexeme (the query has none).
+ * `english_stem` runs).
  */
 function lexeme(word: string): string {
   const lower = word.toLowerCase();
   let out = STEMS.get(lower);
   if (out === undefined) {
     out = /\d/.test(lower) || !/^[\p{L}'-]+$/u.test(lower) ? lower : stem(lower);
-    // Words repeat across bodies and calls: kept for the process, forgotten whole past a bound.
+    // Words repeat across bodies and calls: kept for the process (short ones only), forgotten whole past a bound.
     if (STEMS.size >= STEMS_KEPT) STEMS.clear();
-    STEMS.set(lower, out);
+    if (lower.length <= 64) STEMS.set(lower, out);
   }
   return out;
 }
@@ -104,9 +114,10 @@ interface Word {
   terms: string[];
 }
 
-/** The lexeme `piece` matches whole (as written, lowercased, or stemmed), if the query holds it. */
+/** The lexeme `piece` matches whole (as written, lowercased, or stemmed), if the query holds it; a stop word never does. */
 function wholeMatch(piece: string, lexemes: ReadonlySet<string>): string | undefined {
   const lower = piece.toLowerCase();
+  if (STOP.has(lower)) return undefined;
   if (lexemes.has(lower)) return lower;
   const key = lexeme(piece);
   return lexemes.has(key) ? key : undefined;
@@ -117,16 +128,40 @@ function addMark(word: Word, from: number, length: number, term: string): void {
   word.terms.push(term);
 }
 
-/** Mark `run` (the text of `word`): whole when the query holds it whole, else its identifier pieces or their parts. */
+/** The character (a whole code point) of `text` that ends at `end`. */
+function charBefore(text: string, end: number): string {
+  const low = text.charCodeAt(end - 1);
+  return low >= 0xdc00 && low <= 0xdfff && end >= 2 ? text.slice(end - 2, end) : text.slice(end - 1, end);
+}
+
+/** `run` without what is not a letter or digit at either end, as [from, to): one pass, linear in the run. */
+function trimEdges(run: string): [number, number] {
+  let from = 0;
+  while (from < run.length) {
+    const c = String.fromCodePoint(run.codePointAt(from) as number);
+    if (ALNUM.test(c)) break;
+    from += c.length;
+  }
+  let to = run.length;
+  while (to > from) {
+    const c = charBefore(run, to);
+    if (ALNUM.test(c)) break;
+    to -= c.length;
+  }
+  return [from, to];
+}
+
+/** Mark `run` (the text of `word`): whole when the query holds it whole, else its identifier pieces, their parts, or their words. */
 function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<string>): void {
   if (PLAIN.test(run)) {
-    const key = lexeme(run);
-    if (lexemes.has(key)) addMark(word, word.start, run.length, key);
+    const key = wholeMatch(run, lexemes);
+    if (key !== undefined) addMark(word, word.start, run.length, key);
     return;
   }
-  const core = run.replace(NOT_ALNUM_EDGES, '');
-  if (core === '') return;
-  const at = word.start + run.indexOf(core);
+  const [from, to] = trimEdges(run);
+  if (from >= to) return;
+  const core = run.slice(from, to);
+  const at = word.start + from;
   // A path is indexed with its leading slash (`/v1/orders`).
   const rooted = at > word.start && text[at - 1] === '/' ? wholeMatch(`/${core}`, lexemes) : undefined;
   if (rooted !== undefined) {
@@ -138,30 +173,38 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
     addMark(word, at, core.length, all);
     return;
   }
-  if (PLAIN.test(core)) return;
   for (const piece of core.matchAll(PIECES)) {
     const hit = piece[0] !== core ? wholeMatch(piece[0], lexemes) : undefined;
     if (hit !== undefined) {
       addMark(word, at + piece.index, piece[0].length, hit);
       continue;
     }
-    for (const sub of piece[0].matchAll(SUBWORDS)) {
-      const key = lexeme(sub[0]);
-      if (lexemes.has(key)) addMark(word, at + piece.index + sub.index, sub[0].length, key);
+    for (const part of piece[0].matchAll(PARTS)) {
+      const joined = part[0] !== piece[0] && /[_-]/.test(part[0]) ? wholeMatch(part[0], lexemes) : undefined;
+      if (joined !== undefined) {
+        addMark(word, at + piece.index + part.index, part[0].length, joined);
+        continue;
+      }
+      for (const sub of part[0].matchAll(SUBWORDS)) {
+        const key = wholeMatch(sub[0], lexemes);
+        if (key !== undefined) addMark(word, at + piece.index + part.index + sub.index, sub[0].length, key);
+      }
     }
   }
 }
 
 /**
  * A search snippet made in the process, from the body and the query's lexemes (as the index analysed them,
- * docs/decisions/0044-search-snippets.md): the body's first SNIPPET_SOURCE_CHARS characters, marks stripped, cut to
- * the SNIPPET_WORDS words holding the most distinct matched lexemes (then the most matches; the first such), with
- * each matched word between MATCH_START and MATCH_STOP. A word matches whole (an identifier such as
+ * docs/decisions/0044-search-snippets-in-process.md): the body's first SNIPPET_SOURCE_CHARS characters, marks
+ * stripped, cut to the SNIPPET_WORDS words holding the most distinct matched lexemes (then the most matches; the first
+ * such), at most SNIPPET_MAX_CHARS characters of them, with each matched word between MATCH_START and MATCH_STOP. A word matches whole (an identifier such as
  * `svc_item_search`, `LISTEN/NOTIFY`, `pg.Pool`, `v0.8.1`, or a hyphenated word) or by its parts (`notify`,
  * `item`), as the index holds both. Nothing matched: the first SNIPPET_WORDS_UNMATCHED words.
  */
 export function markSnippet(body: string, lexemes: ReadonlySet<string>): string {
-  const text = body.slice(0, SNIPPET_SOURCE_CHARS).replaceAll(MATCH_START, '').replaceAll(MATCH_STOP, '');
+  // The first SNIPPET_SOURCE_CHARS characters, never half of a pair of surrogates.
+  const cut = body.slice(0, isHighSurrogate(body.charCodeAt(SNIPPET_SOURCE_CHARS - 1)) ? SNIPPET_SOURCE_CHARS - 1 : SNIPPET_SOURCE_CHARS);
+  const text = cut.replaceAll(MATCH_START, '').replaceAll(MATCH_STOP, '');
   const words: Word[] = [];
   for (const run of text.matchAll(/\S+/g)) {
     const word: Word = { start: run.index, end: run.index + run[0].length, marks: [], terms: [] };
@@ -192,13 +235,31 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>): string 
     to = Math.min(words.length, from + SNIPPET_WORDS);
     from = Math.max(0, to - SNIPPET_WORDS);
   }
+  let start = (words[from] as Word).start;
+  let end = (words[to - 1] as Word).end;
+  if (end - start > SNIPPET_MAX_CHARS) {
+    // Words too long to show thirty of (JSON, a path, minified code): the characters around the window's first
+    // match, cut between whole code points.
+    const first = words.slice(from, to).find((w) => w.marks.length > 0)?.marks[0]?.[0] ?? start;
+    const least = start;
+    start = Math.max(least, first - Math.floor(SNIPPET_MAX_CHARS / 3));
+    end = Math.min(end, start + SNIPPET_MAX_CHARS);
+    start = Math.max(least, end - SNIPPET_MAX_CHARS);
+    if (isLowSurrogate(text.charCodeAt(start))) start += 1;
+    if (isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+  }
   let out = '';
-  let cursor = (words[from] as Word).start;
+  let cursor = start;
   for (let i = from; i < to; i++) {
     for (const [a, b] of (words[i] as Word).marks) {
-      out += `${text.slice(cursor, a)}${MATCH_START}${text.slice(a, b)}${MATCH_STOP}`;
-      cursor = b;
+      const [x, y] = [Math.max(a, start), Math.min(b, end)];
+      if (x >= y) continue;
+      out += `${text.slice(cursor, x)}${MATCH_START}${text.slice(x, y)}${MATCH_STOP}`;
+      cursor = y;
     }
   }
-  return out + text.slice(cursor, (words[to - 1] as Word).end);
+  return out + text.slice(cursor, end);
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;

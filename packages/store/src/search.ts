@@ -1,4 +1,4 @@
-import { markSnippet, type NearMissPlan, positiveLeaves, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
+import { invalidInput, markSnippet, type NearMissPlan, positiveLeaves, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { CompiledQuery, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { prepared } from './prepared.js';
 import { iso } from './refs.js';
@@ -6,18 +6,20 @@ import { researchExpired } from './research.js';
 import type { Database } from './schema.js';
 
 /**
- * Turn a query plan into a tsquery expression made only of functions over bound parameters. A word or phrase holding
- * `_` is analysed by svc_query_split (migration 0015, docs/decisions/0040-search-identifiers.md): an underscore
- * identifier is matched whole (`is_head` is not `head`), as svc_tsvector indexes it; a phrase must also hold it whole.
+ * Turn a query plan into a tsquery expression made only of functions over bound parameters. Every word is read through
+ * svc_search_text, as the index reads text (a run of more than 128 characters without a space is split there, so a
+ * long URL or word is found, and excluded, as it was indexed). A word or phrase holding `_` is analysed by
+ * svc_query_split (migration 0015, docs/decisions/0040-search-identifiers.md): an underscore identifier is matched
+ * whole (`is_head` is not `head`), as svc_tsvector indexes it; a phrase must also hold it whole.
  */
 export function tsquery(plan: TsPlan): RawBuilder<unknown> {
   switch (plan.op) {
     case 'word':
-      return plan.text.includes('_') ? sql`svc_tsquery(${plan.text}::text)` : sql`plainto_tsquery('english', ${plan.text}::text)`;
+      return plan.text.includes('_') ? sql`svc_tsquery(${plan.text}::text)` : sql`plainto_tsquery('english', svc_search_text(${plan.text}::text))`;
     case 'phrase':
       return plan.text.includes('_')
-        ? sql`(phraseto_tsquery('english', ${plan.text}::text) && svc_tsquery(${plan.text}::text))`
-        : sql`phraseto_tsquery('english', ${plan.text}::text)`;
+        ? sql`(phraseto_tsquery('english', svc_search_text(${plan.text}::text)) && svc_tsquery(${plan.text}::text))`
+        : sql`phraseto_tsquery('english', svc_search_text(${plan.text}::text))`;
     case 'and':
       return sql`(${sql.join(plan.args.map(tsquery), sql` && `)})`;
     case 'or':
@@ -131,9 +133,9 @@ const ANALYZE = prepared(
    select (select json_agg(l.lexemes order by l.ord) from leaf l) as analyzed,
           (select json_agg((case
              when not x.phrase and strpos(x.t, '_') > 0 then svc_tsquery(x.t)
-             when not x.phrase then plainto_tsquery('english', x.t)
-             when strpos(x.t, '_') > 0 then phraseto_tsquery('english', x.t) && svc_tsquery(x.t)
-             else phraseto_tsquery('english', x.t)
+             when not x.phrase then plainto_tsquery('english', svc_search_text(x.t))
+             when strpos(x.t, '_') > 0 then phraseto_tsquery('english', svc_search_text(x.t)) && svc_tsquery(x.t)
+             else phraseto_tsquery('english', svc_search_text(x.t))
            end)::text order by x.ord)
            from unnest($3::text[], $4::boolean[]) with ordinality as x(t, phrase, ord)) as leaf_queries,
           coalesce((select docs from search_stats where project_id = $2::uuid), 0)
@@ -231,7 +233,11 @@ interface PreparedQuery {
  * Analyse the positive leaves of `plans[0]` and read their statistics, and write every plan's tsquery; undefined
  * when nothing can match.
  */
-async function prepareQuery(db: Kysely<Database>, plans: [TsPlan, ...TsPlan[]], f: SearchFilters): Promise<PreparedQuery | undefined> {
+async function prepareQuery(
+  db: Kysely<Database>,
+  plans: [TsPlan, ...TsPlan[]],
+  f: SearchFilters,
+): Promise<PreparedQuery | 'stop_words_only' | undefined> {
   const plan = plans[0];
   const leafTexts = [...new Set([...positiveLeaves(plan), ...positiveClauses(plan).flat().map((l) => l.text)])];
   if (leafTexts.length === 0) return undefined;
@@ -239,7 +245,8 @@ async function prepareQuery(db: Kysely<Database>, plans: [TsPlan, ...TsPlan[]], 
   const { analyzed, stats, terms, leafQueries } = await analyzeWithStatistics(db, f.project_id, leafTexts, leaves);
   const lexemesOf = new Map(leafTexts.map((t, i) => [t, analyzed[i] ?? []]));
   const queryTerms = [...new Set(analyzed.flat())].sort();
-  if (queryTerms.length === 0 || stats.docs === 0) return undefined;
+  if (queryTerms.length === 0) return 'stop_words_only';
+  if (stats.docs === 0) return undefined;
   const df = (t: string) => terms.get(t)?.df ?? 0;
   const leafQuery = new Map(leaves.map((l, i) => [leafKey(l), leafQueries[i] ?? '']));
   return {
@@ -424,6 +431,8 @@ interface TermList {
 interface Pending {
   /** The impacts read for it, by term. */
   impacts: Map<string, number>;
+  /** Σ over those terms of idf × (K1 + 1) × bound(impact): its score's part known from what was read. */
+  known: number;
   /** Its length, as its postings hold it. */
   dl: number;
 }
@@ -473,7 +482,12 @@ export async function searchItems(
 ): Promise<SearchHit[]> {
   const k = limit + 1;
   const query = await prepareQuery(db, [plan], f);
-  if (!query) return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), [], limit) : [];
+  if (query === 'stop_words_only' && !excludesOnly(plan)) {
+    // Every word the query requires or offers is left out of every item's index: an empty page would read as
+    // "nothing was recorded" (a newcomer's first search, 2026-11-26).
+    throw invalidInput('query', `holds no word the index keeps ('${positiveLeaves(plan).join("', '")}': stop words such as "the" or "was" are left out of every search); search for the words that carry the meaning`);
+  }
+  if (!query || query === 'stop_words_only') return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), [], limit) : [];
   const { lexemesOf, queryTerms, stats, terms, df, weight } = query;
   // Each required clause's anchors; an alternative of stop words only has none (such a clause cannot drive the walk).
   const clauses = positiveClauses(plan)
@@ -494,16 +508,28 @@ export async function searchItems(
   /** Whether no item outside those met can match: some required clause's anchors are all read to their end. */
   const closed = () => clauses.some(readOut);
   const unseenBound = () => (closed() ? 0 : [...lists.values()].reduce((sum, l) => sum + potential(l), 0));
+  /**
+   * What the lists can still add, per term and in all, and the required clauses read to their end: they change only
+   * when postings are read, so they are worked out once per round (`round`), not per item met.
+   */
+  let round = { potential: new Map<string, number>(), total: 0, readOut: [] as Set<string>[] };
+  const newRound = () => {
+    const each = new Map([...lists.values()].map((l) => [l.term, potential(l)]));
+    round = { potential: each, total: [...each.values()].reduce((a, b) => a + b, 0), readOut: clauses.filter(readOut) };
+  };
+  newRound();
+  /** An item's bound: what it was read with (`known`), and what each list it was not met in can still add. */
   const upper = (p: Pending) => {
-    let ub = 0;
-    for (const l of lists.values()) {
-      const impact = p.impacts.get(l.term);
-      ub += impact !== undefined ? l.w * bound(impact) : potential(l);
-    }
+    let ub = p.known + round.total;
+    for (const term of p.impacts.keys()) ub -= round.potential.get(term) ?? 0;
     return ub;
   };
+  const holdsOne = (p: Pending, anchors: Set<string>) => {
+    for (const t of anchors) if (p.impacts.has(t)) return true;
+    return false;
+  };
   /** An item holding no anchor of a required clause whose anchors are all read cannot match. */
-  const excluded = (p: Pending) => clauses.some((anchors) => readOut(anchors) && ![...anchors].some((t) => p.impacts.has(t)));
+  const excluded = (p: Pending) => round.readOut.some((anchors) => !holdsOne(p, anchors));
 
   const pending = new Map<string, Pending>();
   const checked = new Set<string>();
@@ -553,9 +579,12 @@ export async function searchItems(
         l.id = p.item_id;
         counts.set(p.term, (counts.get(p.term) ?? 0) + 1);
         if (checked.has(p.item_id)) continue;
-        const known = pending.get(p.item_id);
-        if (known) known.impacts.set(p.term, p.impact);
-        else pending.set(p.item_id, { impacts: new Map([[p.term, p.impact]]), dl: p.dl });
+        const met = pending.get(p.item_id);
+        const worth = l.w * bound(p.impact);
+        if (met) {
+          met.impacts.set(p.term, p.impact);
+          met.known += worth;
+        } else pending.set(p.item_id, { impacts: new Map([[p.term, p.impact]]), known: worth, dl: p.dl });
       }
       for (const l of open) {
         if ((counts.get(l.term) ?? 0) < (shares.get(l.term) ?? 0)) {
@@ -563,6 +592,7 @@ export async function searchItems(
           l.cap = 0;
         }
       }
+      newRound();
       budget = Math.min(budget * 2, 4_000);
     }
     // The items that can still reach the page, best bound first.
@@ -693,7 +723,7 @@ export async function searchNearMisses(
 ): Promise<{ hits: NearMiss[]; cut: boolean }> {
   if (want <= 0) return { hits: [], cut: false };
   const query = await prepareQuery(db, [near.relaxed, ...near.words.map((w) => w.plan)], f);
-  if (!query) return { hits: [], cut: false };
+  if (!query || query === 'stop_words_only') return { hits: [], cut: false };
   const { lexemesOf, df } = query;
   const q = query.queries[0] ?? '';
   const cost = (anchors: Iterable<string>) => [...anchors].reduce((sum, t) => sum + df(t), 0);

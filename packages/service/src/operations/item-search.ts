@@ -11,11 +11,11 @@ export const itemSearch = defineOperation({
   description:
     "Full-text search of a project's current items, ranked by BM25 (title above body) over every match of " +
     'any age. Dialect: bare words are all required; "a phrase" matches adjacent words; `a OR b` either; ' +
-    `a leading - excludes. Words expand to glossary synonyms, at most ${MAX_SYNONYMS_PER_TERM} each and ${MAX_EXPANSIONS} ` +
-    'in all (not phrases or exclusions). Captures appear only once promoted; expired research only with ' +
+    `a leading - excludes. Words expand to glossary synonyms, ≤${MAX_SYNONYMS_PER_TERM} each and ≤${MAX_EXPANSIONS} ` +
+    'in all (not phrases or exclusions). Captures appear once promoted; expired research only with ' +
     'include_expired. Returns {items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated, ' +
-    'expansion_cut}; truncated: false or why cut (limit: more match; glossary_expansion: synonyms left ' +
-    'out; partial: near misses incomplete); if under limit items hold every bare word, `partial` lists ' +
+    'expansion_cut, partial?}; truncated: false or why cut (limit: more match; glossary_expansion: synonyms left ' +
+    'out; partial: near misses incomplete); if fewer than limit items hold every bare word, `partial` lists ' +
     'items holding at least half (stop words aside), most first, lacked words in `missing`.',
   input: z.object({
     project_id: projectRef,
@@ -47,7 +47,7 @@ export const itemSearch = defineOperation({
     const ast = parseQuery(input.query);
     const synonyms = await glossarySynonyms(ctx.db, project.id, expandableTerms(ast));
     const { plan, expansion_cut } = expandQuery(ast, synonyms);
-    if (!plan) return { items: [], truncated: truncation({ glossary_expansion: expansion_cut }), expansion_cut };
+    if (!plan) throw invalidInput('query', 'holds no words to search for (an empty query, or OR alone); give the words that carry the meaning');
     const max = boundedLimit(input.limit);
     const filters = {
       project_id: project.id,

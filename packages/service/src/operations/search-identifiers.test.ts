@@ -165,6 +165,18 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     expect((await search('replicas'))[0]?.snippet).toBe('we use LISTEN/NOTIFY for wake-ups on a read-only **replica**');
   });
 
+  it('finds, and excludes, a word or URL longer than 128 characters as the index split it (attacker, 2026-11-26)', async () => {
+    const url = `https://example.com/${'segment/'.repeat(16)}end`;
+    const long = 'z'.repeat(200);
+    const runbook = await add('Runbook', `runbook at ${url} and ${long}`);
+    const other = await add('Other runbook', 'runbook without links');
+    expect(await ids(url)).toEqual([runbook.id]);
+    expect(await ids(`"${url}"`)).toEqual([runbook.id]);
+    expect(await ids(long)).toEqual([runbook.id]);
+    expect(await ids(`runbook -${url}`)).toEqual([other.id]);
+    expect(await ids(`runbook -${long}`)).toEqual([other.id]);
+  });
+
   it('ranks identifier queries by BM25F over the terms indexed, each counted once', async () => {
     const rand = random(40);
     const words = ['svc_item_search', 'item', 'search', 'is_head', 'head', 'LISTEN/NOTIFY', 'notify', 'read-only', 'read', 'pg.Pool', 'pool', 'calls', 'the', 'ledger'];

@@ -18,7 +18,7 @@ describe('occurrences', () => {
   });
 });
 
-describe.each(testBackends())('an item vector cut down to the query terms, on $name', (backend) => {
+describe.each(testBackends())('search statements over vectors and query plans, on $name', (backend) => {
   let store: TestStore;
   beforeAll(async () => {
     store = await backend.open();
@@ -53,18 +53,8 @@ describe.each(testBackends())('an item vector cut down to the query terms, on $n
       expect(occurrences(rows[0]?.title ?? ''), v).toEqual(new Map(held.filter((r) => Number(r.a) > 0).map((r) => [r.lexeme as string, Number(r.a)])));
     }
   });
-});
 
-describe.each(testBackends())('a query plan written as one tsquery value, on $name', (backend) => {
-  let store: TestStore;
-  beforeAll(async () => {
-    store = await backend.open();
-  });
-  afterAll(async () => {
-    await store.close();
-  });
-
-  it('is the tsquery the plan builds in SQL, stop words, negations, phrases and identifiers included', async () => {
+  it('writes a query plan as one tsquery value: the tsquery the plan builds in SQL, stop words, negations, phrases and identifiers included', async () => {
     const queries = [
       'cache',
       'connection pool timeout',

@@ -1,5 +1,6 @@
 import { type IdRef, isSlug, isUuid, notFound, type Project, parseIdRef, projectSettings } from '@svc/domain';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
+import { prepared } from './prepared.js';
 import { idMatches, iso, likeStartsWith, onlyMatch } from './refs.js';
 import type { Database, ProjectRow } from './schema.js';
 
@@ -13,11 +14,14 @@ function toProject(row: ProjectRow): Project {
   };
 }
 
+/** The look-up nearly every operation starts with, by slug, prepared by name (prepared.ts). */
+const PROJECT_BY_SLUG = prepared('project_by_slug', 'select * from projects where slug = $1::text');
+
 /** A project by UUID, unique id prefix, or slug. */
 export async function resolveProject(db: Kysely<Database>, raw: string, field = 'project_id'): Promise<Project> {
   const input = raw.trim();
   if (input !== '' && !isUuid(input) && isSlug(input.toLowerCase())) {
-    const bySlug = await db.selectFrom('projects').selectAll().where('slug', '=', input.toLowerCase()).executeTakeFirst();
+    const [bySlug] = (await db.executeQuery<ProjectRow>(CompiledQuery.raw(PROJECT_BY_SLUG, [input.toLowerCase()]))).rows;
     if (bySlug) return toProject(bySlug);
     // Fall through: a slug made only of hex digits may be an id prefix.
     if (!/^[0-9a-f-]+$/i.test(input)) throw notFound('project', raw, field);

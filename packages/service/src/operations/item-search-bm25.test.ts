@@ -296,6 +296,48 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     }
   });
 
+  it('answers a one-word query from its postings with the page scoring every match gives, under every filter', async () => {
+    const rand = random(11);
+    const words = ['cache', 'queue', 'index', 'lock', 'shard'];
+    const pick = () => words[Math.floor(rand() ** 2 * words.length)] as string;
+    const text = (n: number) => Array.from({ length: n }, pick).join(' ');
+    await call(ops.system_add, { project_id: 'rank', name: 'infra' });
+    const types = ['decision', 'policy', 'research'] as const;
+    const ids: string[] = [];
+    for (let i = 0; i < 90; i++) {
+      const item_type = types[i % 3] as string;
+      const extra = { item_type, ...(item_type === 'research' ? { source_url: `https://example.com/${i}` } : {}), ...(i % 4 === 0 ? { system_id: 'infra' } : {}) };
+      ids.push((await add(text(1 + Math.floor(rand() * 2)), text(2 + Math.floor(rand() * 6)), extra)).id);
+    }
+    const p = await projectId();
+    await svc.store.db.transaction().execute((tx) => rebuildSearchIndex(tx, p));
+    // After the rebuild: some research goes stale, and longer items arrive (the impacts' reference length is off).
+    for (const id of ids.filter((_, i) => i % 3 === 2 && i % 2 === 0)) await svc.backdate('items', id, 400 * DAY);
+    for (let i = 0; i < 60; i++) await add(text(1 + Math.floor(rand() * 2)), text(30 + Math.floor(rand() * 40)), { item_type: types[i % 3], ...(i % 3 === 2 ? { source_url: `https://example.com/late/${i}` } : {}) });
+    const system = (await svc.store.db.selectFrom('systems').select('id').where('project_id', '=', p).executeTakeFirstOrThrow()).id;
+    const filterSets = [
+      { project_id: p },
+      { project_id: p, research_ttl_days: 90 },
+      { project_id: p, item_types: ['policy'] },
+      { project_id: p, item_types: ['research', 'decision'], research_ttl_days: 90 },
+      { project_id: p, system_ids: [system] },
+    ];
+    for (const word of ['cache', 'lock', 'shard']) {
+      const plan = planQuery(parseQuery(word));
+      if (!plan) throw new Error(`${word} plans to nothing`);
+      for (const f of filterSets) {
+        for (const limit of [1, 3, 10, 60]) {
+          const page = async (strategy: 'auto' | 'all') =>
+            (await searchItems(svc.store.db, plan, f, limit, strategy)).slice(0, limit).map((h) => [h.id, h.rank.toFixed(6)]);
+          const label = `${word} ${JSON.stringify({ ...f, project_id: undefined })} limit ${limit}`;
+          const all = await page('all');
+          expect(all.length, label).toBeGreaterThan(0);
+          expect(await page('auto'), label).toEqual(all);
+        }
+      }
+    }
+  });
+
   it('checks every item once when many share the same bound: no match missed, none listed twice', async () => {
     // 490 items share two bounds (same words, same length); the 10 matches of `alpha -beta` sit among them.
     const batch = async (n: number, body: string) => {

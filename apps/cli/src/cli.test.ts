@@ -391,6 +391,11 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(brief.stdout).toContain('Cache the catalog in Redis');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^svc: invalid_input: item_types\[0\]: unknown item type 'decisions'/);
+    // A hit with a body shows where the words are, on the line under it, the words marked as the tools mark them.
+    const added = await svc(['item', 'add', 'reads', 'Queue workers', '--body', 'Workers wake on\nLISTEN/NOTIFY instead of polling the table.'], env);
+    expect(added.code, added.stderr).toBe(0);
+    const hit = await svc(['search', 'reads', 'notify'], env);
+    expect(hit.stdout).toMatch(/^[0-9a-f]{8} {2}decision {2}Queue workers\n {10}Workers wake on LISTEN\/\*\*NOTIFY\*\* instead of polling the table\.\n$/);
   }, 120_000);
 
   it('link add and remove join two seeded items: the edge shows on both ends, adding it again changes nothing, an unknown type and a missing edge are refused', async () => {

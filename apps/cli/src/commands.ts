@@ -45,13 +45,19 @@ function glossaryText(r: OutputOf<typeof ops.glossary_list>): string {
   return `${groups.join('\n\n')}${r.truncated ? '\n\n(more groups not shown)' : ''}`;
 }
 
+/** A hit's snippet under its line, indented, on one line (the body's line breaks as spaces), when the body has one. */
+function snippetLine(snippet: string): string[] {
+  const line = snippet.replace(/\s+/g, ' ').trim();
+  return line === '' ? [] : [`          ${line}`];
+}
+
 function searchText(r: OutputOf<typeof ops.svc_item_search>): string {
   return [
-    ...(r.items.length === 0 ? ['(no item holds every word)'] : r.items.map((h) => `${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`)),
+    ...(r.items.length === 0 ? ['(no item holds every word)'] : r.items.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`, ...snippetLine(h.snippet)])),
     ...(r.truncated && r.truncated.includes('limit') ? ['… more match: narrow the query or raise --limit'] : []),
     ...(r.truncated && r.truncated.includes('glossary_expansion') ? ['… some glossary synonyms were not searched (too many in a group)'] : []),
     ...(r.partial && r.partial.length > 0
-      ? ['near misses:', ...r.partial.map((h) => `${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}  (lacks ${(h.missing ?? []).join(', ')})`)]
+      ? ['near misses:', ...r.partial.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}  (lacks ${(h.missing ?? []).join(', ')})`, ...snippetLine(h.snippet)])]
       : []),
     ...(r.truncated && r.truncated.includes('partial') ? ['… near misses looked for among too many items: some may be missing'] : []),
   ].join('\n');

@@ -14,7 +14,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
-import { createPGlite, createPool, type StoreConfig } from './connection.js';
+import { autoAnalyze, createPGlite, createPool, type StoreConfig } from './connection.js';
 import { type DirLock, readDirLockHolder, refusal, tryAcquireDirLock } from './dir-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
@@ -90,12 +90,14 @@ async function becomeOwner(dataDir: string, lock: DirLock, config: StoreConfig):
   const dialect = new PGliteDialect(pglite, mutex);
   const served = server;
   const where = place;
+  const analyzer = autoAnalyze(pglite, mutex, config);
   return {
     kind: 'owner',
     pglite,
     driver: dialect.createDriver(),
     async close() {
       try {
+        await analyzer?.stop();
         await served.close();
         // Wait for every client's exchange to finish (or be rolled back) before closing the database.
         const release = await mutex.acquire();

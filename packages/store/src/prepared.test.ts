@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from './connection.js';
 import { showItem } from './items.js';
 import { prepared, preparedName } from './prepared.js';
+import { resolveProject } from './projects.js';
 import { type TestStore, testBackends } from './testing/index.js';
 
 const postgres = testBackends().find((b) => b.name === 'postgres');
@@ -46,6 +47,23 @@ describe.skipIf(!postgres)('prepared statements on PostgreSQL', () => {
 
   it('keeps item_show prepared by name on the connection', async () => {
     expect(await preparedAfterShow(true)).toContain('svc_item_show');
+  });
+
+  it('keeps resolving projects by slug while a newer version adds a column to projects (a running server, a rolling upgrade)', async () => {
+    const store = await openStore({ databaseUrl: suite.url, poolSize: 1 });
+    try {
+      await sql`insert into projects (slug, name) values ('upgrade', 'Upgrade') on conflict do nothing`.execute(store.db);
+      for (let i = 0; i < 2; i++) expect((await resolveProject(store.db, 'upgrade')).slug).toBe('upgrade');
+      expect(await preparedNames(store)).toContain('svc_project_by_slug');
+      await sql`alter table projects add column upgrade_test text`.execute(store.db);
+      try {
+        expect((await resolveProject(store.db, 'upgrade')).slug).toBe('upgrade');
+      } finally {
+        await sql`alter table projects drop column upgrade_test`.execute(store.db);
+      }
+    } finally {
+      await store.close();
+    }
   });
 
   it('prepares nothing by name when turned off (for a pooler that cannot keep them)', async () => {

@@ -14,8 +14,12 @@ function toProject(row: ProjectRow): Project {
   };
 }
 
-/** The look-up nearly every operation starts with, by slug, prepared by name (prepared.ts). */
-const PROJECT_BY_SLUG = prepared('project_by_slug', 'select * from projects where slug = $1::text');
+/**
+ * The look-up nearly every operation starts with, by slug, prepared by name (prepared.ts). Its columns are named:
+ * a prepared `select *` fails ("cached plan must not change result type") in a server still running while a
+ * newer version's migration adds a column.
+ */
+const PROJECT_BY_SLUG = prepared('project_by_slug', 'select id, slug, name, settings, created_at from projects where slug = $1::text');
 
 /** A project by UUID, unique id prefix, or slug. */
 export async function resolveProject(db: Kysely<Database>, raw: string, field = 'project_id'): Promise<Project> {

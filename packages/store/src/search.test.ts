@@ -1,7 +1,7 @@
 import { parseQuery, planQuery } from '@svc/domain';
 import { CompiledQuery, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leafKey, occurrences, occurrencesText, planLeaves, planQueryText, tsquery } from './search.js';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { ITEM_READS, leafKey, occurrences, occurrencesText, planLeaves, planQueryText, tsquery } from './search.js';
 import { type TestStore, testBackends } from './testing/index.js';
 
 describe('occurrences', () => {
@@ -52,6 +52,51 @@ describe.each(testBackends())('search statements over vectors and query plans, o
       expect(occurrences(rows[0]?.all ?? ''), v).toEqual(new Map(held.map((r) => [r.lexeme as string, Number(r.n)])));
       expect(occurrences(rows[0]?.title ?? ''), v).toEqual(new Map(held.filter((r) => Number(r.a) > 0).map((r) => [r.lexeme as string, Number(r.a)])));
     }
+  });
+
+  it('reads the items a search looks at by primary key, whatever the statistics say (generic plans, many one-item projects)', async () => {
+    const db = store.db;
+    onTestFinished(() => store.reset());
+    // 1,500 projects of one item each: the statistics then say a project holds one item, and a generic plan once
+    // read items through the project's index, filtering each by id (a scan of the project per item).
+    await sql`insert into projects (slug, name) select 'tiny-' || g, 'Tiny' from generate_series(1, 1500) g`.execute(db);
+    await sql`
+      with p as (select id as project_id, gen_random_uuid() as id from projects where slug like 'tiny-%')
+      insert into items (id, project_id, item_type, title, body, context, chain_id, is_head, version)
+      select id, project_id, 'decision', 'cache note', 'cache words', '{}', id, true, 1 from p`.execute(db);
+    await sql`analyze projects, items, search_postings`.execute(db);
+    const project = (await sql<{ id: string }>`select id from projects where slug = 'tiny-1'`.execute(db)).rows[0]?.id;
+    const ids = (await sql<{ id: string }>`select id from items limit 20`.execute(db)).rows.map((r) => r.id);
+    const none = '00000000-0000-0000-0000-000000000000';
+    const args: Record<keyof typeof ITEM_READS, unknown[]> = {
+      oneTerm: [project, null, null, 90, 'cach', 2, none, 42],
+      checkIds: [ids, project, null, null, 90, "'cach'", ['cach'], [], true],
+      checkTerms: [['cach'], project, null, null, 90, "'cach'", ['cach'], [], true],
+      scoreAll: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'"],
+    };
+    await db.connection().execute(async (conn) => {
+      for (const [name, text] of Object.entries(ITEM_READS) as [keyof typeof ITEM_READS, string][]) {
+        await sql.raw(`prepare plan_probe as ${text}`).execute(conn);
+        try {
+          await sql`set plan_cache_mode = force_generic_plan`.execute(conn);
+          const values = args[name].map((v) => (v === null ? 'null' : Array.isArray(v) ? `'${JSON.stringify(v).replace('[', '{').replace(/]$/, '}')}'` : typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : String(v)));
+          const { rows } = await sql.raw<{ 'QUERY PLAN': unknown }>(`explain (format json) execute plan_probe(${values.join(', ')})`).execute(conn);
+          const reads: string[] = [];
+          const walk = (node: Record<string, unknown>) => {
+            if (node['Relation Name'] === 'items') reads.push(`${node['Node Type']} ${String(node['Index Cond'] ?? node['Recheck Cond'] ?? '')}`);
+            for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+          };
+          const plan = rows[0]?.['QUERY PLAN'];
+          walk(((typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: Record<string, unknown> }[])[0]?.Plan ?? {});
+          expect(reads.length, name).toBeGreaterThan(0);
+          // Every read of items looks the item up by its id (the primary key, or the project's index on (project, id)).
+          for (const read of reads) expect(read, name).toMatch(/^(Index (Only )?Scan|Bitmap Heap Scan) .*(^|[^_])id = /);
+        } finally {
+          await sql`reset plan_cache_mode`.execute(conn);
+          await sql`deallocate plan_probe`.execute(conn);
+        }
+      }
+    });
   });
 
   it('writes a query plan as one tsquery value: the tsquery the plan builds in SQL, stop words, negations, phrases and identifiers included', async () => {

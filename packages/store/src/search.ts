@@ -356,9 +356,9 @@ const CHECK = { ids: checkText('ids'), terms: checkText('terms') };
 /**
  * The items selected by `which` (ids, or every item holding one of the terms) that pass the filters and match `q`
  * (a tsquery's text), each scored by BM25F over the query's terms with current statistics, and whether it matches
- * each of `each` (tsquery texts). The items are selected first, by primary key only (`offset 0` keeps the planner from answering
- * `search @@ q` from the GIN index, which reads every item holding the words: the items are few, the holders many;
- * the filters are applied outside, FILTERED says why).
+ * each of `each` (tsquery texts). The items are selected first, by primary key only (`offset 0` keeps the planner
+ * from answering `search @@ q` from the GIN index, which reads every item holding the words: the items are few,
+ * the holders many; the filters are applied outside, FILTERED says why).
  *
  * tf is svc_search_postings' (migration 0013): 3 × title (weight A) occurrences + the others. It is read from the
  * item's vector cut down to the query's terms by built-in functions that pass over the vector once each (its

@@ -309,6 +309,8 @@ function filterText(n: number): string {
  * at 1,500 items, 13 s at 21,500). Outside an `offset 0` subquery the filters cannot be pushed into it.
  */
 const FILTERED = 'i.project_id, i.is_head, i.deleted_at, i.item_type, i.system_id, i.refreshed_at';
+// Each statement reads an item in a lateral subquery by its id alone: the planner can then only look it up by
+// primary key, whatever its estimates (a join could be planned as a scan of the project, or of every item).
 
 /** filterText's four parameters for `f`. */
 function filterParams(f: SearchFilters): unknown[] {
@@ -338,8 +340,12 @@ export function occurrencesText(vector: string, terms: string, which: 'title' | 
  * whether to read the item's length from its vector. Prepared by name, one text per kind of selection.
  */
 function checkText(which: 'ids' | 'terms'): string {
-  const select =
-    which === 'ids' ? 'i.id = any($1::uuid[])' : 'i.id in (select s.item_id from search_postings s where s.project_id = $2::uuid and s.term = any($1::text[]))';
+  // The ids asked about, each item then read by primary key in a lateral subquery: an `id in (…)` of postings
+  // was planned, under a generic plan's guess of the terms' postings, as a hash join over every row of items.
+  const ids =
+    which === 'ids'
+      ? 'unnest($1::uuid[]) as p(item_id)'
+      : '(select distinct s.item_id from search_postings s where s.project_id = $2::uuid and s.term = any($1::text[])) p';
   return prepared(
     `search_check_${which}`,
     `select i.id, i.updated_at,
@@ -347,7 +353,8 @@ function checkText(which: 'ids' | 'terms'): string {
             case when $9::boolean then svc_search_dl(i.search) end as dl,
             ${occurrencesText('i.search', '$7', 'title')} as title,
             ${occurrencesText('i.search', '$7', 'all')} as all
-     from (select i.id, i.updated_at, i.search, ${FILTERED} from items i where ${select} offset 0) i
+     from ${ids}
+     cross join lateral (select i.id, i.updated_at, i.search, ${FILTERED} from items i where i.id = p.item_id offset 0) i
      where ${filterText(2)} and i.search @@ $6::tsquery`,
   );
 }

@@ -303,14 +303,17 @@ function filterText(n: number): string {
 }
 
 /**
- * The columns filterText reads, for a subquery that selects items by primary key only: with the filters inside
- * it, a generic plan (estimating a project at one row, as many small projects make it) read the items through
- * the project's index and filtered each by id, a scan of the whole project per item (a one-word search: 0.4 s
- * at 1,500 items, 13 s at 21,500). Outside an `offset 0` subquery the filters cannot be pushed into it.
+ * How every search statement reads an item (`id`: the outer column naming it), as `i` with `columns` and the
+ * columns filterText reads: in a lateral `offset 0` subquery by its id alone, so the planner can only look it up
+ * by primary key whatever its estimates, and the filters, applied outside, cannot be pushed into it. With the
+ * filters inside, a generic plan (a project estimated at one row, as many small projects make it) read items
+ * through the project's index and filtered each by id, a scan of the project per item (a one-word search: 0.4 s
+ * at 1,500 items, 13 s at 21,500); a join on `id in (…)` was planned as a hash join over every row of items.
  */
-const FILTERED = 'i.project_id, i.is_head, i.deleted_at, i.item_type, i.system_id, i.refreshed_at';
-// Each statement reads an item in a lateral subquery by its id alone: the planner can then only look it up by
-// primary key, whatever its estimates (a join could be planned as a scan of the project, or of every item).
+function itemById(id: string, columns: string): string {
+  return `cross join lateral (select ${columns}, i.project_id, i.is_head, i.deleted_at, i.item_type, i.system_id, i.refreshed_at
+     from items i where i.id = ${id} offset 0) i`;
+}
 
 /** filterText's four parameters for `f`. */
 function filterParams(f: SearchFilters): unknown[] {
@@ -340,8 +343,7 @@ export function occurrencesText(vector: string, terms: string, which: 'title' | 
  * whether to read the item's length from its vector. Prepared by name, one text per kind of selection.
  */
 function checkText(which: 'ids' | 'terms'): string {
-  // The ids asked about, each item then read by primary key in a lateral subquery: an `id in (…)` of postings
-  // was planned, under a generic plan's guess of the terms' postings, as a hash join over every row of items.
+  // The ids asked about, each item then read by itemById.
   const ids =
     which === 'ids'
       ? 'unnest($1::uuid[]) as p(item_id)'
@@ -354,7 +356,7 @@ function checkText(which: 'ids' | 'terms'): string {
             ${occurrencesText('i.search', '$7', 'title')} as title,
             ${occurrencesText('i.search', '$7', 'all')} as all
      from ${ids}
-     cross join lateral (select i.id, i.updated_at, i.search, ${FILTERED} from items i where i.id = p.item_id offset 0) i
+     ${itemById('p.item_id', 'i.id, i.updated_at, i.search')}
      where ${filterText(2)} and i.search @@ $6::tsquery`,
   );
 }
@@ -365,7 +367,7 @@ const CHECK = { ids: checkText('ids'), terms: checkText('terms') };
  * (a tsquery's text), each scored by BM25F over the query's terms with current statistics, and whether it matches
  * each of `each` (tsquery texts). The items are selected first, by primary key only (`offset 0` keeps the planner
  * from answering `search @@ q` from the GIN index, which reads every item holding the words: the items are few,
- * the holders many; the filters are applied outside, FILTERED says why).
+ * the holders many; the filters are applied outside, itemById says why).
  *
  * tf is svc_search_postings' (migration 0013): 3 × title (weight A) occurrences + the others. It is read from the
  * item's vector cut down to the query's terms by built-in functions that pass over the vector once each (its
@@ -695,15 +697,15 @@ export async function searchItems(
 /**
  * oneTerm's statement ($1–$4 the filters, $5 the term, $6 and $7 the cursor (impact, item), $8 how many to read):
  * the term's postings best impact first, past the cursor, of the items that pass the filters, each with what its
- * score is made of. Prepared by name. Each posting's item is read by primary key, the filters applied outside
- * (FILTERED): a plain join was planned as a scan of the project's items per posting without statistics (PGlite,
- * which has no autovacuum: 55 ms for 42 postings of 3,000 items) or with many small projects.
+ * score is made of. Prepared by name. Each posting's item is read by itemById: a plain join was planned as a scan
+ * of the project's items per posting without statistics (PGlite, which has no autovacuum: 55 ms for 42 postings
+ * of 3,000 items) or with many small projects.
  */
 const READ_ONE_TERM = prepared(
   'search_read_one_term',
   `select s.item_id as id, s.impact::float8 as impact, s.tf::float8 as tf, s.dl, i.updated_at
    from search_postings s
-   cross join lateral (select i.updated_at, ${FILTERED} from items i where i.id = s.item_id offset 0) i
+   ${itemById('s.item_id', 'i.updated_at')}
    where s.project_id = $1::uuid and s.term = $5::text and (s.impact, s.item_id) < ($6::real, $7::uuid) and ${filterText(1)}
    order by s.impact desc, s.item_id desc
    limit $8::int`,
@@ -792,7 +794,7 @@ const SCORE_ALL = prepared(
    hits as (
      select s.item_id as id, s.score, i.updated_at
      from scored s
-     cross join lateral (select i.updated_at, i.search, ${FILTERED} from items i where i.id = s.item_id offset 0) i
+     ${itemById('s.item_id', 'i.updated_at, i.search')}
      where ${filterText(5)} and i.search @@ $9::tsquery
    )
    select h.id, h.score, h.updated_at, c.read

@@ -1,8 +1,9 @@
 import type { PGlite } from '@electric-sql/pglite';
+import type { StoreConfig } from './connection.js';
 import type { SessionMutex } from './session-mutex.js';
 
 /** How often the embedded database's tables are looked at, by default (StoreConfig.analyzeEveryMs). */
-export const ANALYZE_EVERY_MS = 60_000;
+const ANALYZE_EVERY_MS = 60_000;
 
 /**
  * The tables autovacuum's rule would analyze (more rows changed since their last ANALYZE than 50 + 10% of their
@@ -23,7 +24,7 @@ const DUE = `select quote_ident(c.relname) as name
  * every `everyMs`, the tables due are analyzed in one statement, holding the session between other callers'
  * units of work. The timer does not keep the process alive; `stop` waits for a run in progress.
  */
-export function startAutoAnalyze(pglite: PGlite, mutex: SessionMutex, everyMs: number, onError: (error: unknown) => void = () => {}): { stop(): Promise<void> } {
+function startAutoAnalyze(pglite: PGlite, mutex: SessionMutex, everyMs: number, onError: (error: unknown) => void = () => {}): { stop(): Promise<void> } {
   let running: Promise<void> | undefined;
   let stopped = false;
   const run = async () => {
@@ -56,4 +57,11 @@ export function startAutoAnalyze(pglite: PGlite, mutex: SessionMutex, everyMs: n
       await running;
     },
   };
+}
+
+/** The embedded database's automatic ANALYZE, as `config` sets it (undefined when turned off). */
+export function autoAnalyze(pglite: PGlite, mutex: SessionMutex, config: StoreConfig): { stop(): Promise<void> } | undefined {
+  const every = config.analyzeEveryMs ?? ANALYZE_EVERY_MS;
+  if (every <= 0) return undefined;
+  return startAutoAnalyze(pglite, mutex, every, (error) => config.onWarning?.(`automatic ANALYZE of the embedded database failed: ${(error as Error).message}`));
 }

@@ -3,12 +3,12 @@ import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { ANALYZE_EVERY_MS, startAutoAnalyze } from './auto-analyze.js';
+import { autoAnalyze } from './auto-analyze.js';
 import { EmbeddedDriver, embeddedKysely, joinEmbedded } from './embedded-share.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { preparedName } from './prepared.js';
 import type { Database } from './schema.js';
-import { createSessionMutex, type SessionMutex } from './session-mutex.js';
+import { createSessionMutex } from './session-mutex.js';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -41,7 +41,7 @@ export interface StoreConfig {
   prepare?: ((db: Kysely<Database>) => Promise<void>) | undefined;
   /**
    * Embedded database, in the process that owns it: how often its tables are looked at and those due analyzed
-   * (auto-analyze.ts; PGlite has no autovacuum), in milliseconds; 0 never. Default ANALYZE_EVERY_MS.
+   * (auto-analyze.ts; PGlite has no autovacuum), in milliseconds; 0 never. Default a minute (ANALYZE_EVERY_MS).
    */
   analyzeEveryMs?: number | undefined;
 }
@@ -225,13 +225,6 @@ async function openPGlite(config: StoreConfig): Promise<Store> {
       await owned?.close();
     },
   };
-}
-
-/** The embedded database's automatic ANALYZE, as `config` sets it (undefined when turned off). */
-export function autoAnalyze(pglite: PGlite, mutex: SessionMutex, config: StoreConfig): { stop(): Promise<void> } | undefined {
-  const every = config.analyzeEveryMs ?? ANALYZE_EVERY_MS;
-  if (every <= 0) return undefined;
-  return startAutoAnalyze(pglite, mutex, every, (error) => config.onWarning?.(`automatic ANALYZE of the embedded database failed: ${(error as Error).message}`));
 }
 
 /** A data directory on disk: shared with every other svc process that opens it (embedded-share.ts). */

@@ -14,7 +14,8 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
-import { autoAnalyze, createPGlite, createPool, type StoreConfig } from './connection.js';
+import { autoAnalyze } from './auto-analyze.js';
+import { createPGlite, createPool, type StoreConfig } from './connection.js';
 import { type DirLock, readDirLockHolder, refusal, tryAcquireDirLock } from './dir-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';

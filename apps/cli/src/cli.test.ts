@@ -396,6 +396,12 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(added.code, added.stderr).toBe(0);
     const hit = await svc(['search', 'reads', 'notify'], env);
     expect(hit.stdout).toMatch(/^[0-9a-f]{8} {2}decision {2}Queue workers\n {10}Workers wake on LISTEN\/\*\*NOTIFY\*\* instead of polling the table\.\n$/);
+    // A ticket or standard number is found by its number and whole (the parser read `-0042` as a negative number).
+    expect((await svc(['item', 'add', 'reads', 'Retry budget', '--body', 'Retries follow RFC-0042 and the 2026-11-05 review.'], env)).code).toBe(0);
+    const [number, whole, date] = await Promise.all([svc(['search', 'reads', '0042'], env), svc(['search', 'reads', 'rfc-0042'], env), svc(['search', 'reads', '05'], env)]);
+    expect(number.stdout).toMatch(/^[0-9a-f]{8} {2}decision {2}Retry budget\n {10}Retries follow RFC-\*\*0042\*\* and the 2026-11-05 review\.\n$/);
+    expect(whole.stdout).toContain('Retries follow **RFC-0042** and');
+    expect(date.stdout).toContain('Retry budget');
   }, 120_000);
 
   it('link add and remove join two seeded items: the edge shows on both ends, adding it again changes nothing, an unknown type and a missing edge are refused', async () => {

@@ -27,6 +27,7 @@ describe('migration files', () => {
       ['0013', 'v0.9.2'],
       ['0014', 'v0.9.3'],
       ['0015', 'v0.9.4'],
+      ['0016', 'v0.9.5'],
     ]);
   });
 });
@@ -42,10 +43,10 @@ describe.each(testBackends())('schema on $name', (backend) => {
 
   it('is current after migrating, and migrating again applies nothing', async () => {
     const status = await migrationStatus(store.db);
-    expect(status.current).toBe('0015');
-    expect(status.currentRelease).toBe('v0.9.4');
+    expect(status.current).toBe('0016');
+    expect(status.currentRelease).toBe('v0.9.5');
     expect(status.pending).toEqual([]);
-    expect(await migrate(store.db)).toEqual({ applied: [], current: '0015' });
+    expect(await migrate(store.db)).toEqual({ applied: [], current: '0016' });
   });
 
   it('seeds the seven system item types with the schemas the domain validates against', async () => {
@@ -116,9 +117,9 @@ describe.skipIf(skipWithoutPostgres())('concurrent migration on PostgreSQL', () 
       const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
       const results = await Promise.all(stores.map((s) => migrate(s.db)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013', '0014', '0015']);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013', '0014', '0015', '0016']);
       const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
-      expect(rows).toHaveLength(15);
+      expect(rows).toHaveLength(loadMigrations().length);
       await Promise.all(stores.map((s) => s.close()));
     } finally {
       await empty.drop();
@@ -176,7 +177,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0009 on a database with ite
         ])
         .execute();
 
-      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013', '0014', '0015']);
+      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013', '0014', '0015', '0016']);
       const rows = await store.db.selectFrom('items').select(['id', 'refreshed_at']).execute();
       const days = Object.fromEntries(rows.map((r) => [r.id, Math.round((Date.now() - new Date(r.refreshed_at).getTime()) / 86_400_000)]));
       expect(days).toEqual({ [v1]: 200, [v2]: 200, [v3]: 10, [restored]: 100, [bare]: 30 });
@@ -259,7 +260,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
         (await sql<{ term: string }>`select term from search_terms where project_id = ${project.id} union all select unnest(terms) from search_deltas where project_id = ${project.id}`.execute(store.db)).rows.map((r) => r.term);
       expect(await terms()).toContain(marker.toLowerCase());
 
-      expect((await migrate(store.db)).applied).toEqual(['0014', '0015']);
+      expect((await migrate(store.db)).applied).toEqual(['0014', '0015', '0016']);
       const rows = await store.db.selectFrom('items').select(['id', 'item_type', 'title', 'body', 'context', 'source_url']).execute();
       const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
       for (const given of old) {
@@ -318,8 +319,8 @@ const upgradeTargets: { name: string; open(): Promise<{ store: Store; close(): P
     : []),
 ];
 
-describe.each(upgradeTargets)('0015 on a $name database with items, captures and ideas', (target) => {
-  it('recomputes every search vector with identifiers counted once and rebuilds each project index', async () => {
+describe.each(upgradeTargets)('0015 and 0016 on a $name database with items, captures and ideas', (target) => {
+  it('recompute every search vector with identifiers counted once, numbers joined by hyphens found, and rebuild each project index', async () => {
     const before = mkdtempSync(join(tmpdir(), 'svc-migrations-'));
     const { store, close } = await target.open();
     const { db } = store;
@@ -341,11 +342,12 @@ describe.each(upgradeTargets)('0015 on a $name database with items, captures and
       };
       const tool = await item(one!.id, 'svc_item_search', 'ranks items; wake workers with LISTEN/NOTIFY, read-only');
       const head = await item(one!.id, 'Chain head', 'the head moves on supersede');
+      const rfc = await item(one!.id, 'Retries', 'follow RFC-0042 since 2024-01-05');
       await item(one!.id, 'Gone', 'is_head flag', { deleted_at: new Date() });
       const other = await item(two!.id, 'is_head', 'set is_head on the new version');
       const unit = await db.insertInto('work_units').values({ project_id: one!.id, title: 'u' }).returning('id').executeTakeFirstOrThrow();
       const idea = await db.insertInto('ideas').values({ project_id: one!.id, work_unit_id: unit.id, text: 'try a read-only pg.Pool' }).returning('id').executeTakeFirstOrThrow();
-      const capture = await db.insertInto('captures').values({ text: 'set is_head when svc_item_search returns', signals: '{}' }).returning('id').executeTakeFirstOrThrow();
+      const capture = await db.insertInto('captures').values({ text: 'set is_head when svc_item_search returns utf-8', signals: '{}' }).returning('id').executeTakeFirstOrThrow();
       /** How many positions a lexeme has in a row's vector (0 when absent). */
       const positions = async (table: string, id: string, lexeme: string) => {
         const { rows } = await sql<{ n: number | null }>`
@@ -357,7 +359,7 @@ describe.each(upgradeTargets)('0015 on a $name database with items, captures and
       expect(await positions('items', tool, 'item')).toBe(3);
       expect(await positions('items', tool, 'svc_item_search')).toBe(0);
 
-      expect((await migrate(db)).applied).toEqual(['0015']);
+      expect((await migrate(db)).applied).toEqual(['0015', '0016']);
 
       expect(await positions('items', tool, 'svc')).toBe(1);
       expect(await positions('items', tool, 'item')).toBe(2);
@@ -369,6 +371,11 @@ describe.each(upgradeTargets)('0015 on a $name database with items, captures and
       expect(await positions('ideas', idea.id, 'pool')).toBe(1);
       expect(await positions('captures', capture.id, 'is_head')).toBe(1);
       expect(await positions('captures', capture.id, 'item')).toBe(1);
+      expect(await positions('items', rfc, '0042')).toBe(1);
+      expect(await positions('items', rfc, 'rfc-0042')).toBe(1);
+      expect(await positions('items', rfc, '2024-01-05')).toBe(1);
+      expect(await positions('captures', capture.id, 'utf-8')).toBe(1);
+      expect(await positions('captures', capture.id, '8')).toBe(1);
 
       // Each project's index is the one its current items define, with statistics to match and no pending deltas.
       const { rows: drift } = await sql<{ problem: string }>`
@@ -402,6 +409,9 @@ describe.each(upgradeTargets)('0015 on a $name database with items, captures and
       expect(await found(two!.id, 'is_head')).toEqual([other]);
       expect(await found(one!.id, 'svc_item_search')).toEqual([tool]);
       expect(await found(one!.id, 'notify')).toEqual([tool]);
+      expect(await found(one!.id, '0042')).toEqual([rfc]);
+      expect(await found(one!.id, 'RFC-0042')).toEqual([rfc]);
+      expect(await found(one!.id, '05')).toEqual([rfc]);
     } finally {
       await close();
       rmSync(before, { recursive: true, force: true });

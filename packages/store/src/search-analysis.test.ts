@@ -90,6 +90,16 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       v1: 1,
       order: 1,
     });
+    // A word joined to a number by a hyphen: the parser reads a signed number (`-0042`), so the whole and the unsigned
+    // number follow (migration 0016).
+    expect(await indexed('RFC-0042')).toEqual({ rfc: 1, '-0042': 1, 'rfc-0042': 1, '0042': 1 });
+    expect(await indexed('on 2024-01-05')).toEqual({ '2024': 1, '-01': 1, '-05': 1, '2024-01-05': 1, '01': 1, '05': 1 });
+    expect(await indexed('(node-20.1)')).toEqual({ node: 1, '-20.1': 1, 'node-20.1': 1, '20.1': 1 });
+    // Not joined: a negative number, a hyphenated word the parser keeps whole, a path.
+    expect(await indexed('at -5 and x(-7)')).toEqual({ '-5': 1, x: 1, '-7': 1 });
+    expect(await indexed('ab-12cd')).toEqual({ 'ab-12cd': 1, ab: 1, '12cd': 1 });
+    expect(await indexed('/v1/orders-2')).toMatchObject({ '/v1/orders-2': 1 });
+    expect(Object.keys(await indexed('/v1/orders-2'))).not.toContain('orders-2');
     // Nothing joined: to_tsvector alone.
     expect(await indexed('The replicas hold. Nothing else.')).toEqual({ replica: 1, hold: 1, noth: 1, els: 1 });
   });
@@ -112,6 +122,12 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
     expect(await terms('__init__')).toEqual(['init']);
     expect(await terms('pg.Pool')).toEqual(['pg.pool']);
     expect(await terms('read-only')).toEqual(['read', 'read-on']);
+    // A word joined to a number by a hyphen is one term, its whole; the number alone is itself.
+    expect(await terms('RFC-0042')).toEqual(['rfc-0042']);
+    expect(await terms('see RFC-0042, OPS-77')).toEqual(['ops-77', 'rfc-0042', 'see']);
+    expect(await terms('0042')).toEqual(['0042']);
+    expect(await terms('2024-01-05')).toEqual(['2024-01-05']);
+    expect(await terms('-5')).toEqual(['-5']);
   });
 
   it('finds every word of a text in that text, by terms the text indexes', async () => {
@@ -120,6 +136,7 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       'foo.bar_baz-qux and node_modules/.bin beside src/store_sql.ts, (x_y.z) a_-b x__y',
       'mail user_name@example.com or first_name.last@x.com; see https://a.com/x_y?z=1 and /usr/local_bin/x',
       'Données_client et naïve_façon, 0011_search_bm25.sql, is_a_head.',
+      'See RFC-0042, OPS-77 (ISO-8601) on 2024-01-05: utf-8 x86-64 node-20.1 sha-256 foo_bar-2 0042 77 8601 256 -5',
     ];
     for (const text of texts) {
       const lexemes = new Set(Object.keys(await indexed(text)));

@@ -106,6 +106,7 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     const release = await add('Release', 'shipped in v0.8.1');
     const ro = await add('Replica', 'a read-only replica');
     const mixed = await add('Mixed', 'foo.bar_baz-qux and node_modules/.bin and src/store_sql.ts');
+    const ticket = await add('Ticket', 'per RFC-0042 and ISO-8601 since 2024-01-05, utf-8 only');
     const other = await add('Other', 'nothing joined here: item search listen notify pool orders read');
     for (const [query, want] of [
       ['svc_item_search', [tool]],
@@ -129,6 +130,16 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
       ['bin', [mixed]],
       ['store_sql', [mixed]],
       ['src/store_sql.ts', [mixed]],
+      // A word joined to a number by a hyphen (the parser reads `-0042` as a negative number): whole and by parts.
+      ['RFC-0042', [ticket]],
+      ['rfc-0042', [ticket]],
+      ['0042', [ticket]],
+      ['rfc', [ticket]],
+      ['8601', [ticket]],
+      ['2024-01-05', [ticket]],
+      ['01', [ticket]],
+      ['utf-8', [ticket]],
+      ['"per RFC-0042 and"', [ticket]],
     ] as const) {
       expect(await ids(query), query).toEqual(want.map((i) => i.id).sort());
     }
@@ -163,6 +174,9 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     expect(flagged?.snippet).toBe('we use LISTEN/**NOTIFY** for wake-ups on a read-only replica');
     expect((await search('LISTEN/NOTIFY'))[0]?.snippet).toBe('we use **LISTEN/NOTIFY** for wake-ups on a read-only replica');
     expect((await search('replicas'))[0]?.snippet).toBe('we use LISTEN/NOTIFY for wake-ups on a read-only **replica**');
+    await add('Ticket', 'retries follow RFC-0042 from now on');
+    expect((await search('0042'))[0]?.snippet).toBe('retries follow RFC-**0042** from now on');
+    expect((await search('rfc-0042'))[0]?.snippet).toBe('retries follow **RFC-0042** from now on');
   });
 
   it('finds, and excludes, a word or URL longer than 128 characters as the index split it (attacker, 2026-11-26)', async () => {
@@ -179,7 +193,7 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
 
   it('ranks identifier queries by BM25F over the terms indexed, each counted once', async () => {
     const rand = random(40);
-    const words = ['svc_item_search', 'item', 'search', 'is_head', 'head', 'LISTEN/NOTIFY', 'notify', 'read-only', 'read', 'pg.Pool', 'pool', 'calls', 'the', 'ledger'];
+    const words = ['svc_item_search', 'item', 'search', 'is_head', 'head', 'LISTEN/NOTIFY', 'notify', 'read-only', 'read', 'pg.Pool', 'pool', 'calls', 'the', 'ledger', 'RFC-0042', '0042'];
     const pick = () => words[Math.floor(rand() * words.length)] as string;
     const text = (n: number) => Array.from({ length: n }, pick).join(rand() < 0.5 ? ' ' : ', ');
     for (let i = 0; i < 70; i++) await add(text(1 + Math.floor(rand() * 3)), text(Math.floor(rand() * 20)));
@@ -198,6 +212,9 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
       ['svc_item_search OR pg.Pool', ['svc_item_search', 'pg.pool'], `'svc_item_search' | 'pg.pool'`],
       ['item -is_head', ['item'], `'item' & !'is_head'`],
       ['"calls svc_item_search"', ['call', 'svc_item_search'], `('call' <-> 'svc' <-> 'item' <-> 'search') & 'svc_item_search'`],
+      ['RFC-0042', ['rfc-0042'], `'rfc-0042'`],
+      ['0042', ['0042'], `'0042'`],
+      ['0042 ledger', ['0042', 'ledger'], `'0042' & 'ledger'`],
     ];
     for (const [query, terms, tsq] of queries) {
       const matching = await sql<{ id: string }>`
@@ -240,6 +257,9 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     expect(await captures('head')).toHaveLength(2);
     expect(await occurrences('captures', flag.id, 'item')).toBe(1);
     expect(await occurrences('captures', flag.id, 'svc_item_search')).toBe(1);
+    const ticket = (await call(ops.svc_capture_add, { text: 'ticket OPS-77 is open' })) as { id: string };
+    expect(await captures('77')).toEqual([ticket.id]);
+    expect(await captures('OPS-77')).toEqual([ticket.id]);
 
     const unit = ((await call(ops.svc_work_open, { project_id: 'ident', title: 'Unit' })) as { id: string }).id;
     const idea = (await call(ops.svc_idea_add, { work_unit_id: unit, text: 'try is_head with a read-only pg.Pool' })) as { id: string };
@@ -252,5 +272,8 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     expect(await ideas('head')).toHaveLength(2);
     expect(await occurrences('ideas', idea.id, 'read')).toBe(1);
     expect(await occurrences('ideas', idea.id, 'is_head')).toBe(1);
+    const pinned = (await call(ops.svc_idea_add, { work_unit_id: unit, text: 'pin node-20.1 in CI' })) as { id: string };
+    expect(await ideas('20.1')).toEqual([pinned.id]);
+    expect(await ideas('node-20.1')).toEqual([pinned.id]);
   });
 });

@@ -402,6 +402,10 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(number.stdout).toMatch(/^[0-9a-f]{8} {2}decision {2}Retry budget\n {10}Retries follow RFC-\*\*0042\*\* and the 2026-11-05 review\.\n$/);
     expect(whole.stdout).toContain('Retries follow **RFC-0042** and');
     expect(date.stdout).toContain('Retry budget');
+    // An underscore identifier is found by a run of its parts (a newcomer searched advisory_lock, 2026-11-26).
+    expect((await svc(['item', 'add', 'reads', 'Scheduler lock', '--body', 'Each job calls pg_try_advisory_lock first.'], env)).code).toBe(0);
+    const part = await svc(['search', 'reads', 'advisory_lock'], env);
+    expect(part.stdout).toMatch(/^[0-9a-f]{8} {2}decision {2}Scheduler lock\n {10}Each job calls pg_try_\*\*advisory_lock\*\* first\.\n$/);
   }, 120_000);
 
   it('link add and remove join two seeded items: the edge shows on both ends, adding it again changes nothing, an unknown type and a missing edge are refused', async () => {

@@ -123,8 +123,11 @@ function wholeMatch(piece: string, lexemes: ReadonlySet<string>): string | undef
   return lexemes.has(key) ? key : undefined;
 }
 
+/** Mark [from, from + length) as matching `term`; a mark that starts where the last one ended extends it (`**RFC-0042**`). */
 function addMark(word: Word, from: number, length: number, term: string): void {
-  word.marks.push([from, from + length]);
+  const last = word.marks[word.marks.length - 1];
+  if (last !== undefined && last[1] === from) last[1] = from + length;
+  else word.marks.push([from, from + length]);
   word.terms.push(term);
 }
 
@@ -149,6 +152,33 @@ function trimEdges(run: string): [number, number] {
     to -= c.length;
   }
   return [from, to];
+}
+
+/** The `_`-separated pieces of an identifier (a piece may hold `-`). */
+const UNDERSCORE_PIECES = /[^_]+/g;
+
+/**
+ * The runs of two to four `_`-separated pieces of `identifier`, shorter than it, that the query holds whole (the index
+ * holds each such run: migration 0016, svc_underscore_runs), longest first from the left, as [from, to, lexeme].
+ */
+function underscoreRuns(identifier: string, lexemes: ReadonlySet<string>): [number, number, string][] {
+  const pieces = [...identifier.matchAll(UNDERSCORE_PIECES)];
+  const out: [number, number, string][] = [];
+  for (let i = 0; i < pieces.length; ) {
+    let took = 1;
+    for (let len = Math.min(4, pieces.length - 1, pieces.length - i); len >= 2; len--) {
+      const last = pieces[i + len - 1] as RegExpExecArray;
+      const [from, to] = [(pieces[i] as RegExpExecArray).index, last.index + last[0].length];
+      const key = wholeMatch(identifier.slice(from, to), lexemes);
+      if (key !== undefined) {
+        out.push([from, to, key]);
+        took = len;
+        break;
+      }
+    }
+    i += took;
+  }
+  return out;
 }
 
 /** Mark `run` (the text of `word`): whole when the query holds it whole, else its identifier pieces, their parts, or their words. */
@@ -185,10 +215,20 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
         addMark(word, at + piece.index + part.index, part[0].length, joined);
         continue;
       }
+      const base = at + piece.index + part.index;
+      const runs = part[0].includes('_') ? underscoreRuns(part[0], lexemes) : [];
+      const marks: [number, number, string][] = [...runs];
       for (const sub of part[0].matchAll(SUBWORDS)) {
+        if (runs.some(([from, to]) => sub.index >= from && sub.index < to)) continue;
         const key = wholeMatch(sub[0], lexemes);
-        if (key !== undefined) addMark(word, at + piece.index + part.index + sub.index, sub[0].length, key);
+        if (key !== undefined) marks.push([sub.index, sub.index + sub[0].length, key]);
+        else if (sub.index > 0 && part[0][sub.index - 1] === '-' && /^\d/.test(sub[0])) {
+          // The parser reads a number after a word and a hyphen as signed (`RFC-0042`: rfc, -0042).
+          const signed = wholeMatch(`-${sub[0]}`, lexemes);
+          if (signed !== undefined) marks.push([sub.index - 1, sub.index + sub[0].length, signed]);
+        }
       }
+      for (const [from, to, key] of marks.sort((a, b) => a[0] - b[0])) addMark(word, base + from, to - from, key);
     }
   }
 }

@@ -9,16 +9,16 @@ import type { Database } from './schema.js';
  * Turn a query plan into a tsquery expression made only of functions over bound parameters. Every word is read through
  * svc_search_text, as the index reads text (a run of more than 128 characters without a space is split there, so a
  * long URL or word is found, and excluded, as it was indexed). A word or phrase holding `_` is analysed by
- * svc_query_split (migrations 0015 and 0016, docs/decisions/0040-search-identifiers.md and 0048): an underscore
- * identifier, or a word joined to a number by a hyphen, is matched whole (`is_head` is not `head`, `RFC-0042` is not
- * rfc and -0042), as svc_tsvector indexes it; a phrase must also hold it whole.
+ * svc_query_split (migration 0015, docs/decisions/0040-search-identifiers.md): an underscore identifier is matched
+ * whole (`is_head` is not `head`), as svc_tsvector indexes it (with the runs of its parts since 0016: `advisory_lock`
+ * finds `pg_try_advisory_lock`); a phrase must also hold it whole.
  */
 export function tsquery(plan: TsPlan): RawBuilder<unknown> {
   switch (plan.op) {
     case 'word':
-      return mayHoldWholes(plan.text) ? sql`svc_tsquery(${plan.text}::text)` : sql`plainto_tsquery('english', svc_search_text(${plan.text}::text))`;
+      return plan.text.includes('_') ? sql`svc_tsquery(${plan.text}::text)` : sql`plainto_tsquery('english', svc_search_text(${plan.text}::text))`;
     case 'phrase':
-      return mayHoldWholes(plan.text)
+      return plan.text.includes('_')
         ? sql`(phraseto_tsquery('english', svc_search_text(${plan.text}::text)) && svc_tsquery(${plan.text}::text))`
         : sql`phraseto_tsquery('english', svc_search_text(${plan.text}::text))`;
     case 'and':
@@ -29,13 +29,6 @@ export function tsquery(plan: TsPlan): RawBuilder<unknown> {
       return sql`(!! ${tsquery(plan.arg)})`;
   }
 }
-
-/**
- * Whether svc_query_split may find a whole in `text` (an `_`, or a `-` before a digit); without one it analyses the
- * text as plainto_tsquery does, which costs less. ANALYZE asks the same of a leaf's text in SQL (WHOLES).
- */
-const mayHoldWholes = (text: string): boolean => /_|-\d/.test(text);
-const WHOLES = `'_|-[0-9]'`;
 
 export interface SearchFilters {
   project_id: string;
@@ -140,9 +133,9 @@ const ANALYZE = prepared(
    term as (select distinct unnest(l.lexemes) as term from leaf l)
    select (select json_agg(l.lexemes order by l.ord) from leaf l) as analyzed,
           (select json_agg((case
-             when not x.phrase and x.t ~ ${WHOLES} then svc_tsquery(x.t)
+             when not x.phrase and strpos(x.t, '_') > 0 then svc_tsquery(x.t)
              when not x.phrase then plainto_tsquery('english', svc_search_text(x.t))
-             when x.t ~ ${WHOLES} then phraseto_tsquery('english', svc_search_text(x.t)) && svc_tsquery(x.t)
+             when strpos(x.t, '_') > 0 then phraseto_tsquery('english', svc_search_text(x.t)) && svc_tsquery(x.t)
              else phraseto_tsquery('english', svc_search_text(x.t))
            end)::text order by x.ord)
            from unnest($3::text[], $4::boolean[]) with ordinality as x(t, phrase, ord)) as leaf_queries,

@@ -107,6 +107,7 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     const ro = await add('Replica', 'a read-only replica');
     const mixed = await add('Mixed', 'foo.bar_baz-qux and node_modules/.bin and src/store_sql.ts');
     const ticket = await add('Ticket', 'per RFC-0042 and ISO-8601 since 2024-01-05, utf-8 only');
+    const lock = await add('Lock', 'jobs call pg_try_advisory_lock(42) first');
     const other = await add('Other', 'nothing joined here: item search listen notify pool orders read');
     for (const [query, want] of [
       ['svc_item_search', [tool]],
@@ -130,7 +131,7 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
       ['bin', [mixed]],
       ['store_sql', [mixed]],
       ['src/store_sql.ts', [mixed]],
-      // A word joined to a number by a hyphen (the parser reads `-0042` as a negative number): whole and by parts.
+      // A number joined to a word by a hyphen (the parser reads `-0042` as a negative number): whole and by parts.
       ['RFC-0042', [ticket]],
       ['rfc-0042', [ticket]],
       ['0042', [ticket]],
@@ -138,8 +139,17 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
       ['8601', [ticket]],
       ['2024-01-05', [ticket]],
       ['01', [ticket]],
+      ['2024-01', [ticket]],
       ['utf-8', [ticket]],
       ['"per RFC-0042 and"', [ticket]],
+      // A run of two to four of an underscore identifier's parts finds it (the newcomer's `advisory_lock`).
+      ['advisory_lock', [lock]],
+      ['ADVISORY_LOCK', [lock]],
+      ['try_advisory_lock', [lock]],
+      ['pg_try', [lock]],
+      ['svc_item', [tool]],
+      ['item_search', [tool]],
+      ['lock_advisory', []],
     ] as const) {
       expect(await ids(query), query).toEqual(want.map((i) => i.id).sort());
     }
@@ -177,6 +187,9 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     await add('Ticket', 'retries follow RFC-0042 from now on');
     expect((await search('0042'))[0]?.snippet).toBe('retries follow RFC-**0042** from now on');
     expect((await search('rfc-0042'))[0]?.snippet).toBe('retries follow **RFC-0042** from now on');
+    await add('Lock', 'jobs call pg_try_advisory_lock(42) first');
+    expect((await search('advisory_lock'))[0]?.snippet).toBe('jobs call pg_try_**advisory_lock**(42) first');
+    expect((await search('try_advisory_lock jobs'))[0]?.snippet).toBe('**jobs** call pg_**try_advisory_lock**(42) first');
   });
 
   it('finds, and excludes, a word or URL longer than 128 characters as the index split it (attacker, 2026-11-26)', async () => {
@@ -193,7 +206,7 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
 
   it('ranks identifier queries by BM25F over the terms indexed, each counted once', async () => {
     const rand = random(40);
-    const words = ['svc_item_search', 'item', 'search', 'is_head', 'head', 'LISTEN/NOTIFY', 'notify', 'read-only', 'read', 'pg.Pool', 'pool', 'calls', 'the', 'ledger', 'RFC-0042', '0042'];
+    const words = ['svc_item_search', 'item', 'search', 'is_head', 'head', 'LISTEN/NOTIFY', 'notify', 'read-only', 'read', 'pg.Pool', 'pool', 'calls', 'the', 'ledger', 'RFC-0042', '0042', 'pg_try_advisory_lock'];
     const pick = () => words[Math.floor(rand() * words.length)] as string;
     const text = (n: number) => Array.from({ length: n }, pick).join(rand() < 0.5 ? ' ' : ', ');
     for (let i = 0; i < 70; i++) await add(text(1 + Math.floor(rand() * 3)), text(Math.floor(rand() * 20)));
@@ -212,9 +225,11 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
       ['svc_item_search OR pg.Pool', ['svc_item_search', 'pg.pool'], `'svc_item_search' | 'pg.pool'`],
       ['item -is_head', ['item'], `'item' & !'is_head'`],
       ['"calls svc_item_search"', ['call', 'svc_item_search'], `('call' <-> 'svc' <-> 'item' <-> 'search') & 'svc_item_search'`],
-      ['RFC-0042', ['rfc-0042'], `'rfc-0042'`],
+      ['RFC-0042', ['rfc', '-0042'], `'rfc' & '-0042'`],
       ['0042', ['0042'], `'0042'`],
       ['0042 ledger', ['0042', 'ledger'], `'0042' & 'ledger'`],
+      ['advisory_lock', ['advisory_lock'], `'advisory_lock'`],
+      ['item_search', ['item_search'], `'item_search'`],
     ];
     for (const [query, terms, tsq] of queries) {
       const matching = await sql<{ id: string }>`

@@ -1,0 +1,122 @@
+-- release: v0.9.5
+-- Identifiers found by their pieces (issue 18, point 4). See docs/decisions/0048-search-identifier-pieces.md.
+--
+-- 1. A number joined to a word by a hyphen is found by the number. PostgreSQL's parser reads `-` before a digit as a
+--    sign: `RFC-0042` is the word rfc and the integer -0042, `2024-01-05` is 2024, -01, -05, `utf-8` is utf and -8.
+--    So `0042`, `01` or `8` found nothing. Now, after what 0015 indexes, positioned after the text: each such
+--    number without its sign (0042; 01, 05; 8), also in the parts of hosts, paths, URLs and e-mail addresses
+--    (`web-01.prod.example.com`: 01). The parser's tokens stay, and query words are analysed as before: `RFC-0042`
+--    is rfc and -0042, `2024-01` is 2024 and -01, both found where 0015 found them.
+-- 2. An underscore identifier is found by every run of two to four of its parts, as written (`advisory_lock` and
+--    `try_advisory_lock` in `pg_try_advisory_lock`): 0015 indexed the whole and the single parts only, so a query
+--    for `advisory_lock` (one term, its whole) found nothing. The query side is unchanged.
+
+-- The signed numbers of a text that the parser joins to the token before them (int, float or sfloat right after a
+-- token that is not a blank, in a whitespace-delimited chunk holding a letter or digit, a hyphen and a digit),
+-- without their sign, in the text's order. A negative number after a space or a bracket (`-5`, `(-7)`) is not
+-- joined; `ab-12cd` (a hyphenated word) and `/v1/orders-2` (a path) are tokens of their own. Not STRICT (a null text
+-- has none all the same): a STRICT set-returning SQL function is not inlined into the statement calling it, and its
+-- body was then planned again at every call (1.6 times the cost over 20,000 texts).
+CREATE FUNCTION svc_signed_parts(txt text) RETURNS SETOF text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT substr(t.token, 2)
+  FROM (
+    SELECT m.c, p.o, p.token,
+           p.tokid IN (7, 20, 21) AND left(p.token, 1) = '-'
+             AND coalesce(lag(p.tokid) OVER (PARTITION BY m.c ORDER BY p.o), 12) <> 12 AS joined
+    FROM regexp_matches(txt, '[^[:space:]]*[[:alnum:]]-[[:digit:]][^[:space:]]*', 'g') WITH ORDINALITY AS m(r, c),
+         ts_parse('default', m.r[1]) WITH ORDINALITY AS p(tokid, token, o)
+  ) AS t
+  WHERE t.joined
+  ORDER BY t.c, t.o
+$$;
+
+-- The runs of two to four parts of an underscore identifier `w` (its parts split at `_`, its runs of `_` kept as
+-- written), shorter than `w` itself, in order: `pg_try`, `pg_try_advisory`, `try_advisory`, `try_advisory_lock`,
+-- `advisory_lock` for `pg_try_advisory_lock`. At most three per part (a run of 128 characters has at most 64
+-- parts). Not STRICT, to be inlined (above); no generate_series, whose estimate of 1,000 rows each made plans
+-- costly enough for PostgreSQL to compile them (JIT) at every call.
+CREATE FUNCTION svc_underscore_runs(w text) RETURNS SETOF text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT (SELECT string_agg(x.part || coalesce(x.sep, ''), '' ORDER BY x.k)
+          FROM unnest(s.parts[p.i : p.i + len - 1], s.seps[p.i : p.i + len - 2]) WITH ORDINALITY AS x(part, sep, k))
+  FROM (SELECT regexp_split_to_array(w, '_+') AS parts, array(SELECT m[1] FROM regexp_matches(w, '_+', 'g') AS m) AS seps) AS s,
+       unnest(s.parts) WITH ORDINALITY AS p(part, i), unnest('{2,3,4}'::int[]) AS len
+  WHERE len < cardinality(s.parts) AND p.i + len - 1 <= cardinality(s.parts)
+  ORDER BY p.i, len
+$$;
+
+CREATE OR REPLACE FUNCTION svc_tsvector(doc text) RETURNS tsvector
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
+DECLARE
+  txt text := svc_search_text(doc);
+  v tsvector := to_tsvector('english', txt);
+  parts text;
+  wholes text;
+BEGIN
+  IF txt ~ '[/.@][[:alnum:]]' THEN
+    -- 4 email, 6 host, 18 url_path, 19 file (a url, 5, is also emitted as its host and url_path)
+    SELECT string_agg(translate(t.token, '/.@', '   '), ' ') INTO parts
+    FROM regexp_matches(txt, '[^[:space:]]*[/.@][[:alnum:]][^[:space:]]*', 'g') AS m, ts_parse('default', m[1]) AS t
+    WHERE t.tokid IN (4, 6, 18, 19);
+    IF parts IS NOT NULL THEN v := v || to_tsvector('english', parts); END IF;
+  END IF;
+  IF strpos(txt, '_') > 0 THEN
+    -- As 0015 (the wholes), and the runs of each underscore identifier's parts (svc_underscore_runs): the first 1,000
+    -- of the text (1 MiB of `a_b_c_d_e_f_g_h` would have a million). Lexemes hold only letters, digits and
+    -- / . _ -: quoted as they are, each lexeme once with its positions (at most 256 are kept, as to_tsvector keeps).
+    -- Longer than to_tsvector indexes (2,047 bytes): left out, as to_tsvector leaves out such a word.
+    SELECT string_agg('''' || z.w || ''':' || z.ns, ' ') INTO wholes
+    FROM (SELECT x.w, array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
+          FROM (SELECT y.w, row_number() OVER () AS n FROM (
+                  WITH ids AS MATERIALIZED (
+                    SELECT m[1] AS id FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') AS m
+                    WHERE strpos(m[1], '_') > 0
+                  )
+                  SELECT lower(ids.id) AS w FROM ids
+                  UNION ALL
+                  (SELECT lower(r.run) FROM ids, svc_underscore_runs(ids.id) AS r(run) LIMIT 1000)
+                  UNION ALL
+                  SELECT lower(m[1]) FROM regexp_matches(txt, '[[:alnum:]]+(?:[/._-]+[[:alnum:]]+)+', 'g') AS m
+                  WHERE strpos(m[1], '_') > 0 AND m[1] ~ '[/.]'
+                    AND NOT EXISTS (SELECT 1 FROM ts_parse('default', m[1]) AS t
+                                    WHERE t.tokid IN (4, 5, 6, 18, 19) AND t.token = m[1])
+                ) AS y WHERE octet_length(y.w) < 2047) AS x
+          GROUP BY x.w) AS z;
+    IF wholes IS NOT NULL THEN v := v || wholes::tsvector; END IF;
+  END IF;
+  IF txt ~ '[[:alnum:]]-[[:digit:]]' THEN
+    -- The numbers joined by a hyphen, in the text and in the parts of its hosts, paths, URLs and e-mail addresses
+    -- (digits, `.`, `e`, `+`, `-`: no quoting needed), each once with its positions.
+    SELECT string_agg('''' || z.w || ''':' || z.ns, ' ') INTO wholes
+    FROM (SELECT x.w, array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
+          FROM (SELECT lower(y.w) AS w, row_number() OVER () AS n
+                FROM svc_signed_parts(txt || coalesce(' ' || parts, '')) AS y(w)) AS x
+          GROUP BY x.w) AS z;
+    IF wholes IS NOT NULL THEN v := v || wholes::tsvector; END IF;
+  END IF;
+  RETURN v;
+END $$;
+
+-- The generated columns depend on svc_tsvector: recomputed by dropping and adding them again, with their indexes (as
+-- 0015 did). Then every project's index and statistics are rebuilt from the new vectors.
+DROP INDEX items_project_search;
+ALTER TABLE items DROP COLUMN search;
+ALTER TABLE items ADD COLUMN search tsvector GENERATED ALWAYS AS (
+  setweight(svc_tsvector(title), 'A') || setweight(svc_tsvector(body), 'B')
+) STORED;
+CREATE INDEX items_project_search ON items USING gin (project_id, search) WHERE is_head AND deleted_at IS NULL;
+
+DROP INDEX captures_search;
+ALTER TABLE captures DROP COLUMN search;
+ALTER TABLE captures ADD COLUMN search tsvector GENERATED ALWAYS AS (
+  setweight(svc_tsvector(text), 'A') || setweight(svc_tsvector(coalesce(summary, '')), 'B')
+) STORED;
+CREATE INDEX captures_search ON captures USING gin (search);
+
+DROP INDEX ideas_search;
+ALTER TABLE ideas DROP COLUMN search;
+ALTER TABLE ideas ADD COLUMN search tsvector GENERATED ALWAYS AS (svc_tsvector(text)) STORED;
+CREATE INDEX ideas_search ON ideas USING gin (search);
+
+SELECT svc_search_rebuild(id) FROM projects;

@@ -234,6 +234,16 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
 }
 
 /**
+ * The first character of each lexeme: a word can match a lexeme only if, lowercased, it holds it (a stem keeps its
+ * word's first letter: Snowball english changes endings, `y` to `i` past the first letter, and its exceptions such
+ * as dying → die keep it too; a part, run, signed number or path is a piece of the word as written). Most words of
+ * a body hold none, and are passed over without being analysed.
+ */
+function lexemeHeads(lexemes: ReadonlySet<string>): string[] {
+  return [...new Set([...lexemes].map((l) => String.fromCodePoint(l.codePointAt(0) ?? 0)))].filter((h) => h !== '\0');
+}
+
+/**
  * A search snippet made in the process, from the body and the query's lexemes (as the index analysed them,
  * docs/decisions/0044-search-snippets-in-process.md): the body's first SNIPPET_SOURCE_CHARS characters, marks
  * stripped, cut to the SNIPPET_WORDS words holding the most distinct matched lexemes (then the most matches; the first
@@ -245,16 +255,32 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>): string 
   // The first SNIPPET_SOURCE_CHARS characters, never half of a pair of surrogates.
   const cut = body.slice(0, isHighSurrogate(body.charCodeAt(SNIPPET_SOURCE_CHARS - 1)) ? SNIPPET_SOURCE_CHARS - 1 : SNIPPET_SOURCE_CHARS);
   const text = cut.replaceAll(MATCH_START, '').replaceAll(MATCH_STOP, '');
-  const words: Word[] = [];
+  // Every word's span; a Word only for the words matched (a body's hundreds of others allocate nothing more: a search
+  // marks twenty bodies per call).
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const hits = new Map<number, Word>();
+  let scratch: Word = { start: 0, end: 0, marks: [], terms: [] };
+  const heads = lexemeHeads(lexemes);
   for (const run of text.matchAll(/\S+/g)) {
-    const word: Word = { start: run.index, end: run.index + run[0].length, marks: [], terms: [] };
-    words.push(word);
-    if (lexemes.size > 0) markWord(text, run[0], word, lexemes);
+    const i = starts.length;
+    starts.push(run.index);
+    ends.push(run.index + run[0].length);
+    if (heads.length === 0) continue;
+    const lower = run[0].toLowerCase();
+    if (!heads.some((h) => lower.includes(h))) continue;
+    scratch.start = run.index;
+    scratch.end = run.index + run[0].length;
+    markWord(text, run[0], scratch, lexemes);
+    if (scratch.terms.length > 0) {
+      hits.set(i, scratch);
+      scratch = { start: 0, end: 0, marks: [], terms: [] };
+    }
   }
-  if (words.length === 0) return '';
-  const matched = words.flatMap((w, i) => (w.terms.length > 0 ? [i] : []));
+  if (starts.length === 0) return '';
+  const matched = [...hits.keys()];
   let from = 0;
-  let to = Math.min(words.length, SNIPPET_WORDS_UNMATCHED);
+  let to = Math.min(starts.length, SNIPPET_WORDS_UNMATCHED);
   if (matched.length > 0) {
     // The window of SNIPPET_WORDS words from each matched word: most distinct lexemes, then most matches.
     let best = { first: matched[0] as number, last: matched[0] as number, distinct: 0, count: 0 };
@@ -264,7 +290,7 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>): string 
       let last = first;
       for (let k = j; k < matched.length && (matched[k] as number) < first + SNIPPET_WORDS; k++) {
         last = matched[k] as number;
-        for (const t of (words[last] as Word).terms) seen.add(t);
+        for (const t of (hits.get(last) as Word).terms) seen.add(t);
         count += 1;
       }
       if (seen.size > best.distinct || (seen.size === best.distinct && count > best.count)) best = { first, last, distinct: seen.size, count };
@@ -272,15 +298,15 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>): string 
     // Centred on the matched span, as far as the body allows.
     const spare = SNIPPET_WORDS - (best.last - best.first + 1);
     from = Math.max(0, best.first - Math.floor(spare / 2));
-    to = Math.min(words.length, from + SNIPPET_WORDS);
+    to = Math.min(starts.length, from + SNIPPET_WORDS);
     from = Math.max(0, to - SNIPPET_WORDS);
   }
-  let start = (words[from] as Word).start;
-  let end = (words[to - 1] as Word).end;
+  let start = starts[from] as number;
+  let end = ends[to - 1] as number;
   if (end - start > SNIPPET_MAX_CHARS) {
     // Words too long to show thirty of (JSON, a path, minified code): the characters around the window's first
     // match, cut between whole code points.
-    const first = words.slice(from, to).find((w) => w.marks.length > 0)?.marks[0]?.[0] ?? start;
+    const first = hits.get(matched.find((i) => i >= from && i < to) ?? -1)?.marks[0]?.[0] ?? start;
     const least = start;
     start = Math.max(least, first - Math.floor(SNIPPET_MAX_CHARS / 3));
     end = Math.min(end, start + SNIPPET_MAX_CHARS);
@@ -291,7 +317,7 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>): string 
   let out = '';
   let cursor = start;
   for (let i = from; i < to; i++) {
-    for (const [a, b] of (words[i] as Word).marks) {
+    for (const [a, b] of hits.get(i)?.marks ?? []) {
       const [x, y] = [Math.max(a, start), Math.min(b, end)];
       if (x >= y) continue;
       out += `${text.slice(cursor, x)}${MATCH_START}${text.slice(x, y)}${MATCH_STOP}`;

@@ -46,6 +46,15 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   ORDER BY p.i, len
 $$;
 
+-- How many bytes a tsvector's lexemes and positions may still grow before PostgreSQL refuses it ("string is too long
+-- for tsvector": 1 MiB less one byte): its size less the header and an entry of 4 bytes per lexeme. The lexemes
+-- 0016 adds are added only while they fit, counted at their length, 3 bytes and 2 per position, at least what they
+-- take: a body dense with distinct ticket ids (`OPS-100001 …`, 660 KB) would otherwise go over with their numbers.
+CREATE FUNCTION svc_vector_room(v tsvector) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+  SELECT 1048575 - (pg_column_size(v) - 8 - 4 * length(v))
+$$;
+
 CREATE OR REPLACE FUNCTION svc_tsvector(doc text) RETURNS tsvector
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
 DECLARE
@@ -53,6 +62,7 @@ DECLARE
   v tsvector := to_tsvector('english', txt);
   parts text;
   wholes text;
+  room bigint;
 BEGIN
   IF txt ~ '[/.@][[:alnum:]]' THEN
     -- 4 email, 6 host, 18 url_path, 19 file (a url, 5, is also emitted as its host and url_path)
@@ -62,37 +72,52 @@ BEGIN
     IF parts IS NOT NULL THEN v := v || to_tsvector('english', parts); END IF;
   END IF;
   IF strpos(txt, '_') > 0 THEN
-    -- As 0015 (the wholes), and the runs of each underscore identifier's parts (svc_underscore_runs): the first 1,000
-    -- of the text (1 MiB of `a_b_c_d_e_f_g_h` would have a million). Lexemes hold only letters, digits and
-    -- / . _ -: quoted as they are, each lexeme once with its positions (at most 256 are kept, as to_tsvector keeps).
+    -- As 0015 (the wholes), and the runs of each underscore identifier's parts (svc_underscore_runs): at most 1,000
+    -- in a text (1 MiB of `a_b_c_d_e_f_g_h` would have a million), every identifier's first occurrence before any
+    -- repeat (a snippet of code repeating one identifier would use them up). Lexemes hold only letters, digits and
+    -- / . _ -: quoted as they are, each lexeme once with its positions (at most 256 are kept, as to_tsvector keeps),
+    -- and no more than the room left in the vector (svc_vector_room): 0015's wholes first, then the runs in order.
     -- Longer than to_tsvector indexes (2,047 bytes): left out, as to_tsvector leaves out such a word.
+    room := svc_vector_room(v);
     SELECT string_agg('''' || z.w || ''':' || z.ns, ' ') INTO wholes
-    FROM (SELECT x.w, array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
-          FROM (SELECT y.w, row_number() OVER () AS n FROM (
-                  WITH ids AS MATERIALIZED (
-                    SELECT m[1] AS id FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') AS m
-                    WHERE strpos(m[1], '_') > 0
-                  )
-                  SELECT lower(ids.id) AS w FROM ids
-                  UNION ALL
-                  (SELECT lower(r.run) FROM ids, svc_underscore_runs(ids.id) AS r(run) LIMIT 1000)
-                  UNION ALL
-                  SELECT lower(m[1]) FROM regexp_matches(txt, '[[:alnum:]]+(?:[/._-]+[[:alnum:]]+)+', 'g') AS m
-                  WHERE strpos(m[1], '_') > 0 AND m[1] ~ '[/.]'
-                    AND NOT EXISTS (SELECT 1 FROM ts_parse('default', m[1]) AS t
-                                    WHERE t.tokid IN (4, 5, 6, 18, 19) AND t.token = m[1])
-                ) AS y WHERE octet_length(y.w) < 2047) AS x
-          GROUP BY x.w) AS z;
+    FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.kind, g.first ROWS UNBOUNDED PRECEDING) AS spent
+          FROM (SELECT x.w, min(x.kind) AS kind, min(x.n) AS first, least(count(*), 256) AS npos,
+                       array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
+                FROM (SELECT y.w, y.kind, row_number() OVER () AS n FROM (
+                        WITH ids AS MATERIALIZED (
+                          SELECT m[1] AS id, row_number() OVER () AS o
+                          FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') AS m
+                          WHERE strpos(m[1], '_') > 0
+                        )
+                        SELECT lower(ids.id) AS w, 0 AS kind FROM ids
+                        UNION ALL
+                        (SELECT lower(r.run), 1
+                         FROM (SELECT d.id FROM (SELECT ids.id, ids.o, row_number() OVER (PARTITION BY lower(ids.id) ORDER BY ids.o) AS rep
+                                                 FROM ids) AS d
+                               ORDER BY d.rep, d.o) AS d,
+                              svc_underscore_runs(d.id) AS r(run)
+                         LIMIT 1000)
+                        UNION ALL
+                        SELECT lower(m[1]), 0 FROM regexp_matches(txt, '[[:alnum:]]+(?:[/._-]+[[:alnum:]]+)+', 'g') AS m
+                        WHERE strpos(m[1], '_') > 0 AND m[1] ~ '[/.]'
+                          AND NOT EXISTS (SELECT 1 FROM ts_parse('default', m[1]) AS t
+                                          WHERE t.tokid IN (4, 5, 6, 18, 19) AND t.token = m[1])
+                      ) AS y WHERE octet_length(y.w) < 2047) AS x
+                GROUP BY x.w) AS g) AS z
+    WHERE z.spent <= room;
     IF wholes IS NOT NULL THEN v := v || wholes::tsvector; END IF;
   END IF;
   IF txt ~ '[[:alnum:]]-[[:digit:]]' THEN
     -- The numbers joined by a hyphen, in the text and in the parts of its hosts, paths, URLs and e-mail addresses
-    -- (digits, `.`, `e`, `+`, `-`: no quoting needed), each once with its positions.
+    -- (digits, `.`, `e`, `+`, `-`: no quoting needed), each once with its positions, in the room left.
+    room := svc_vector_room(v);
     SELECT string_agg('''' || z.w || ''':' || z.ns, ' ') INTO wholes
-    FROM (SELECT x.w, array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
-          FROM (SELECT lower(y.w) AS w, row_number() OVER () AS n
-                FROM svc_signed_parts(txt || coalesce(' ' || parts, '')) AS y(w)) AS x
-          GROUP BY x.w) AS z;
+    FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
+          FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos, array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
+                FROM (SELECT lower(y.w) AS w, row_number() OVER () AS n
+                      FROM svc_signed_parts(txt || coalesce(' ' || parts, '')) AS y(w)) AS x
+                GROUP BY x.w) AS g) AS z
+    WHERE z.spent <= room;
     IF wholes IS NOT NULL THEN v := v || wholes::tsvector; END IF;
   END IF;
   RETURN v;

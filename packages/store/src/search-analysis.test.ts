@@ -1,4 +1,5 @@
 import { MATCH_START, MATCH_STOP, markSnippet } from '@svc/domain';
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestStore, testBackends } from './testing/index.js';
@@ -176,6 +177,14 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
       expect(rows[0]?.hit, `${word} in ${text}`).toBe(true);
     }
+    // Every identifier's runs before any repeat's: a code excerpt repeating one identifier does not use up the cap.
+    for (const [text, word] of [
+      [`${'pg_try_advisory_lock '.repeat(300)}svc_item_search`, 'item_search'],
+      [`${'svc_item_search_by_project_id '.repeat(120)}pg_try_advisory_lock`, 'advisory_lock'],
+    ] as const) {
+      const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
+      expect(rows[0]?.hit, word).toBe(true);
+    }
     // Runs keep their order, and a negative number after a space is not joined.
     for (const [text, word] of [
       ['jobs call pg_try_advisory_lock(1)', 'lock_advisory'],
@@ -187,10 +196,17 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
   });
 
   it('indexes a text of 1 MiB dense with joined numbers and identifiers (reviewer: over the tsvector limit, 2026-11-26)', async () => {
-    for (const text of ['2024-01-05 '.repeat(95_000), Array.from({ length: 40_000 }, (_, i) => `OPS-${10_000 + i}`).join(' '), 'a_b_c_d '.repeat(131_000)]) {
+    // Distinct ticket ids whose numbers would double the vector; hashes near the limit and identifiers whose runs
+    // would cross it: 0015 indexed each, so must 0016 (the additions stop where the room ends, first ones first).
+    const tickets = Array.from({ length: 60_000 }, (_, i) => `OPS-${100_001 + i}`).join(' ');
+    const hex = (i: number) => createHash('md5').update(String(i)).digest('hex');
+    const hashes = `${Array.from({ length: 28_000 }, (_, i) => hex(i)).join(' ')} ${Array.from({ length: 50 }, (_, i) => Array.from({ length: 8 }, (_, j) => `p${i}x${j}`).join('_')).join(' ')}`;
+    for (const text of ['2024-01-05 '.repeat(95_000), tickets, hashes, 'a_b_c_d '.repeat(131_000)]) {
       const { rows } = await sql<{ n: number }>`select length(svc_tsvector(${text}::text)) as n`.execute(store.db);
       expect(rows[0]?.n).toBeGreaterThan(0);
     }
+    const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${tickets}::text) @@ '100001'::tsquery as hit`.execute(store.db);
+    expect(rows[0]?.hit).toBe(true);
   }, 60_000);
 
   it('finds every word of a text in that text, by terms the text indexes', async () => {

@@ -209,28 +209,51 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
       addMark(word, at + piece.index, piece[0].length, hit);
       continue;
     }
+    // The piece's marks, [from, to) in the piece, put in order at its end: a joined decimal spans two parts.
+    const marks: [number, number, string][] = [...joinedDecimals(piece[0], lexemes)];
+    const inMark = (from: number) => marks.some(([a, b]) => from >= a && from < b);
     for (const part of piece[0].matchAll(PARTS)) {
+      if (inMark(part.index)) continue;
       const joined = part[0] !== piece[0] && /[_-]/.test(part[0]) ? wholeMatch(part[0], lexemes) : undefined;
       if (joined !== undefined) {
-        addMark(word, at + piece.index + part.index, part[0].length, joined);
+        marks.push([part.index, part.index + part[0].length, joined]);
         continue;
       }
-      const base = at + piece.index + part.index;
       const runs = part[0].includes('_') ? underscoreRuns(part[0], lexemes) : [];
-      const marks: [number, number, string][] = [...runs];
+      for (const [from, to, key] of runs) marks.push([part.index + from, part.index + to, key]);
       for (const sub of part[0].matchAll(SUBWORDS)) {
-        if (runs.some(([from, to]) => sub.index >= from && sub.index < to)) continue;
+        const from = part.index + sub.index;
+        if (runs.some(([a, b]) => sub.index >= a && sub.index < b) || inMark(from)) continue;
         const key = wholeMatch(sub[0], lexemes);
-        if (key !== undefined) marks.push([sub.index, sub.index + sub[0].length, key]);
+        if (key !== undefined) marks.push([from, from + sub[0].length, key]);
         else if (sub.index > 0 && part[0][sub.index - 1] === '-' && /^\d/.test(sub[0])) {
           // The parser reads a number after a word and a hyphen as signed (`RFC-0042`: rfc, -0042).
           const signed = wholeMatch(`-${sub[0]}`, lexemes);
-          if (signed !== undefined) marks.push([sub.index - 1, sub.index + sub[0].length, signed]);
+          if (signed !== undefined) marks.push([from - 1, from + sub[0].length, signed]);
         }
       }
-      for (const [from, to, key] of marks.sort((a, b) => a[0] - b[0])) addMark(word, base + from, to - from, key);
+    }
+    for (const [from, to, key] of marks.sort((a, b) => a[0] - b[0])) addMark(word, at + piece.index + from, to - from, key);
+  }
+}
+
+/** A decimal joined to what precedes it by a hyphen (`node-20.1`, `v-1.5e3`): the parser reads it as a signed float. */
+const JOINED_DECIMAL = /(?<=[\p{L}\p{N}])-(\d+(?:\.\d+)+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\p{L}\p{N}])/gu;
+
+/** The joined decimals of `piece` the query holds, unsigned (`20.1`) or signed (`-20.1`), as [from, to, lexeme]. */
+function joinedDecimals(piece: string, lexemes: ReadonlySet<string>): [number, number, string][] {
+  if (!piece.includes('-')) return [];
+  const out: [number, number, string][] = [];
+  for (const m of piece.matchAll(JOINED_DECIMAL)) {
+    const number = m[1] as string;
+    const unsigned = wholeMatch(number, lexemes);
+    if (unsigned !== undefined) out.push([m.index + 1, m.index + m[0].length, unsigned]);
+    else {
+      const signed = wholeMatch(`-${number}`, lexemes);
+      if (signed !== undefined) out.push([m.index, m.index + m[0].length, signed]);
     }
   }
+  return out;
 }
 
 /**

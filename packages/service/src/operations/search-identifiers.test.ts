@@ -190,6 +190,10 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     await add('Lock', 'jobs call pg_try_advisory_lock(42) first');
     expect((await search('advisory_lock'))[0]?.snippet).toBe('jobs call pg_try_**advisory_lock**(42) first');
     expect((await search('try_advisory_lock jobs'))[0]?.snippet).toBe('**jobs** call pg_**try_advisory_lock**(42) first');
+    // A decimal joined by a hyphen, read by the parser as a signed float: found and marked by itself (reviewer).
+    await add('Runtime', 'pin node-20.1 in CI');
+    expect((await search('20.1'))[0]?.snippet).toBe('pin node-**20.1** in CI');
+    expect((await search('node-20.1'))[0]?.snippet).toBe('pin **node-20.1** in CI');
   });
 
   it('finds, and excludes, a word or URL longer than 128 characters as the index split it (attacker, 2026-11-26)', async () => {

@@ -46,23 +46,15 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   ORDER BY p.i, len
 $$;
 
--- How many bytes a tsvector's lexemes and positions may still grow before PostgreSQL refuses it ("string is too long
--- for tsvector": 1 MiB less one byte): its size less the header and an entry of 4 bytes per lexeme. The lexemes
--- 0016 adds are added only while they fit, counted at their length, 3 bytes and 2 per position, at least what they
--- take: a body dense with distinct ticket ids (`OPS-100001 …`, 660 KB) would otherwise go over with their numbers.
-CREATE FUNCTION svc_vector_room(v tsvector) RETURNS bigint
-LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
-  SELECT 1048575 - (pg_column_size(v) - 8 - 4 * length(v))
-$$;
-
-CREATE OR REPLACE FUNCTION svc_tsvector(doc text) RETURNS tsvector
+-- 0015's svc_tsvector, as it was: every token once as the parser gives it, the parts of hosts, paths, URLs and e-mail
+-- addresses, the wholes of underscore identifiers. What 0016 adds comes after it, in the room it leaves.
+CREATE FUNCTION svc_tsvector_base(doc text) RETURNS tsvector
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
 DECLARE
   txt text := svc_search_text(doc);
   v tsvector := to_tsvector('english', txt);
   parts text;
   wholes text;
-  room bigint;
 BEGIN
   IF txt ~ '[/.@][[:alnum:]]' THEN
     -- 4 email, 6 host, 18 url_path, 19 file (a url, 5, is also emitted as its host and url_path)
@@ -72,71 +64,123 @@ BEGIN
     IF parts IS NOT NULL THEN v := v || to_tsvector('english', parts); END IF;
   END IF;
   IF strpos(txt, '_') > 0 THEN
-    -- As 0015 (the wholes), and the runs of each underscore identifier's parts (svc_underscore_runs): at most 1,000
-    -- in a text (1 MiB of `a_b_c_d_e_f_g_h` would have a million), every identifier's first occurrence before any
-    -- repeat (a snippet of code repeating one identifier would use them up). Lexemes hold only letters, digits and
-    -- / . _ -: quoted as they are, each lexeme once with its positions (at most 256 are kept, as to_tsvector keeps),
-    -- and no more than the room left in the vector (svc_vector_room): 0015's wholes first, then the runs in order.
-    -- Longer than to_tsvector indexes (2,047 bytes): left out, as to_tsvector leaves out such a word.
-    room := svc_vector_room(v);
-    SELECT string_agg('''' || z.w || ''':' || z.ns, ' ') INTO wholes
-    FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.kind, g.first ROWS UNBOUNDED PRECEDING) AS spent
-          FROM (SELECT x.w, min(x.kind) AS kind, min(x.n) AS first, least(count(*), 256) AS npos,
-                       array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
-                FROM (SELECT y.w, y.kind, row_number() OVER () AS n FROM (
-                        WITH ids AS MATERIALIZED (
-                          SELECT m[1] AS id, row_number() OVER () AS o
-                          FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') AS m
-                          WHERE strpos(m[1], '_') > 0
-                        )
-                        SELECT lower(ids.id) AS w, 0 AS kind FROM ids
-                        UNION ALL
-                        (SELECT lower(r.run), 1
-                         FROM (SELECT d.id FROM (SELECT ids.id, ids.o, row_number() OVER (PARTITION BY lower(ids.id) ORDER BY ids.o) AS rep
-                                                 FROM ids) AS d
-                               ORDER BY d.rep, d.o) AS d,
-                              svc_underscore_runs(d.id) AS r(run)
-                         LIMIT 1000)
-                        UNION ALL
-                        SELECT lower(m[1]), 0 FROM regexp_matches(txt, '[[:alnum:]]+(?:[/._-]+[[:alnum:]]+)+', 'g') AS m
-                        WHERE strpos(m[1], '_') > 0 AND m[1] ~ '[/.]'
-                          AND NOT EXISTS (SELECT 1 FROM ts_parse('default', m[1]) AS t
-                                          WHERE t.tokid IN (4, 5, 6, 18, 19) AND t.token = m[1])
-                      ) AS y WHERE octet_length(y.w) < 2047) AS x
-                GROUP BY x.w) AS g) AS z
-    WHERE z.spent <= room;
+    -- Lexemes hold only letters, digits and / . _ -: quoted as they are, each occurrence its own position. Longer
+    -- than to_tsvector indexes (2,047 bytes): left out, as to_tsvector leaves out such a word.
+    SELECT string_agg('''' || x.w || ''':' || x.n, ' ') INTO wholes
+    FROM (SELECT y.w, row_number() OVER () AS n FROM (
+            SELECT lower(m[1]) AS w FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') AS m
+            WHERE strpos(m[1], '_') > 0
+            UNION ALL
+            SELECT lower(m[1]) FROM regexp_matches(txt, '[[:alnum:]]+(?:[/._-]+[[:alnum:]]+)+', 'g') AS m
+            WHERE strpos(m[1], '_') > 0 AND m[1] ~ '[/.]'
+              AND NOT EXISTS (SELECT 1 FROM ts_parse('default', m[1]) AS t
+                              WHERE t.tokid IN (4, 5, 6, 18, 19) AND t.token = m[1])
+          ) AS y WHERE octet_length(y.w) < 2047) AS x;
     IF wholes IS NOT NULL THEN v := v || wholes::tsvector; END IF;
   END IF;
+  RETURN v;
+END $$;
+
+-- How many bytes a tsvector's lexemes and positions may still grow before PostgreSQL refuses it ("string is too long
+-- for tsvector": 1 MiB less one byte): its size less the header and an entry of 4 bytes per lexeme, and 64 bytes
+-- to spare.
+CREATE FUNCTION svc_vector_room(v tsvector) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+  SELECT 1048575 - 64 - (pg_column_size(v) - 8 - 4 * length(v))
+$$;
+
+-- What 0016 adds to a text's vector, positioned after it, each lexeme once with at most 256 positions (as to_tsvector
+-- keeps), while it fits in `room` bytes (counted at its length, 3 bytes and 2 per position, at least what it takes):
+-- a body that 0015 indexed must still be (else its write is refused, and this migration would stop on it), and a
+-- body dense with distinct ticket ids (`OPS-100001 …`, 660 KB) would go over with their numbers.
+-- - The runs of each underscore identifier's parts (svc_underscore_runs): at most 1,000 in a text (1 MiB of
+--   `a_b_c_d_e_f_g_h` would have a million), every identifier's first occurrence before any repeat (a code excerpt
+--   repeating one identifier would use them up). The identifiers are read in that order and PostgreSQL's nested
+--   loop keeps it up to the LIMIT, which stops the runs being made (an ORDER BY over the runs would make them all).
+-- - The numbers joined by a hyphen, in the text and in the parts of its hosts, paths, URLs and e-mail addresses.
+-- Lexemes hold only letters, digits and / . _ - + (runs, numbers): quoted as they are.
+CREATE FUNCTION svc_tsvector_pieces(doc text, room bigint) RETURNS tsvector
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
+DECLARE
+  txt text;
+  added text;
+  parts text;
+  spent bigint;
+  v tsvector := ''::tsvector;
+BEGIN
+  -- Most texts hold neither (the spaces svc_search_text puts in can split a run, never make one).
+  IF strpos(doc, '_') = 0 AND doc !~ '[[:alnum:]]-[[:digit:]]' THEN RETURN v; END IF;
+  txt := svc_search_text(doc);
+  IF strpos(txt, '_') > 0 THEN
+    SELECT string_agg('''' || z.w || ''':' || z.ns, ' '), max(z.spent) INTO added, spent
+    FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
+          FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos,
+                       array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
+                FROM (SELECT lower(r.run) AS w, row_number() OVER () AS n
+                      FROM (SELECT d.id FROM (SELECT m.r[1] AS id, m.o, row_number() OVER (PARTITION BY lower(m.r[1]) ORDER BY m.o) AS rep
+                                              FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') WITH ORDINALITY AS m(r, o)
+                                              WHERE strpos(m.r[1], '_') > 0) AS d
+                            ORDER BY d.rep, d.o) AS d,
+                           svc_underscore_runs(d.id) AS r(run)
+                      LIMIT 1000) AS x
+                WHERE octet_length(x.w) < 2047
+                GROUP BY x.w) AS g) AS z
+    WHERE z.spent <= room;
+    IF added IS NOT NULL THEN
+      v := added::tsvector;
+      room := room - spent;
+    END IF;
+  END IF;
   IF txt ~ '[[:alnum:]]-[[:digit:]]' THEN
-    -- The numbers joined by a hyphen, in the text and in the parts of its hosts, paths, URLs and e-mail addresses
-    -- (digits, `.`, `e`, `+`, `-`: no quoting needed), each once with its positions, in the room left.
-    room := svc_vector_room(v);
-    SELECT string_agg('''' || z.w || ''':' || z.ns, ' ') INTO wholes
+    IF txt ~ '[/.@][[:alnum:]]' THEN
+      -- The parts of hosts, paths, URLs and e-mail addresses, as svc_tsvector_base reads them.
+      SELECT string_agg(translate(t.token, '/.@', '   '), ' ') INTO parts
+      FROM regexp_matches(txt, '[^[:space:]]*[/.@][[:alnum:]][^[:space:]]*', 'g') AS m, ts_parse('default', m[1]) AS t
+      WHERE t.tokid IN (4, 6, 18, 19);
+    END IF;
+    SELECT string_agg('''' || z.w || ''':' || z.ns, ' ') INTO added
     FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
           FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos, array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
                 FROM (SELECT lower(y.w) AS w, row_number() OVER () AS n
                       FROM svc_signed_parts(txt || coalesce(' ' || parts, '')) AS y(w)) AS x
                 GROUP BY x.w) AS g) AS z
     WHERE z.spent <= room;
-    IF wholes IS NOT NULL THEN v := v || wholes::tsvector; END IF;
+    IF added IS NOT NULL THEN v := v || added::tsvector; END IF;
   END IF;
   RETURN v;
 END $$;
 
--- The generated columns depend on svc_tsvector: recomputed by dropping and adding them again, with their indexes (as
--- 0015 did). Then every project's index and statistics are rebuilt from the new vectors.
+-- A text's vector: 0015's, then what 0016 adds in the room left (idea search's column, and the analysis tests).
+CREATE OR REPLACE FUNCTION svc_tsvector(doc text) RETURNS tsvector
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
+DECLARE
+  v tsvector := svc_tsvector_base(doc);
+BEGIN
+  RETURN v || svc_tsvector_pieces(doc, svc_vector_room(v));
+END $$;
+
+-- The vector of an item (title and body) or a capture (text and summary): 0015's column as it was, the first text's
+-- weighing A and the second's B, then what 0016 adds to each, in the room the whole vector leaves (the room of one
+-- text alone was not enough: its additions filled it, and the other text's words then took the vector over).
+CREATE FUNCTION svc_search_vector(a text, b text) RETURNS tsvector
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  v tsvector := setweight(svc_tsvector_base(coalesce(a, '')), 'A') || setweight(svc_tsvector_base(coalesce(b, '')), 'B');
+BEGIN
+  v := v || setweight(svc_tsvector_pieces(coalesce(a, ''), svc_vector_room(v)), 'A');
+  RETURN v || setweight(svc_tsvector_pieces(coalesce(b, ''), svc_vector_room(v)), 'B');
+END $$;
+
+-- The generated columns are recomputed by dropping and adding them again, with their indexes (as 0015 did); items and
+-- captures now read svc_search_vector. Then every project's index and statistics are rebuilt from the new vectors.
 DROP INDEX items_project_search;
 ALTER TABLE items DROP COLUMN search;
-ALTER TABLE items ADD COLUMN search tsvector GENERATED ALWAYS AS (
-  setweight(svc_tsvector(title), 'A') || setweight(svc_tsvector(body), 'B')
-) STORED;
+ALTER TABLE items ADD COLUMN search tsvector GENERATED ALWAYS AS (svc_search_vector(title, body)) STORED;
 CREATE INDEX items_project_search ON items USING gin (project_id, search) WHERE is_head AND deleted_at IS NULL;
 
 DROP INDEX captures_search;
 ALTER TABLE captures DROP COLUMN search;
-ALTER TABLE captures ADD COLUMN search tsvector GENERATED ALWAYS AS (
-  setweight(svc_tsvector(text), 'A') || setweight(svc_tsvector(coalesce(summary, '')), 'B')
-) STORED;
+ALTER TABLE captures ADD COLUMN search tsvector GENERATED ALWAYS AS (svc_search_vector(text, summary)) STORED;
 CREATE INDEX captures_search ON captures USING gin (search);
 
 DROP INDEX ideas_search;

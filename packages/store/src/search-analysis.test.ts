@@ -207,6 +207,9 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
     }
     const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${tickets}::text) @@ '100001'::tsquery as hit`.execute(store.db);
     expect(rows[0]?.hit).toBe(true);
+    // An item's vector is its title's and its body's: the additions stop at the room the two leave together.
+    const both = await sql<{ hit: boolean }>`select svc_search_vector('Ticket register with a long title', ${tickets}::text) @@ 'regist'::tsquery as hit`.execute(store.db);
+    expect(both.rows[0]?.hit).toBe(true);
   }, 60_000);
 
   it('finds every word of a text in that text, by terms the text indexes', async () => {

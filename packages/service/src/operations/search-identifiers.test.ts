@@ -265,6 +265,19 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     }
   });
 
+  it('stores every item and capture 0015 stored: what 0016 adds stops at the room the whole vector leaves (reviewer, 2026-11-26)', async () => {
+    // 60,000 distinct ticket ids: their numbers would take the body's vector to the 1 MiB limit, and the title's
+    // words (or a capture's summary) then over it; the write was refused by the database.
+    const tickets = Array.from({ length: 60_000 }, (_, i) => `X-${1_000_001 + i}`).join(' ');
+    const item = await add('Ticket register', tickets);
+    expect(await ids('1000001')).toEqual([item.id]);
+    expect(await ids('register')).toEqual([item.id]);
+    const capture = (await call(ops.svc_capture_add, { text: tickets })) as { id: string };
+    await call(ops.svc_capture_annotate, { capture_id: capture.id, summary: 'a register of tickets, '.repeat(2_000) });
+    const found = ((await call(ops.svc_capture_search, { query: 'register' })) as { captures: { id: string }[] }).captures.map((c) => c.id);
+    expect(found).toContain(capture.id);
+  }, 120_000);
+
   it('gives captures and ideas the same analysis', async () => {
     const flag = (await call(ops.svc_capture_add, { text: 'set is_head when svc_item_search returns' })) as { id: string };
     await call(ops.svc_capture_add, { text: 'the head of the queue' });

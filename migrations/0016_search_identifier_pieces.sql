@@ -10,6 +10,9 @@
 -- 2. An underscore identifier is found by every run of two to four of its parts, as written (`advisory_lock` and
 --    `try_advisory_lock` in `pg_try_advisory_lock`): 0015 indexed the whole and the single parts only, so a query
 --    for `advisory_lock` (one term, its whole) found nothing. The query side is unchanged.
+-- 3. A path, host or e-mail address likewise, by its runs split at / . @ (`search.ts` and `src/store` in
+--    `src/store/search.ts`, `prod.example.com` in `db-01.prod.example.com`): the parser keeps such a run typed alone
+--    as one token, which 0015 never indexed.
 
 -- The signed numbers of a text that the parser joins to the token before them (int, float or sfloat right after a
 -- token that is not a blank, in a whitespace-delimited chunk holding a letter or digit, a hyphen and a digit),
@@ -31,16 +34,18 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   ORDER BY t.c, t.o
 $$;
 
--- The runs of two to four parts of an underscore identifier `w` (its parts split at `_`, its runs of `_` kept as
--- written), shorter than `w` itself, in order: `pg_try`, `pg_try_advisory`, `try_advisory`, `try_advisory_lock`,
--- `advisory_lock` for `pg_try_advisory_lock`. At most three per part (a run of 128 characters has at most 64
--- parts). Not STRICT, to be inlined (above); no generate_series, whose estimate of 1,000 rows each made plans
--- costly enough for PostgreSQL to compile them (JIT) at every call.
-CREATE FUNCTION svc_underscore_runs(w text) RETURNS SETOF text
+-- The runs of two to four parts of `w` (split at the separator pattern `sep`, the separators kept as written),
+-- shorter than `w` itself, in order. For an underscore identifier (`_+`): `pg_try`, `pg_try_advisory`, `try_advisory`,
+-- `try_advisory_lock`, `advisory_lock` for `pg_try_advisory_lock`; for a path or host (`[/.@]+`): `src/store`,
+-- `store/search`, `search.ts`, `src/store/search`, `store/search.ts` for `src/store/search.ts`, and `/v1` for
+-- `/v1/orders` (a leading separator is an empty first part). At most three per part (a run of 128 characters has
+-- at most 64 parts). Not STRICT, to be inlined (above); no generate_series, whose estimate of 1,000 rows each made
+-- plans costly enough for PostgreSQL to compile them (JIT) at every call.
+CREATE FUNCTION svc_joined_runs(w text, sep text) RETURNS SETOF text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT (SELECT string_agg(x.part || coalesce(x.sep, ''), '' ORDER BY x.k)
           FROM unnest(s.parts[p.i : p.i + len - 1], s.seps[p.i : p.i + len - 2]) WITH ORDINALITY AS x(part, sep, k))
-  FROM (SELECT regexp_split_to_array(w, '_+') AS parts, array(SELECT m[1] FROM regexp_matches(w, '_+', 'g') AS m) AS seps) AS s,
+  FROM (SELECT regexp_split_to_array(w, sep) AS parts, array(SELECT m[1] FROM regexp_matches(w, '(' || sep || ')', 'g') AS m) AS seps) AS s,
        unnest(s.parts) WITH ORDINALITY AS p(part, i), unnest('{2,3,4}'::int[]) AS len
   WHERE len < cardinality(s.parts) AND p.i + len - 1 <= cardinality(s.parts)
   ORDER BY p.i, len
@@ -93,10 +98,12 @@ $$;
 -- keeps), while it fits in `room` bytes (counted at its length, 3 bytes and 2 per position, at least what it takes):
 -- a body that 0015 indexed must still be (else its write is refused, and this migration would stop on it), and a
 -- body dense with distinct ticket ids (`OPS-100001 …`, 660 KB) would go over with their numbers.
--- - The runs of each underscore identifier's parts (svc_underscore_runs): at most 1,000 in a text (1 MiB of
+-- - The runs of each underscore identifier's parts (svc_joined_runs): at most 1,000 in a text (1 MiB of
 --   `a_b_c_d_e_f_g_h` would have a million), every identifier's first occurrence before any repeat (a code excerpt
 --   repeating one identifier would use them up). The identifiers are read in that order and PostgreSQL's nested
 --   loop keeps it up to the LIMIT, which stops the runs being made (an ORDER BY over the runs would make them all).
+-- - The runs of the parts of its hosts, paths, URLs' paths and e-mail addresses (svc_joined_runs at / . @), with the
+--   same cap and order.
 -- - The numbers joined by a hyphen, in the text and in the parts of its hosts, paths, URLs and e-mail addresses.
 -- Lexemes hold only letters, digits and / . _ - + (runs, numbers): quoted as they are.
 CREATE FUNCTION svc_tsvector_pieces(doc text, room bigint) RETURNS tsvector
@@ -105,11 +112,12 @@ DECLARE
   txt text;
   added text;
   parts text;
+  tokens text[];
   spent bigint;
   v tsvector := ''::tsvector;
 BEGIN
-  -- Most texts hold neither (the spaces svc_search_text puts in can split a run, never make one).
-  IF strpos(doc, '_') = 0 AND doc !~ '[[:alnum:]]-[[:digit:]]' THEN RETURN v; END IF;
+  -- Most texts hold none (the spaces svc_search_text puts in can split a run, never make one).
+  IF strpos(doc, '_') = 0 AND doc !~ '[[:alnum:]]-[[:digit:]]' AND doc !~ '[/.@][[:alnum:]]' THEN RETURN v; END IF;
   txt := svc_search_text(doc);
   IF strpos(txt, '_') > 0 THEN
     SELECT string_agg('''' || z.w || ''':' || z.ns, ' '), max(z.spent) INTO added, spent
@@ -121,7 +129,7 @@ BEGIN
                                               FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') WITH ORDINALITY AS m(r, o)
                                               WHERE strpos(m.r[1], '_') > 0) AS d
                             ORDER BY d.rep, d.o) AS d,
-                           svc_underscore_runs(d.id) AS r(run)
+                           svc_joined_runs(d.id, '_+') AS r(run)
                       LIMIT 1000) AS x
                 WHERE octet_length(x.w) < 2047
                 GROUP BY x.w) AS g) AS z
@@ -131,13 +139,38 @@ BEGIN
       room := room - spent;
     END IF;
   END IF;
-  IF txt ~ '[[:alnum:]]-[[:digit:]]' THEN
-    IF txt ~ '[/.@][[:alnum:]]' THEN
-      -- The parts of hosts, paths, URLs and e-mail addresses, as svc_tsvector_base reads them.
-      SELECT string_agg(translate(t.token, '/.@', '   '), ' ') INTO parts
-      FROM regexp_matches(txt, '[^[:space:]]*[/.@][[:alnum:]][^[:space:]]*', 'g') AS m, ts_parse('default', m[1]) AS t
-      WHERE t.tokid IN (4, 6, 18, 19);
+  IF txt ~ '[/.@][[:alnum:]]' THEN
+    -- The hosts, paths, URLs' paths and e-mail addresses, as svc_tsvector_base reads them (4 email, 6 host, 18
+    -- url_path, 19 file), in the text's order.
+    SELECT array_agg(t.token ORDER BY m.c, t.o) INTO tokens
+    FROM regexp_matches(txt, '[^[:space:]]*[/.@][[:alnum:]][^[:space:]]*', 'g') WITH ORDINALITY AS m(r, c),
+         ts_parse('default', m.r[1]) WITH ORDINALITY AS t(tokid, token, o)
+    WHERE t.tokid IN (4, 6, 18, 19);
+    parts := array_to_string(array(SELECT translate(k, '/.@', '   ') FROM unnest(tokens) AS k), ' ');
+    -- Their runs of two to four parts, as the parser keeps such a run typed alone (`search.ts` and `prod.example.com`
+    -- are hosts, `src/store` a file): at most 1,000, every token's first occurrence first; a token of two parts
+    -- (`pg.Pool`) has none.
+    SELECT string_agg('''' || z.w || ''':' || z.ns, ' '), max(z.spent) INTO added, spent
+    FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
+          FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos,
+                       array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
+                FROM (SELECT r.run AS w, row_number() OVER () AS n
+                      FROM (SELECT d.k FROM (SELECT lower(k.k) AS k, k.o, row_number() OVER (PARTITION BY lower(k.k) ORDER BY k.o) AS rep
+                                             FROM unnest(tokens) WITH ORDINALITY AS k(k, o)
+                                             WHERE k.k ~ '[/.@][^/.@]*[/.@]') AS d
+                            ORDER BY d.rep, d.o) AS d,
+                           svc_joined_runs(d.k, '[/.@]+') AS r(run)
+                      WHERE r.run ~ '[[:alnum:]]'
+                      LIMIT 1000) AS x
+                WHERE octet_length(x.w) < 2047 AND strpos(x.w, '''') = 0 AND strpos(x.w, '\') = 0
+                GROUP BY x.w) AS g) AS z
+    WHERE z.spent <= room;
+    IF added IS NOT NULL THEN
+      v := v || added::tsvector;
+      room := room - spent;
     END IF;
+  END IF;
+  IF txt ~ '[[:alnum:]]-[[:digit:]]' THEN
     SELECT string_agg('''' || z.w || ''':' || z.ns, ' ') INTO added
     FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
           FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos, array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns

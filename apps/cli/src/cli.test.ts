@@ -406,6 +406,11 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect((await svc(['item', 'add', 'reads', 'Scheduler lock', '--body', 'Each job calls pg_try_advisory_lock first.'], env)).code).toBe(0);
     const part = await svc(['search', 'reads', 'advisory_lock'], env);
     expect(part.stdout).toMatch(/^[0-9a-f]{8} {2}decision {2}Scheduler lock\n {10}Each job calls pg_try_\*\*advisory_lock\*\* first\.\n$/);
+    // A file by its name, a host by its domain (a newcomer searched search.ts and prod.example.com, 2026-11-26).
+    expect((await svc(['item', 'add', 'reads', 'Ranking code', '--body', 'Ranking lives in src/store/search.ts on db-01.prod.example.com.'], env)).code).toBe(0);
+    const [file, host] = await Promise.all([svc(['search', 'reads', 'search.ts'], env), svc(['search', 'reads', 'prod.example.com'], env)]);
+    expect(file.stdout).toContain('Ranking lives in src/store/**search.ts** on');
+    expect(host.stdout).toContain('on db-01.**prod.example.com**.');
   }, 120_000);
 
   it('link add and remove join two seeded items: the edge shows on both ends, adding it again changes nothing, an unknown type and a missing edge are refused', async () => {

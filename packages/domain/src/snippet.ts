@@ -154,26 +154,34 @@ function trimEdges(run: string): [number, number] {
   return [from, to];
 }
 
-/** The `_`-separated pieces of an identifier (a piece may hold `-`). */
+/** The `_`-separated pieces of an identifier (a piece may hold `-`), and the `/ . @`-separated pieces of a path or host. */
 const UNDERSCORE_PIECES = /[^_]+/g;
+const PATH_PIECES = /[^/.@]+/g;
 
 /**
- * The runs of two to four `_`-separated pieces of `identifier`, shorter than it, that the query holds whole (the index
- * holds each such run: migration 0016, svc_underscore_runs), longest first from the left, as [from, to, lexeme].
+ * The runs of two to four pieces of `joined` (split by `pieces`), shorter than it, that the query holds whole (the
+ * index holds each such run: migration 0016, svc_joined_runs), longest first from the left, as [from, to, lexeme]. A
+ * run from the first piece also tries to start at the very beginning, so that a leading separator counts
+ * (`/v1/orders` in `/v1/orders/42`, which the index holds as its first part is empty).
  */
-function underscoreRuns(identifier: string, lexemes: ReadonlySet<string>): [number, number, string][] {
-  const pieces = [...identifier.matchAll(UNDERSCORE_PIECES)];
+function joinedRuns(joined: string, pieces: RegExp, lexemes: ReadonlySet<string>): [number, number, string][] {
+  const found = [...joined.matchAll(pieces)];
+  const count = found.length + ((found[0]?.index ?? 0) > 0 ? 1 : 0);
   const out: [number, number, string][] = [];
-  for (let i = 0; i < pieces.length; ) {
+  for (let i = 0; i < found.length; ) {
     let took = 1;
-    for (let len = Math.min(4, pieces.length - 1, pieces.length - i); len >= 2; len--) {
-      const last = pieces[i + len - 1] as RegExpExecArray;
-      const [from, to] = [(pieces[i] as RegExpExecArray).index, last.index + last[0].length];
-      const key = wholeMatch(identifier.slice(from, to), lexemes);
-      if (key !== undefined) {
-        out.push([from, to, key]);
-        took = len;
-        break;
+    for (let len = Math.min(4, count - 1, found.length - i); len >= 2 && took === 1; len--) {
+      const last = found[i + len - 1] as RegExpExecArray;
+      const to = last.index + last[0].length;
+      const starts = i === 0 && (found[0] as RegExpExecArray).index > 0 ? [0, (found[0] as RegExpExecArray).index] : [(found[i] as RegExpExecArray).index];
+      for (const from of starts) {
+        if (from === 0 && to === joined.length) continue;
+        const key = wholeMatch(joined.slice(from, to), lexemes);
+        if (key !== undefined) {
+          out.push([from, to, key]);
+          took = len;
+          break;
+        }
       }
     }
     i += took;
@@ -203,7 +211,12 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
     addMark(word, at, core.length, all);
     return;
   }
+  // Runs of a path's or host's pieces (`search.ts`, `prod.example.com`, `/v1/orders`), from the slash before it.
+  const lead = at > word.start && text[at - 1] === '/' ? 1 : 0;
+  const paths = /[/.@]/.test(core) ? joinedRuns(text.slice(at - lead, at + core.length), PATH_PIECES, lexemes) : [];
+  for (const [a, b, key] of paths) addMark(word, at - lead + a, b - a, key);
   for (const piece of core.matchAll(PIECES)) {
+    if (paths.some(([a, b]) => piece.index + lead < b && piece.index + piece[0].length + lead > a)) continue;
     const hit = piece[0] !== core ? wholeMatch(piece[0], lexemes) : undefined;
     if (hit !== undefined) {
       addMark(word, at + piece.index, piece[0].length, hit);
@@ -219,7 +232,7 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
         marks.push([part.index, part.index + part[0].length, joined]);
         continue;
       }
-      const runs = part[0].includes('_') ? underscoreRuns(part[0], lexemes) : [];
+      const runs = part[0].includes('_') ? joinedRuns(part[0], UNDERSCORE_PIECES, lexemes) : [];
       for (const [from, to, key] of runs) marks.push([part.index + from, part.index + to, key]);
       for (const sub of part[0].matchAll(SUBWORDS)) {
         const from = part.index + sub.index;
@@ -234,6 +247,16 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
       }
     }
     for (const [from, to, key] of marks.sort((a, b) => a[0] - b[0])) addMark(word, at + piece.index + from, to - from, key);
+  }
+  if (paths.length > 0) {
+    // The path runs were marked first: the word's marks in order again, touching ones merged.
+    const sorted = word.marks.sort((a, b) => a[0] - b[0]);
+    word.marks = sorted.reduce<[number, number][]>((out, m) => {
+      const last = out[out.length - 1];
+      if (last !== undefined && last[1] === m[0]) last[1] = m[1];
+      else out.push(m);
+      return out;
+    }, []);
   }
 }
 

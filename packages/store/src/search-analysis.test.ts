@@ -85,7 +85,8 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
     expect(await indexed('pg.Pool')).toEqual({ 'pg.pool': 1, pg: 1, pool: 1 });
     expect(await indexed('is_head is_head')).toEqual({ head: 2, is_head: 2 });
     // A file name keeps its underscore whole as the parser's token; its parts and the underscore piece follow.
-    expect(await indexed('src/foo_bar.ts')).toEqual({ 'src/foo_bar.ts': 1, src: 1, foo: 1, bar: 1, ts: 1, foo_bar: 1 });
+    // Its runs of parts too (migration 0016): `src/foo_bar`, `foo_bar.ts`.
+    expect(await indexed('src/foo_bar.ts')).toEqual({ 'src/foo_bar.ts': 1, src: 1, foo: 1, bar: 1, ts: 1, foo_bar: 1, 'src/foo_bar': 1, 'foo_bar.ts': 1 });
     // The parser splits at the underscore, then keeps a path: the whole, the path's parts, the underscore piece.
     expect(await indexed('node_modules/.bin')).toEqual({
       node: 1,
@@ -96,7 +97,19 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       'node_modules/.bin': 1,
     });
     // An e-mail address and a URL: the parser's tokens, then their parts.
-    expect(await indexed('mail jane.doe@example.com')).toEqual({ mail: 1, 'jane.doe@example.com': 1, jane: 1, doe: 1, exampl: 1, com: 1 });
+    expect(await indexed('mail jane.doe@example.com')).toEqual({
+      mail: 1,
+      'jane.doe@example.com': 1,
+      jane: 1,
+      doe: 1,
+      exampl: 1,
+      com: 1,
+      'jane.doe': 1,
+      'jane.doe@example': 1,
+      'doe@example': 1,
+      'doe@example.com': 1,
+      'example.com': 1,
+    });
     expect(await indexed('https://example.com/v1/orders')).toEqual({
       'example.com/v1/orders': 1,
       'example.com': 1,
@@ -105,6 +118,8 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       com: 1,
       v1: 1,
       order: 1,
+      '/v1': 1,
+      'v1/orders': 1,
     });
     // A number joined to a word by a hyphen: the parser reads it as signed (`-0042`), so the number follows unsigned
     // (migration 0016), also in the parts of a host.
@@ -172,6 +187,17 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       ['jobs call pg_try_advisory_lock(1)', 'try_advisory_lock'],
       ['jobs call pg_try_advisory_lock(1)', 'pg_try'],
       ['svc_item_search', 'svc_item'],
+      // Runs of a path's or host's parts, as the parser keeps them typed alone (a newcomer, 2026-11-26).
+      ['see src/store/search.ts', 'search.ts'],
+      ['see src/store/search.ts', 'src/store'],
+      ['see src/store/search.ts', 'store/search'],
+      ['see src/store/search.ts', 'store/search.ts'],
+      ['run scripts/rotate-pgbouncer.sh', 'rotate-pgbouncer.sh'],
+      ['host db-01.prod.example.com', 'prod.example.com'],
+      ['host db-01.prod.example.com', 'example.com'],
+      ['GET /v1/orders/42', '/v1/orders'],
+      ['GET /v1/orders/42', 'orders/42'],
+      ['mail jane@example.com', 'example.com'],
     ];
     for (const [text, word] of pairs) {
       const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
@@ -189,6 +215,7 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
     for (const [text, word] of [
       ['jobs call pg_try_advisory_lock(1)', 'lock_advisory'],
       ['a range of -5', '5'],
+      ['see src/store/search.ts', 'search/store'],
     ] as const) {
       const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
       expect(rows[0]?.hit, `${word} not in ${text}`).toBe(false);

@@ -81,6 +81,11 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
       '8': 1,
       '1': 1,
       'v0.8.1': 1,
+      // Runs of a path's or version's parts (migration 0016).
+      '/v1': 1,
+      'v1/orders': 1,
+      'v0.8': 1,
+      '8.1': 1,
       path: 3,
     });
   });
@@ -150,6 +155,8 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
       ['svc_item', [tool]],
       ['item_search', [tool]],
       ['lock_advisory', []],
+      // A run of a path's or host's parts finds it (a newcomer searched search.ts and prod.example.com, 2026-11-26).
+      ['store_sql.ts', [mixed]],
     ] as const) {
       expect(await ids(query), query).toEqual(want.map((i) => i.id).sort());
     }
@@ -190,6 +197,10 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     await add('Lock', 'jobs call pg_try_advisory_lock(42) first');
     expect((await search('advisory_lock'))[0]?.snippet).toBe('jobs call pg_try_**advisory_lock**(42) first');
     expect((await search('try_advisory_lock jobs'))[0]?.snippet).toBe('**jobs** call pg_**try_advisory_lock**(42) first');
+    const file = await add('Search code', 'ranking lives in src/store/search.ts beside db-01.prod.example.com');
+    for (const query of ['search.ts', 'src/store', 'store/search', 'prod.example.com']) expect((await search(query)).map((h) => h.id), query).toEqual([file.id]);
+    expect((await search('search.ts'))[0]?.snippet).toBe('ranking lives in src/store/**search.ts** beside db-01.prod.example.com');
+    expect((await search('prod.example.com'))[0]?.snippet).toBe('ranking lives in src/store/search.ts beside db-01.**prod.example.com**');
     // A decimal joined by a hyphen, read by the parser as a signed float: found and marked by itself (reviewer).
     await add('Runtime', 'pin node-20.1 in CI');
     expect((await search('20.1'))[0]?.snippet).toBe('pin node-**20.1** in CI');

@@ -385,7 +385,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(text).toEqual({ code: 0, stdout: 'c0ffee00  decision  Use PostgreSQL advisory locks for the scheduler\n', stderr: '' });
     expect(json.items.map((i) => i.id)).toEqual(['c0ffee00-0000-4000-8000-0000000000a1']);
     expect(json.truncated).toBe(false);
-    expect(near.stdout).toContain('near misses:');
+    expect(near.stdout).toContain('(no item holds every word)\nnear misses:');
     expect(near.stdout).toContain('(lacks cron)');
     expect(brief.stdout).toContain('## Recent Items');
     expect(brief.stdout).toContain('Cache the catalog in Redis');
@@ -396,6 +396,8 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(added.code, added.stderr).toBe(0);
     const hit = await svc(['search', 'reads', 'notify'], env);
     expect(hit.stdout).toMatch(/^[0-9a-f]{8} {2}decision {2}Queue workers\n {10}Workers wake on LISTEN\/\*\*NOTIFY\*\* instead of polling the table\.\n$/);
+    // Nothing matched at all (here an exclusion removed the one item holding the word): no talk of every word.
+    expect((await svc(['search', 'reads', 'scheduler -advisory'], env)).stdout).toBe('(no item matches)\n');
     // A ticket or standard number is found by its number and whole (the parser read `-0042` as a negative number).
     expect((await svc(['item', 'add', 'reads', 'Retry budget', '--body', 'Retries follow RFC-0042 and the 2026-11-05 review.'], env)).code).toBe(0);
     const [number, whole, date] = await Promise.all([svc(['search', 'reads', '0042'], env), svc(['search', 'reads', 'rfc-0042'], env), svc(['search', 'reads', '05'], env)]);

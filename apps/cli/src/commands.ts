@@ -53,7 +53,8 @@ function snippetLine(snippet: string): string[] {
 
 function searchText(r: OutputOf<typeof ops.svc_item_search>): string {
   return [
-    ...(r.items.length === 0 ? ['(no item holds every word)'] : r.items.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`, ...snippetLine(h.snippet)])),
+    // With near misses below, what is missing is a word; without, nothing matched at all (an exclusion may be why).
+    ...(r.items.length === 0 ? [r.partial && r.partial.length > 0 ? '(no item holds every word)' : '(no item matches)'] : r.items.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`, ...snippetLine(h.snippet)])),
     ...(r.truncated && r.truncated.includes('limit') ? ['… more match: narrow the query or raise --limit'] : []),
     ...(r.truncated && r.truncated.includes('glossary_expansion') ? ['… some glossary synonyms were not searched (too many in a group)'] : []),
     ...(r.partial && r.partial.length > 0

@@ -10,7 +10,7 @@
 -- 2. An underscore identifier is found by every run of two to four of its parts, as written (`advisory_lock` and
 --    `try_advisory_lock` in `pg_try_advisory_lock`): 0015 indexed the whole and the single parts only, so a query
 --    for `advisory_lock` (one term, its whole) found nothing. The query side is unchanged.
--- 3. A path, host or e-mail address likewise, by its runs split at / . @ (`search.ts` and `src/store` in
+-- 3. A path, host or e-mail address likewise, by its runs split at / . @ : (`search.ts` and `src/store` in
 --    `src/store/search.ts`, `prod.example.com` in `db-01.prod.example.com`): the parser keeps such a run typed alone
 --    as one token, which 0015 never indexed.
 
@@ -36,19 +36,24 @@ $$;
 
 -- The runs of two to four parts of `w` (split at the separator pattern `sep`, the separators kept as written),
 -- shorter than `w` itself, in order. For an underscore identifier (`_+`): `pg_try`, `pg_try_advisory`, `try_advisory`,
--- `try_advisory_lock`, `advisory_lock` for `pg_try_advisory_lock`; for a path or host (`[/.@]+`): `src/store`,
+-- `try_advisory_lock`, `advisory_lock` for `pg_try_advisory_lock`; for a path or host (`[/.@:]+`): `src/store`,
 -- `store/search`, `search.ts`, `src/store/search`, `store/search.ts` for `src/store/search.ts`, and `/v1` for
--- `/v1/orders` (a leading separator is an empty first part). At most three per part (a run of 128 characters has
--- at most 64 parts). Not STRICT, to be inlined (above); no generate_series, whose estimate of 1,000 rows each made
--- plans costly enough for PostgreSQL to compile them (JIT) at every call.
+-- `/v1/orders` (a leading separator is an empty first part); a run after a `/` also with it (`/v1/orders` in
+-- `/api/v1/orders/42`, as a path is typed). At most six per part (a run of 128 characters has at most 64 parts).
+-- Not STRICT, to be inlined (above); no generate_series, whose estimate of 1,000 rows each made plans costly
+-- enough for PostgreSQL to compile them (JIT) at every call.
 CREATE FUNCTION svc_joined_runs(w text, sep text) RETURNS SETOF text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT (SELECT string_agg(x.part || coalesce(x.sep, ''), '' ORDER BY x.k)
-          FROM unnest(s.parts[p.i : p.i + len - 1], s.seps[p.i : p.i + len - 2]) WITH ORDINALITY AS x(part, sep, k))
+  SELECT v.run
   FROM (SELECT regexp_split_to_array(w, sep) AS parts, array(SELECT m[1] FROM regexp_matches(w, '(' || sep || ')', 'g') AS m) AS seps) AS s,
-       unnest(s.parts) WITH ORDINALITY AS p(part, i), unnest('{2,3,4}'::int[]) AS len
+       unnest(s.parts) WITH ORDINALITY AS p(part, i), unnest('{2,3,4}'::int[]) AS len,
+       LATERAL (SELECT string_agg(x.part || coalesce(x.sep, ''), '' ORDER BY x.k) AS run
+                FROM unnest(s.parts[p.i : p.i + len - 1], s.seps[p.i : p.i + len - 2]) WITH ORDINALITY AS x(part, sep, k)) AS r,
+       LATERAL (SELECT r.run, 1 AS o
+                UNION ALL
+                SELECT '/' || r.run, 0 WHERE p.i > 1 AND s.parts[p.i - 1] <> '' AND right(s.seps[p.i - 1], 1) = '/') AS v
   WHERE len < cardinality(s.parts) AND p.i + len - 1 <= cardinality(s.parts)
-  ORDER BY p.i, len
+  ORDER BY p.i, len, v.o
 $$;
 
 -- 0015's svc_tsvector, as it was: every token once as the parser gives it, the parts of hosts, paths, URLs and e-mail
@@ -98,12 +103,12 @@ $$;
 -- keeps), while it fits in `room` bytes (counted at its length, 3 bytes and 2 per position, at least what it takes):
 -- a body that 0015 indexed must still be (else its write is refused, and this migration would stop on it), and a
 -- body dense with distinct ticket ids (`OPS-100001 …`, 660 KB) would go over with their numbers.
--- - The runs of each underscore identifier's parts (svc_joined_runs): at most 1,000 in a text (1 MiB of
---   `a_b_c_d_e_f_g_h` would have a million), every identifier's first occurrence before any repeat (a code excerpt
+-- - The runs of each underscore identifier's parts (svc_joined_runs): at most 4,000 in a text (1 MiB of
+--   `a_b_c_d_e_f_g_h` would have a million; a list of 250 changed files has 2,500), every identifier's first occurrence before any repeat (a code excerpt
 --   repeating one identifier would use them up). The identifiers are read in that order and PostgreSQL's nested
 --   loop keeps it up to the LIMIT, which stops the runs being made (an ORDER BY over the runs would make them all).
--- - The runs of the parts of its hosts, paths, URLs' paths and e-mail addresses (svc_joined_runs at / . @), with the
---   same cap and order.
+-- - The runs of the parts of its hosts, paths, URLs' paths and e-mail addresses (svc_joined_runs at / . @ and the
+--   colon before a port: `prod.example.com` in `db-01.prod.example.com:5432`), with the same cap and order.
 -- - The numbers joined by a hyphen, in the text and in the parts of its hosts, paths, URLs and e-mail addresses.
 -- Lexemes hold only letters, digits and / . _ - + (runs, numbers): quoted as they are.
 CREATE FUNCTION svc_tsvector_pieces(doc text, room bigint) RETURNS tsvector
@@ -130,7 +135,7 @@ BEGIN
                                               WHERE strpos(m.r[1], '_') > 0) AS d
                             ORDER BY d.rep, d.o) AS d,
                            svc_joined_runs(d.id, '_+') AS r(run)
-                      LIMIT 1000) AS x
+                      LIMIT 4000) AS x
                 WHERE octet_length(x.w) < 2047
                 GROUP BY x.w) AS g) AS z
     WHERE z.spent <= room;
@@ -148,7 +153,7 @@ BEGIN
     WHERE t.tokid IN (4, 6, 18, 19);
     parts := array_to_string(array(SELECT translate(k, '/.@', '   ') FROM unnest(tokens) AS k), ' ');
     -- Their runs of two to four parts, as the parser keeps such a run typed alone (`search.ts` and `prod.example.com`
-    -- are hosts, `src/store` a file): at most 1,000, every token's first occurrence first; a token of two parts
+    -- are hosts, `src/store` a file): at most 4,000, every token's first occurrence first; a token of two parts
     -- (`pg.Pool`) has none.
     SELECT string_agg('''' || z.w || ''':' || z.ns, ' '), max(z.spent) INTO added, spent
     FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
@@ -157,11 +162,11 @@ BEGIN
                 FROM (SELECT r.run AS w, row_number() OVER () AS n
                       FROM (SELECT d.k FROM (SELECT lower(k.k) AS k, k.o, row_number() OVER (PARTITION BY lower(k.k) ORDER BY k.o) AS rep
                                              FROM unnest(tokens) WITH ORDINALITY AS k(k, o)
-                                             WHERE k.k ~ '[/.@][^/.@]*[/.@]') AS d
+                                             WHERE k.k ~ '[/.@:][^/.@:]*[/.@:]') AS d
                             ORDER BY d.rep, d.o) AS d,
-                           svc_joined_runs(d.k, '[/.@]+') AS r(run)
+                           svc_joined_runs(d.k, '[/.@:]+') AS r(run)
                       WHERE r.run ~ '[[:alnum:]]'
-                      LIMIT 1000) AS x
+                      LIMIT 4000) AS x
                 WHERE octet_length(x.w) < 2047 AND strpos(x.w, '''') = 0 AND strpos(x.w, '\') = 0
                 GROUP BY x.w) AS g) AS z
     WHERE z.spent <= room;

@@ -154,15 +154,16 @@ function trimEdges(run: string): [number, number] {
   return [from, to];
 }
 
-/** The `_`-separated pieces of an identifier (a piece may hold `-`), and the `/ . @`-separated pieces of a path or host. */
+/** The `_`-separated pieces of an identifier (a piece may hold `-`), and the `/ . @ :`-separated pieces of a path or host. */
 const UNDERSCORE_PIECES = /[^_]+/g;
-const PATH_PIECES = /[^/.@]+/g;
+const PATH_PIECES = /[^/.@:]+/g;
 
 /**
  * The runs of two to four pieces of `joined` (split by `pieces`), shorter than it, that the query holds whole (the
  * index holds each such run: migration 0016, svc_joined_runs), longest first from the left, as [from, to, lexeme]. A
  * run from the first piece also tries to start at the very beginning, so that a leading separator counts
- * (`/v1/orders` in `/v1/orders/42`, which the index holds as its first part is empty).
+ * (`/v1/orders` in `/v1/orders/42`, which the index holds as its first part is empty), and a run after a `/` with it
+ * (`/v1/orders` in `/api/v1/orders/42`).
  */
 function joinedRuns(joined: string, pieces: RegExp, lexemes: ReadonlySet<string>): [number, number, string][] {
   const found = [...joined.matchAll(pieces)];
@@ -173,7 +174,9 @@ function joinedRuns(joined: string, pieces: RegExp, lexemes: ReadonlySet<string>
     for (let len = Math.min(4, count - 1, found.length - i); len >= 2 && took === 1; len--) {
       const last = found[i + len - 1] as RegExpExecArray;
       const to = last.index + last[0].length;
-      const starts = i === 0 && (found[0] as RegExpExecArray).index > 0 ? [0, (found[0] as RegExpExecArray).index] : [(found[i] as RegExpExecArray).index];
+      const at = (found[i] as RegExpExecArray).index;
+      // From the very beginning (a leading separator), or from the `/` before the piece (`/v1/orders` in `/api/v1/orders/42`).
+      const starts = i === 0 && at > 0 ? [0, at] : i > 0 && joined[at - 1] === '/' ? [at - 1, at] : [at];
       for (const from of starts) {
         if (from === 0 && to === joined.length) continue;
         const key = wholeMatch(joined.slice(from, to), lexemes);
@@ -213,7 +216,7 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
   }
   // Runs of a path's or host's pieces (`search.ts`, `prod.example.com`, `/v1/orders`), from the slash before it.
   const lead = at > word.start && text[at - 1] === '/' ? 1 : 0;
-  const paths = /[/.@]/.test(core) ? joinedRuns(text.slice(at - lead, at + core.length), PATH_PIECES, lexemes) : [];
+  const paths = /[/.@:]/.test(core) ? joinedRuns(text.slice(at - lead, at + core.length), PATH_PIECES, lexemes) : [];
   for (const [a, b, key] of paths) addMark(word, at - lead + a, b - a, key);
   for (const piece of core.matchAll(PIECES)) {
     if (paths.some(([a, b]) => piece.index + lead < b && piece.index + piece[0].length + lead > a)) continue;

@@ -85,8 +85,18 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
     expect(await indexed('pg.Pool')).toEqual({ 'pg.pool': 1, pg: 1, pool: 1 });
     expect(await indexed('is_head is_head')).toEqual({ head: 2, is_head: 2 });
     // A file name keeps its underscore whole as the parser's token; its parts and the underscore piece follow.
-    // Its runs of parts too (migration 0016): `src/foo_bar`, `foo_bar.ts`.
-    expect(await indexed('src/foo_bar.ts')).toEqual({ 'src/foo_bar.ts': 1, src: 1, foo: 1, bar: 1, ts: 1, foo_bar: 1, 'src/foo_bar': 1, 'foo_bar.ts': 1 });
+    // Its runs of parts too (migration 0016): `src/foo_bar`, `foo_bar.ts`, and after a slash with it.
+    expect(await indexed('src/foo_bar.ts')).toEqual({
+      'src/foo_bar.ts': 1,
+      src: 1,
+      foo: 1,
+      bar: 1,
+      ts: 1,
+      foo_bar: 1,
+      'src/foo_bar': 1,
+      'foo_bar.ts': 1,
+      '/foo_bar.ts': 1,
+    });
     // The parser splits at the underscore, then keeps a path: the whole, the path's parts, the underscore piece.
     expect(await indexed('node_modules/.bin')).toEqual({
       node: 1,
@@ -198,15 +208,26 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       ['GET /v1/orders/42', '/v1/orders'],
       ['GET /v1/orders/42', 'orders/42'],
       ['mail jane@example.com', 'example.com'],
+      // A host with its port, a path inside a path, a URL with a port (a third reviewer).
+      ['psql -h db-01.prod.example.com:5432', 'prod.example.com'],
+      ['postgres://app@db.prod.example.com:5432/app', 'prod.example.com'],
+      ['https://api.example.com:8443/v1/orders/42', 'example.com'],
+      ['GET /api/v1/orders/42', '/v1/orders'],
+      ['GET /api/v1/orders/42', '/orders/42'],
     ];
+    // A list of 250 changed files: the last file's name is found too (the cap is 4,000 runs a text).
+    const files = Array.from({ length: 250 }, (_, i) => `M src/mod${i}/file${i}.ts`).join('\n');
+    const listed = await sql<{ hit: boolean }>`select svc_tsvector(${files}::text) @@ svc_tsquery('file249.ts') as hit`.execute(store.db);
+    expect(listed.rows[0]?.hit).toBe(true);
     for (const [text, word] of pairs) {
       const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
       expect(rows[0]?.hit, `${word} in ${text}`).toBe(true);
     }
     // Every identifier's runs before any repeat's: a code excerpt repeating one identifier does not use up the cap.
     for (const [text, word] of [
-      [`${'pg_try_advisory_lock '.repeat(300)}svc_item_search`, 'item_search'],
-      [`${'svc_item_search_by_project_id '.repeat(120)}pg_try_advisory_lock`, 'advisory_lock'],
+      // 5,000 and 4,800 runs of the repeats, past the cap of 4,000.
+      [`${'pg_try_advisory_lock '.repeat(1_000)}svc_item_search`, 'item_search'],
+      [`${'svc_item_search_by_project_id '.repeat(400)}pg_try_advisory_lock`, 'advisory_lock'],
     ] as const) {
       const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
       expect(rows[0]?.hit, word).toBe(true);

@@ -56,40 +56,10 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   ORDER BY p.i, len, v.o
 $$;
 
--- 0015's svc_tsvector, as it was: every token once as the parser gives it, the parts of hosts, paths, URLs and e-mail
--- addresses, the wholes of underscore identifiers. What 0016 adds comes after it, in the room it leaves.
-CREATE FUNCTION svc_tsvector_base(doc text) RETURNS tsvector
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
-DECLARE
-  txt text := svc_search_text(doc);
-  v tsvector := to_tsvector('english', txt);
-  parts text;
-  wholes text;
-BEGIN
-  IF txt ~ '[/.@][[:alnum:]]' THEN
-    -- 4 email, 6 host, 18 url_path, 19 file (a url, 5, is also emitted as its host and url_path)
-    SELECT string_agg(translate(t.token, '/.@', '   '), ' ') INTO parts
-    FROM regexp_matches(txt, '[^[:space:]]*[/.@][[:alnum:]][^[:space:]]*', 'g') AS m, ts_parse('default', m[1]) AS t
-    WHERE t.tokid IN (4, 6, 18, 19);
-    IF parts IS NOT NULL THEN v := v || to_tsvector('english', parts); END IF;
-  END IF;
-  IF strpos(txt, '_') > 0 THEN
-    -- Lexemes hold only letters, digits and / . _ -: quoted as they are, each occurrence its own position. Longer
-    -- than to_tsvector indexes (2,047 bytes): left out, as to_tsvector leaves out such a word.
-    SELECT string_agg('''' || x.w || ''':' || x.n, ' ') INTO wholes
-    FROM (SELECT y.w, row_number() OVER () AS n FROM (
-            SELECT lower(m[1]) AS w FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') AS m
-            WHERE strpos(m[1], '_') > 0
-            UNION ALL
-            SELECT lower(m[1]) FROM regexp_matches(txt, '[[:alnum:]]+(?:[/._-]+[[:alnum:]]+)+', 'g') AS m
-            WHERE strpos(m[1], '_') > 0 AND m[1] ~ '[/.]'
-              AND NOT EXISTS (SELECT 1 FROM ts_parse('default', m[1]) AS t
-                              WHERE t.tokid IN (4, 5, 6, 18, 19) AND t.token = m[1])
-          ) AS y WHERE octet_length(y.w) < 2047) AS x;
-    IF wholes IS NOT NULL THEN v := v || wholes::tsvector; END IF;
-  END IF;
-  RETURN v;
-END $$;
+-- 0015's svc_tsvector, as it was (renamed; the generated columns, which name it by its id, are added again below):
+-- every token once as the parser gives it, the parts of hosts, paths, URLs and e-mail addresses, the wholes of
+-- underscore identifiers. What 0016 adds comes after it, in the room it leaves.
+ALTER FUNCTION svc_tsvector(text) RENAME TO svc_tsvector_base;
 
 -- How many bytes a tsvector's lexemes and positions may still grow before PostgreSQL refuses it ("string is too long
 -- for tsvector": 1 MiB less one byte): its size less the header and an entry of 4 bytes per lexeme, and 64 bytes
@@ -189,7 +159,7 @@ BEGIN
 END $$;
 
 -- A text's vector: 0015's, then what 0016 adds in the room left (idea search's column, and the analysis tests).
-CREATE OR REPLACE FUNCTION svc_tsvector(doc text) RETURNS tsvector
+CREATE FUNCTION svc_tsvector(doc text) RETURNS tsvector
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
 DECLARE
   v tsvector := svc_tsvector_base(doc);

@@ -40,20 +40,27 @@ $$;
 -- `store/search`, `search.ts`, `src/store/search`, `store/search.ts` for `src/store/search.ts`, and `/v1` for
 -- `/v1/orders` (a leading separator is an empty first part); a run after a `/` also with it (`/v1/orders` in
 -- `/api/v1/orders/42`, as a path is typed). At most six per part (a run of 128 characters has at most 64 parts).
+-- Each run is cut from `w` between its first part's start and its last part's end (a window sum of the parts' and
+-- separators' lengths): built in a subquery each, runs cost 3.5 to 4.5 times as much.
 -- Not STRICT, to be inlined (above); no generate_series, whose estimate of 1,000 rows each made plans costly
 -- enough for PostgreSQL to compile them (JIT) at every call.
 CREATE FUNCTION svc_joined_runs(w text, sep text) RETURNS SETOF text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT v.run
-  FROM (SELECT regexp_split_to_array(w, sep) AS parts, array(SELECT m[1] FROM regexp_matches(w, '(' || sep || ')', 'g') AS m) AS seps) AS s,
-       unnest(s.parts) WITH ORDINALITY AS p(part, i), unnest('{2,3,4}'::int[]) AS len,
-       LATERAL (SELECT string_agg(x.part || coalesce(x.sep, ''), '' ORDER BY x.k) AS run
-                FROM unnest(s.parts[p.i : p.i + len - 1], s.seps[p.i : p.i + len - 2]) WITH ORDINALITY AS x(part, sep, k)) AS r,
+  FROM (SELECT e.k, e.start, e.before, e.prev, count(*) OVER () AS n,
+               array_agg(e.start + length(e.part) - 1) OVER (ORDER BY e.k ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS ends
+        FROM (SELECT x.k, x.part, lag(x.sep) OVER (ORDER BY x.k) AS before, lag(x.part) OVER (ORDER BY x.k) AS prev,
+                     1 + coalesce(sum(length(x.part) + length(coalesce(x.sep, '')))
+                                    OVER (ORDER BY x.k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start
+              FROM unnest(regexp_split_to_array(w, sep), array(SELECT m[1] FROM regexp_matches(w, '(' || sep || ')', 'g') AS m))
+                     WITH ORDINALITY AS x(part, sep, k)) AS e) AS p,
+       unnest('{2,3,4}'::int[]) AS len,
+       LATERAL (SELECT substr(w, p.start::int, (p.ends[p.k + len - 1] - p.start + 1)::int) AS run) AS r,
        LATERAL (SELECT r.run, 1 AS o
                 UNION ALL
-                SELECT '/' || r.run, 0 WHERE p.i > 1 AND s.parts[p.i - 1] <> '' AND right(s.seps[p.i - 1], 1) = '/') AS v
-  WHERE len < cardinality(s.parts) AND p.i + len - 1 <= cardinality(s.parts)
-  ORDER BY p.i, len, v.o
+                SELECT '/' || r.run, 0 WHERE p.k > 1 AND p.prev <> '' AND right(p.before, 1) = '/') AS v
+  WHERE len < p.n AND p.k + len - 1 <= p.n
+  ORDER BY p.k, len, v.o
 $$;
 
 -- 0015's svc_tsvector, as it was (renamed; the generated columns, which name it by its id, are added again below):

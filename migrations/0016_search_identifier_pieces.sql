@@ -87,12 +87,29 @@ $$;
 -- - The runs of the parts of its hosts, paths, URLs' paths and e-mail addresses (svc_joined_runs at / . @ and the
 --   colon before a port: `prod.example.com` in `db-01.prod.example.com:5432`), with the same cap and order.
 -- - The numbers joined by a hyphen, in the text and in the parts of its hosts, paths, URLs and e-mail addresses.
--- Lexemes hold only letters, digits and / . _ - + (runs, numbers): quoted as they are.
+-- Lexemes `ws` (in the text's order, each its own position) as a tsvector, each lexeme once with at most 256 positions
+-- (as to_tsvector keeps), while they fit in `room` bytes (each counted at its length, 3 bytes and 2 per position, at
+-- least what it takes), first ones first; and the bytes they take. A lexeme longer than to_tsvector indexes (2,047
+-- bytes) is left out, as to_tsvector leaves out such a word, and so is one holding a quote or backslash (the runs
+-- and numbers hold only letters, digits and / . _ - + : @, quoted as they are).
+CREATE FUNCTION svc_lexemes_in_room(ws text[], room bigint, OUT added tsvector, OUT spent bigint)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
+BEGIN
+  SELECT string_agg('''' || z.w || ''':' || z.ns, ' ')::tsvector, max(z.spent) INTO added, spent
+  FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
+        FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos,
+                     array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
+              FROM unnest(ws) WITH ORDINALITY AS x(w, n)
+              WHERE octet_length(x.w) < 2047 AND strpos(x.w, '''') = 0 AND strpos(x.w, '\') = 0
+              GROUP BY x.w) AS g) AS z
+  WHERE z.spent <= room;
+END $$;
+
 CREATE FUNCTION svc_tsvector_pieces(doc text, room bigint) RETURNS tsvector
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
 DECLARE
   txt text;
-  added text;
+  added tsvector;
   parts text;
   tokens text[];
   spent bigint;
@@ -102,22 +119,17 @@ BEGIN
   IF strpos(doc, '_') = 0 AND doc !~ '[[:alnum:]]-[[:digit:]]' AND doc !~ '[/.@][[:alnum:]]' THEN RETURN v; END IF;
   txt := svc_search_text(doc);
   IF strpos(txt, '_') > 0 THEN
-    SELECT string_agg('''' || z.w || ''':' || z.ns, ' '), max(z.spent) INTO added, spent
-    FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
-          FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos,
-                       array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
-                FROM (SELECT lower(r.run) AS w, row_number() OVER () AS n
-                      FROM (SELECT d.id FROM (SELECT m.r[1] AS id, m.o, row_number() OVER (PARTITION BY lower(m.r[1]) ORDER BY m.o) AS rep
-                                              FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') WITH ORDINALITY AS m(r, o)
-                                              WHERE strpos(m.r[1], '_') > 0) AS d
-                            ORDER BY d.rep, d.o) AS d,
-                           svc_joined_runs(d.id, '_+') AS r(run)
-                      LIMIT 4000) AS x
-                WHERE octet_length(x.w) < 2047
-                GROUP BY x.w) AS g) AS z
-    WHERE z.spent <= room;
+    SELECT l.added, l.spent INTO added, spent
+    FROM svc_lexemes_in_room(array(
+           SELECT lower(r.run)
+           FROM (SELECT d.id FROM (SELECT m.r[1] AS id, m.o, row_number() OVER (PARTITION BY lower(m.r[1]) ORDER BY m.o) AS rep
+                                   FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') WITH ORDINALITY AS m(r, o)
+                                   WHERE strpos(m.r[1], '_') > 0) AS d
+                 ORDER BY d.rep, d.o) AS d,
+                svc_joined_runs(d.id, '_+') AS r(run)
+           LIMIT 4000), room) AS l;
     IF added IS NOT NULL THEN
-      v := added::tsvector;
+      v := added;
       room := room - spent;
     END IF;
   END IF;
@@ -132,35 +144,25 @@ BEGIN
     -- Their runs of two to four parts, as the parser keeps such a run typed alone (`search.ts` and `prod.example.com`
     -- are hosts, `src/store` a file): at most 4,000, every token's first occurrence first; a token of two parts
     -- (`pg.Pool`) has none.
-    SELECT string_agg('''' || z.w || ''':' || z.ns, ' '), max(z.spent) INTO added, spent
-    FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
-          FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos,
-                       array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
-                FROM (SELECT r.run AS w, row_number() OVER () AS n
-                      FROM (SELECT d.k FROM (SELECT lower(k.k) AS k, k.o, row_number() OVER (PARTITION BY lower(k.k) ORDER BY k.o) AS rep
-                                             FROM unnest(tokens) WITH ORDINALITY AS k(k, o)
-                                             WHERE k.k ~ '[/.@:][^/.@:]*[/.@:]') AS d
-                            ORDER BY d.rep, d.o) AS d,
-                           svc_joined_runs(d.k, '[/.@:]+') AS r(run)
-                      WHERE r.run ~ '[[:alnum:]]'
-                      LIMIT 4000) AS x
-                WHERE octet_length(x.w) < 2047 AND strpos(x.w, '''') = 0 AND strpos(x.w, '\') = 0
-                GROUP BY x.w) AS g) AS z
-    WHERE z.spent <= room;
+    SELECT l.added, l.spent INTO added, spent
+    FROM svc_lexemes_in_room(array(
+           SELECT r.run
+           FROM (SELECT d.k FROM (SELECT lower(k.k) AS k, k.o, row_number() OVER (PARTITION BY lower(k.k) ORDER BY k.o) AS rep
+                                  FROM unnest(tokens) WITH ORDINALITY AS k(k, o)
+                                  WHERE k.k ~ '[/.@:][^/.@:]*[/.@:]') AS d
+                 ORDER BY d.rep, d.o) AS d,
+                svc_joined_runs(d.k, '[/.@:]+') AS r(run)
+           WHERE r.run ~ '[[:alnum:]]'
+           LIMIT 4000), room) AS l;
     IF added IS NOT NULL THEN
-      v := v || added::tsvector;
+      v := v || added;
       room := room - spent;
     END IF;
   END IF;
   IF txt ~ '[[:alnum:]]-[[:digit:]]' THEN
-    SELECT string_agg('''' || z.w || ''':' || z.ns, ' ') INTO added
-    FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
-          FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos, array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
-                FROM (SELECT lower(y.w) AS w, row_number() OVER () AS n
-                      FROM svc_signed_parts(txt || coalesce(' ' || parts, '')) AS y(w)) AS x
-                GROUP BY x.w) AS g) AS z
-    WHERE z.spent <= room;
-    IF added IS NOT NULL THEN v := v || added::tsvector; END IF;
+    SELECT l.added INTO added
+    FROM svc_lexemes_in_room(array(SELECT lower(y.w) FROM svc_signed_parts(txt || coalesce(' ' || parts, '')) AS y(w)), room) AS l;
+    IF added IS NOT NULL THEN v := v || added; END IF;
   END IF;
   RETURN v;
 END $$;

@@ -4,7 +4,7 @@ import { prepared } from './prepared.js';
 import { idMatches, iso, likeStartsWith, onlyMatch } from './refs.js';
 import type { Database, ProjectRow } from './schema.js';
 
-function toProject(row: ProjectRow): Project {
+export function toProject(row: ProjectRow): Project {
   return {
     id: row.id,
     slug: row.slug,
@@ -21,11 +21,18 @@ function toProject(row: ProjectRow): Project {
  */
 const PROJECT_BY_SLUG = prepared('project_by_slug', 'select id, slug, name, settings, created_at from projects where slug = $1::text');
 
+/** The slug resolveProject looks `raw` up by first, if it reads as one (else it is an id or id prefix). */
+export function slugOf(raw: string): string | undefined {
+  const input = raw.trim();
+  return input !== '' && !isUuid(input) && isSlug(input.toLowerCase()) ? input.toLowerCase() : undefined;
+}
+
 /** A project by UUID, unique id prefix, or slug. */
 export async function resolveProject(db: Kysely<Database>, raw: string, field = 'project_id'): Promise<Project> {
   const input = raw.trim();
-  if (input !== '' && !isUuid(input) && isSlug(input.toLowerCase())) {
-    const [bySlug] = (await db.executeQuery<ProjectRow>(CompiledQuery.raw(PROJECT_BY_SLUG, [input.toLowerCase()]))).rows;
+  const slug = slugOf(input);
+  if (slug !== undefined) {
+    const [bySlug] = (await db.executeQuery<ProjectRow>(CompiledQuery.raw(PROJECT_BY_SLUG, [slug]))).rows;
     if (bySlug) return toProject(bySlug);
     // Fall through: a slug made only of hex digits may be an id prefix.
     if (!/^[0-9a-f-]+$/i.test(input)) throw notFound('project', raw, field);

@@ -1,9 +1,10 @@
-import { invalidInput, markSnippet, type NearMissPlan, positiveLeaves, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
+import { invalidInput, markSnippet, type NearMissPlan, positiveLeaves, type Project, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { CompiledQuery, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { prepared } from './prepared.js';
+import { resolveProject, slugOf, toProject } from './projects.js';
 import { iso } from './refs.js';
 import { researchExpired } from './research.js';
-import type { Database } from './schema.js';
+import type { Database, ProjectRow } from './schema.js';
 
 /**
  * Turn a query plan into a tsquery expression made only of functions over bound parameters. Every word is read through
@@ -120,9 +121,18 @@ interface TermStat {
 }
 
 /**
- * analyzeWithStatistics' statement ($1 the texts, $2 the project; $3 and $4 every leaf's text and whether it is a
- * phrase, for its tsquery, as tsquery() writes it), prepared by name (prepared.ts): it is the same for every
- * search, and planning it cost more than running it.
+ * analyzeWithStatistics' statement ($1 the texts; $2–$5 the filters, as filterText(2) reads them; $6 and $7 every
+ * leaf's text and whether it is a phrase, for its tsquery, as tsquery() writes it; $8 the page's size k when the
+ * query may be one term, else null), prepared by name (prepared.ts): it is the same for every search, and planning
+ * it cost more than running it.
+ *
+ * When $8 is given and the texts hold one lexeme, it also reads that term's first postings as oneTerm reads them
+ * (`first`, and how many were asked for, `first_n`), which saves a one-word search a round trip. It reads twice the
+ * page, and more for a frequent term, whose best impacts lie close together, so that the page's last score clears
+ * the bound later: max(2k, 32) + ⌈df / 64⌉, at most 8k. Measured on the bench's peer corpus (5,000 items, k = 21),
+ * the postings needed before the bound held: 24, 40, 38, 51, 83 for terms held by 239, 430, 831, 1,967, 4,938
+ * items; with 2k alone the two most frequent took a second read, which reads four times as many (1.3–1.8 ms of a
+ * 4.6 ms search). At most 8k: beyond, a second read costs less than reading many postings that are not needed.
  */
 const ANALYZE = prepared(
   'search_analyze',
@@ -130,7 +140,31 @@ const ANALYZE = prepared(
      select u.ord, coalesce(svc_query_terms(u.t), '{}') as lexemes
      from unnest($1::text[]) with ordinality as u(t, ord)
    ),
-   term as (select distinct unnest(l.lexemes) as term from leaf l)
+   term as (
+     select t.term,
+            coalesce((select df from search_terms s where s.project_id = $2::uuid and s.term = t.term), 0)
+              + coalesce((select sum(docs) from search_deltas d where d.project_id = $2::uuid and t.term = any (d.terms)), 0) as df
+     from (select distinct unnest(l.lexemes) as term from leaf l) t
+   ),
+   stats as (
+     select coalesce((select docs from search_stats where project_id = $2::uuid), 0)
+              + coalesce((select sum(docs) from search_deltas where project_id = $2::uuid), 0) as docs,
+            coalesce((select total_len from search_stats where project_id = $2::uuid), 0)
+              + coalesce((select sum(len) from search_deltas where project_id = $2::uuid), 0) as len
+   ),
+   one as (
+     select t.term, least(8 * $8::int, greatest(2 * $8::int, 32) + ceil(greatest(t.df, 0) / 64.0)::int) as n
+     from term t
+     where $8::int is not null and (select count(*) from term) = 1
+   ),
+   first as (${readOneTerm(2, '(select term from one)', null, '(select n from one)')}),
+   page as (
+     select f.id from first f, stats
+     order by f.tf / (f.tf + ${BM25.K1 * (1 - BM25.B)}::float8
+                      + ${BM25.K1 * BM25.B}::float8 * f.dl / greatest(case when stats.docs > 0 then stats.len::float8 / stats.docs else 1 end, 1)) desc,
+              f.at desc, f.id
+     limit $8::int - 1
+   )
    select (select json_agg(l.lexemes order by l.ord) from leaf l) as analyzed,
           (select json_agg((case
              when not x.phrase and strpos(x.t, '_') > 0 then svc_tsquery(x.t)
@@ -138,32 +172,48 @@ const ANALYZE = prepared(
              when strpos(x.t, '_') > 0 then phraseto_tsquery('english', svc_search_text(x.t)) && svc_tsquery(x.t)
              else phraseto_tsquery('english', svc_search_text(x.t))
            end)::text order by x.ord)
-           from unnest($3::text[], $4::boolean[]) with ordinality as x(t, phrase, ord)) as leaf_queries,
-          coalesce((select docs from search_stats where project_id = $2::uuid), 0)
-            + coalesce((select sum(docs) from search_deltas where project_id = $2::uuid), 0) as docs,
-          coalesce((select total_len from search_stats where project_id = $2::uuid), 0)
-            + coalesce((select sum(len) from search_deltas where project_id = $2::uuid), 0) as len,
+           from unnest($6::text[], $7::boolean[]) with ordinality as x(t, phrase, ord)) as leaf_queries,
+          stats.docs, stats.len,
           (select ref_avgdl from search_stats where project_id = $2::uuid) as ref,
           (select json_agg(json_build_array(
              t.term,
-             coalesce((select df from search_terms s where s.project_id = $2::uuid and s.term = t.term), 0)
-               + coalesce((select sum(docs) from search_deltas d where d.project_id = $2::uuid and t.term = any (d.terms)), 0),
+             t.df,
              (select impact from search_postings s where s.project_id = $2::uuid and s.term = t.term
                order by impact desc, item_id desc limit 1)::float8))
-           from term t) as terms`,
+           from term t) as terms,
+          (select n from one) as first_n,
+          (select json_agg(json_build_array(f.id, f.impact, f.tf, f.dl, f.at)) from first f) as first,
+          (select json_agg(json_build_array(r.id, r.chain_id, r.item_type, r.title, r.body, r.at))
+           from (${snippetRows('i.id in (select id from page)', '$9::int')}) r) as page
+   from stats`,
 );
+
+/** A posting oneTerm reads: the item, its impact, tf and length, and the item's updated_at in epoch milliseconds. */
+type OneTermRow = [id: string, impact: number, tf: number, dl: number, at: number];
+
+/**
+ * ANALYZE's first read of a one-term query: the postings (`n` asked for) and the rows of the best `k - 1` of them by
+ * the score worked out in SQL (`page`, by id), which spare withSnippets its read when the first read settles the
+ * page; a row the page needs that is not there (a near tie ordered otherwise by JavaScript's arithmetic) is read then.
+ */
+interface FirstRead {
+  rows: OneTermRow[];
+  n: number;
+  page: Map<string, PageRow>;
+}
 
 /**
  * In one statement: each text's lexemes (svc_query_terms: as the index analyses text, an underscore identifier one
  * term, its whole), the project's statistics (base plus deltas) and, for every lexeme, its document frequency and
- * best impact.
+ * best impact; and, when `k` is given and the texts hold one lexeme, that term's first postings (ANALYZE).
  */
 async function analyzeWithStatistics(
   db: Kysely<Database>,
-  projectId: string,
+  f: SearchFilters,
   texts: string[],
   leaves: PlanLeaf[],
-): Promise<{ analyzed: string[][]; stats: SearchStats; terms: Map<string, TermStat>; leafQueries: string[] }> {
+  k: number | null,
+): Promise<{ analyzed: string[][]; stats: SearchStats; terms: Map<string, TermStat>; leafQueries: string[]; first?: FirstRead }> {
   const { rows } = await db.executeQuery<{
     analyzed: string[][] | null;
     leaf_queries: string[] | null;
@@ -171,13 +221,17 @@ async function analyzeWithStatistics(
     len: string | null;
     ref: number | null;
     terms: [string, number, number | null][] | null;
-  }>(CompiledQuery.raw(ANALYZE, [texts, projectId, leaves.map((l) => l.text), leaves.map((l) => l.op === 'phrase')]));
+    first_n: number | null;
+    first: OneTermRow[] | null;
+    page: PageRow[] | null;
+  }>(CompiledQuery.raw(ANALYZE, [texts, ...filterParams(f), leaves.map((l) => l.text), leaves.map((l) => l.op === 'phrase'), k, SNIPPET_SOURCE_CHARS]));
   const row = rows[0];
   const docs = Number(row?.docs ?? 0);
   const stats = { docs, avgdl: docs > 0 ? Number(row?.len ?? 0) / docs : 1, ref_avgdl: Number(row?.ref ?? 64) };
   const terms = new Map<string, TermStat>();
   for (const [term, df, max] of row?.terms ?? []) terms.set(term, { df: Math.max(0, Number(df)), max_impact: Number(max ?? 0) });
-  return { analyzed: row?.analyzed ?? [], stats, terms, leafQueries: row?.leaf_queries ?? [] };
+  const first = row?.first_n == null ? undefined : { rows: row.first ?? [], n: Number(row.first_n), page: new Map((row.page ?? []).map((r) => [r[0], r])) };
+  return { analyzed: row?.analyzed ?? [], stats, terms, leafQueries: row?.leaf_queries ?? [], ...(first ? { first } : {}) };
 }
 
 interface PlanLeaf {
@@ -225,8 +279,20 @@ export function planQueryText(plan: TsPlan, leafQuery: ReadonlyMap<string, strin
  * running (ANALYZE: 0.8 of its 1.2 ms). `force_generic_plan` plans each once per connection; statements whose
  * best plan does depend on their values (scoreAll's aggregate, newestMatches' unnamed statement) set `auto` back.
  */
-async function planMode(db: Kysely<Database>, mode: 'force_generic_plan' | 'auto'): Promise<void> {
+async function planMode(db: Kysely<Database>, mode: PlanMode): Promise<void> {
+  if (db.isTransaction && modes.get(db) === mode) return;
   await sql`select set_config('plan_cache_mode', ${mode}, true)`.execute(db);
+  notePlanMode(db, mode);
+}
+
+type PlanMode = 'force_generic_plan' | 'auto';
+
+/** The plan mode each transaction was last set to by the search's statements, so that it is set once (a round trip). */
+const modes = new WeakMap<Kysely<Database>, PlanMode>();
+
+/** Note that `db`'s transaction now plans in `mode` (set by a statement of the search's own). */
+function notePlanMode(db: Kysely<Database>, mode: PlanMode): void {
+  if (db.isTransaction) modes.set(db, mode);
 }
 
 /** A query's terms and statistics: what scoring and choosing anchors need. */
@@ -240,23 +306,28 @@ interface PreparedQuery {
   weight: Map<string, number>;
   /** The tsquery text of each plan prepareQuery was given (planQueryText), in order. */
   queries: string[];
+  /** The first postings of the query's one term, when a page size was given and the query is one word or phrase of one lexeme. */
+  first?: FirstRead | undefined;
 }
 
 /**
  * Analyse the positive leaves of `plans[0]` and read their statistics, and write every plan's tsquery; undefined
- * when nothing can match.
+ * when nothing can match. Given the page's size `k`, a query of one word or phrase also reads its first postings
+ * should it hold one lexeme (oneTerm's first read).
  */
 async function prepareQuery(
   db: Kysely<Database>,
   plans: [TsPlan, ...TsPlan[]],
   f: SearchFilters,
+  k: number | null = null,
 ): Promise<PreparedQuery | 'stop_words_only' | undefined> {
   const plan = plans[0];
   const leafTexts = [...new Set([...positiveLeaves(plan), ...positiveClauses(plan).flat().map((l) => l.text)])];
   if (leafTexts.length === 0) return undefined;
   const leaves = [...new Map(plans.flatMap((p) => planLeaves(p)).map((l) => [leafKey(l), l])).values()];
   await planMode(db, 'force_generic_plan');
-  const { analyzed, stats, terms, leafQueries } = await analyzeWithStatistics(db, f.project_id, leafTexts, leaves);
+  const oneLeaf = plans.length === 1 && (plan.op === 'word' || plan.op === 'phrase');
+  const { analyzed, stats, terms, leafQueries, first } = await analyzeWithStatistics(db, f, leafTexts, leaves, oneLeaf ? k : null);
   const lexemesOf = new Map(leafTexts.map((t, i) => [t, analyzed[i] ?? []]));
   const queryTerms = [...new Set(analyzed.flat())].sort();
   if (queryTerms.length === 0) return 'stop_words_only';
@@ -271,6 +342,7 @@ async function prepareQuery(
     df,
     weight: new Map(queryTerms.map((t) => [t, idf(stats.docs, df(t))])),
     queries: plans.map((p) => planQueryText(p, leafQuery)),
+    first,
   };
 }
 
@@ -541,7 +613,7 @@ export async function searchItems(
   strategy: SearchStrategy = 'auto',
 ): Promise<SearchHit[]> {
   const k = limit + 1;
-  const query = await prepareQuery(db, [plan], f);
+  const query = await prepareQuery(db, [plan], f, k);
   if (query === 'stop_words_only' && !excludesOnly(plan)) {
     // Every word the query requires or offers is left out of every item's index: an empty page would read as
     // "nothing was recorded" (a newcomer's first search, 2026-11-26).
@@ -559,8 +631,9 @@ export async function searchItems(
   const m = Math.min(1, stats.ref_avgdl / Math.max(stats.avgdl, 1));
   const bound = (impact: number) => (impact <= 0 ? 0 : impact / (impact + m * (1 - impact)));
   const [only] = queryTerms;
-  if (strategy !== 'all' && only !== undefined && queryTerms.length === 1 && q === `'${only.replaceAll("'", "''")}'`) {
-    return withSnippets(db, await oneTerm(db, only, weight.get(only) ?? 0, df(only), stats.avgdl, bound, f, k), queryTerms, limit);
+  if (strategy !== 'all' && only !== undefined && query.first && queryTerms.length === 1 && q === `'${only.replaceAll("'", "''")}'`) {
+    const top = await oneTerm(db, only, weight.get(only) ?? 0, query.first, stats.avgdl, bound, f, k);
+    return withSnippets(db, top, queryTerms, limit, query.first.page);
   }
   const lists = new Map<string, TermList>();
   for (const t of queryTerms) {
@@ -696,65 +769,62 @@ export async function searchItems(
 }
 
 /**
- * oneTerm's statement ($1–$4 the filters, $5 the term, $6 and $7 the cursor (impact, item), $8 how many to read):
- * the term's postings best impact first, past the cursor, of the items that pass the filters, each with what its
- * score is made of. Prepared by name. Each posting's item is read by itemById: a plain join was planned as a scan
- * of the project's items per posting without statistics (PGlite, which has no autovacuum: 55 ms for 42 postings
- * of 3,000 items) or with many small projects.
+ * A term's postings best impact first, past `cursor` (a row (impact, item), or none: from the best), `n` of them,
+ * of the items that pass the filters (filterText(`filterAt`)), each with what its score is made of and its item's
+ * updated_at in epoch milliseconds (as pg reads a timestamp into a Date: whole milliseconds). Each posting's item is
+ * read by itemById: a plain join was planned as a scan of the project's items per posting without statistics
+ * (PGlite, which has no autovacuum: 55 ms for 42 postings of 3,000 items) or with many small projects.
  */
-const READ_ONE_TERM = prepared(
-  'search_read_one_term',
-  `select s.item_id as id, s.impact::float8 as impact, s.tf::float8 as tf, s.dl, i.updated_at
+function readOneTerm(filterAt: number, term: string, cursor: string | null, n: string): string {
+  return `select s.item_id as id, s.impact::float8 as impact, s.tf::float8 as tf, s.dl,
+            floor(extract(epoch from i.updated_at) * 1000)::float8 as at
    from search_postings s
    ${itemById('s.item_id', 'i.updated_at')}
-   where s.project_id = $1::uuid and s.term = $5::text and (s.impact, s.item_id) < ($6::real, $7::uuid) and ${filterText(1)}
+   where s.project_id = $${filterAt}::uuid and s.term = ${term}${cursor === null ? '' : ` and (s.impact, s.item_id) < ${cursor}`}
+     and ${filterText(filterAt)}
    order by s.impact desc, s.item_id desc
-   limit $8::int`,
-);
+   limit ${n}`;
+}
 
 /**
- * How many postings oneTerm reads first: twice the page, and more for a frequent term, whose best impacts lie
- * close together, so that the page's last score clears the bound later. Measured on the bench's peer corpus
- * (5,000 items, k = 21), the postings needed before the bound held: 24, 40, 38, 51, 83 for terms held by 239,
- * 430, 831, 1,967, 4,938 items; with 2k alone the two most frequent took a second round trip, which reads four
- * times as many (1.3–1.8 ms of a 4.6 ms search). At most 8k: beyond, a second round costs less than reading
- * many postings that are not needed.
+ * oneTerm's statement after its first read ($1–$4 the filters, $5 the term, $6 and $7 the cursor (impact, item),
+ * $8 how many to read), prepared by name.
  */
-function firstBatch(k: number, df: number): number {
-  return Math.min(8 * k, Math.max(2 * k, 32) + Math.ceil(df / 64));
-}
+const READ_ONE_TERM = prepared('search_read_one_term', readOneTerm(1, '$5::text', '($6::real, $7::uuid)', '$8::int'));
 
 /**
  * The exact top `k` of a query that is one lexeme (a word, or an identifier the index holds as one term): an
  * item matches it exactly when it has a posting of the term, and its score is its posting's, so the walk needs no
- * checks. Postings are read best impact first, with the filters applied as they are read, in growing batches,
- * until the `k`-th score reaches the bound of every posting not read (`bound` of the last impact read).
+ * checks. Postings are read best impact first, with the filters applied as they are read, in growing batches
+ * (the first read by ANALYZE with the query's analysis: `first`), until the `k`-th score reaches the bound of
+ * every posting not read (`bound` of the last impact read).
  */
 async function oneTerm(
   db: Kysely<Database>,
   term: string,
   idf: number,
-  df: number,
+  first: FirstRead,
   avgdl: number,
   bound: (impact: number) => number,
   f: SearchFilters,
   k: number,
 ): Promise<Scored[]> {
   const top: Scored[] = [];
-  let cursor = { impact: 2, id: NIL };
-  for (let n = firstBatch(k, df); ; n = Math.min(n * 4, 4_000)) {
-    const { rows } = await db.executeQuery<{ id: string; impact: number; tf: number; dl: number; updated_at: Date }>(
-      CompiledQuery.raw(READ_ONE_TERM, [...filterParams(f), term, cursor.impact, cursor.id, n]),
-    );
-    for (const r of rows) top.push({ id: r.id, score: idf * bm25Tf(r.tf, r.dl, avgdl), updated_at: r.updated_at });
+  let { rows, n } = first;
+  for (;;) {
+    for (const [id, , tf, dl, at] of rows) top.push({ id, score: idf * bm25Tf(tf, dl, avgdl), updated_at: new Date(at) });
     top.sort(byScore);
     top.length = Math.min(top.length, k);
     const last = rows[rows.length - 1];
     if (!last || rows.length < n) return top;
-    cursor = { impact: last.impact, id: last.id };
     const kth = top[k - 1];
     // As the walk: a score within TIE of the bound counts as reaching it (ties are broken among the items read).
-    if (kth && kth.score >= idf * (BM25.K1 + 1) * bound(last.impact) * (1 - TIE)) return top;
+    if (kth && kth.score >= idf * (BM25.K1 + 1) * bound(last[1]) * (1 - TIE)) return top;
+    n = Math.min(n * 4, 4_000);
+    const next = await db.executeQuery<{ id: string; impact: number; tf: number; dl: number; at: number }>(
+      CompiledQuery.raw(READ_ONE_TERM, [...filterParams(f), term, last[1], last[0], n]),
+    );
+    rows = next.rows.map((r) => [r.id, r.impact, r.tf, r.dl, r.at]);
   }
 }
 
@@ -778,6 +848,7 @@ async function scoreAll(db: Kysely<Database>, query: PreparedQuery, f: SearchFil
   const w = terms.map((t) => (query.weight.get(t) ?? 0) * (BM25.K1 + 1));
   // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
   await sql`select set_config('work_mem', '64MB', true), set_config('plan_cache_mode', 'auto', true)`.execute(db);
+  notePlanMode(db, 'auto');
   for (let n = Math.max(first, k); ; n *= 4) {
     const { rows } = await db.executeQuery<{ id: string | null; score: number | null; updated_at: Date | null; read: string }>(
       CompiledQuery.raw(SCORE_ALL, [terms, w, (BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1), n, ...filterParams(f), q]),
@@ -926,33 +997,59 @@ export async function searchNearMisses(
   return { hits: hits.map((h, i) => ({ ...h, held: page[i]?.held ?? [] })), cut };
 }
 
-/** The page's rows with the part of each body a snippet is made from ($1 the ids, $2 how many characters), prepared by name. */
-const SNIPPET_ROWS = prepared(
-  'search_snippet_rows',
-  'select i.id, i.chain_id, i.item_type, i.title, i.updated_at, left(i.body, $2::int) as body from items i where i.id = any($1::uuid[])',
-);
+/**
+ * The rows of the items `ids` (a condition on items `i`) with the first `chars` characters of each body, what
+ * a snippet is made from, and updated_at in epoch milliseconds.
+ */
+function snippetRows(ids: string, chars: string): string {
+  return `select i.id, i.chain_id, i.item_type, i.title, left(i.body, ${chars}) as body,
+            floor(extract(epoch from i.updated_at) * 1000)::float8 as at
+   from items i where ${ids}`;
+}
+
+/** A page's rows: id, chain, type, title, the start of the body and updated_at in epoch milliseconds (snippetRows). */
+type PageRow = [id: string, chain_id: string, item_type: string, title: string, body: string, at: number];
+
+/** The page's rows ($1 the ids, $2 how many characters of each body), prepared by name. */
+const SNIPPET_ROWS = prepared('search_snippet_rows', snippetRows('i.id = any($1::uuid[])', '$2::int'));
 
 /**
  * The hits for `top`, in its order, with snippets for the first `limit` only: domain's markSnippet over each body's
- * first characters, marking the query's lexemes (docs/decisions/0044-search-snippets.md).
+ * first characters, marking the query's lexemes (docs/decisions/0044-search-snippets.md). The rows are read unless
+ * `known` holds them.
  */
-async function withSnippets(db: Kysely<Database>, top: Scored[], lexemes: readonly string[], limit: number): Promise<SearchHit[]> {
+async function withSnippets(
+  db: Kysely<Database>,
+  top: Scored[],
+  lexemes: readonly string[],
+  limit: number,
+  known: ReadonlyMap<string, PageRow> = new Map(),
+): Promise<SearchHit[]> {
   if (top.length === 0) return [];
-  const { rows } = await db.executeQuery<{ id: string; chain_id: string; item_type: string; title: string; body: string; updated_at: Date }>(
-    CompiledQuery.raw(SNIPPET_ROWS, [top.slice(0, limit).map((s) => s.id), SNIPPET_SOURCE_CHARS]),
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byId = new Map<string, PageRow>();
+  const missing: string[] = [];
+  for (const s of top.slice(0, limit)) {
+    const r = known.get(s.id);
+    if (r) byId.set(s.id, r);
+    else missing.push(s.id);
+  }
+  if (missing.length > 0) {
+    const { rows } = await db.executeQuery<{ id: string; chain_id: string; item_type: string; title: string; body: string; at: number }>(
+      CompiledQuery.raw(SNIPPET_ROWS, [missing, SNIPPET_SOURCE_CHARS]),
+    );
+    for (const r of rows) byId.set(r.id, [r.id, r.chain_id, r.item_type, r.title, r.body, r.at]);
+  }
   const terms = new Set(lexemes);
   return top.map((s) => {
     const r = byId.get(s.id);
     return {
       id: s.id,
-      chain_id: r?.chain_id ?? '',
-      item_type: r?.item_type ?? '',
-      title: r?.title ?? '',
-      snippet: r ? markSnippet(r.body, terms) : '',
+      chain_id: r?.[1] ?? '',
+      item_type: r?.[2] ?? '',
+      title: r?.[3] ?? '',
+      snippet: r ? markSnippet(r[4], terms) : '',
       rank: s.score,
-      updated_at: iso(r?.updated_at ?? s.updated_at),
+      updated_at: iso(r ? new Date(r[5]) : s.updated_at),
     };
   });
 }
@@ -962,26 +1059,34 @@ function byScore(a: Scored, b: Scored): number {
 }
 
 /**
- * glossarySynonyms' statement ($1 the project, $2 the normalized terms, $3 how many synonyms per term), prepared by
- * name: every search runs it. Distinct before numbering: a term in two groups (or a synonym shared by them) is one
- * synonym, and must not take the place of another, which would then be left out without `expansion_cut` saying so.
+ * The glossary's synonyms in the project `project` (an expression) of the normalized terms `terms`, at most
+ * `perTerm` per term, in name order, as rows (key, synonym). Distinct before numbering: a term in two groups (or a
+ * synonym shared by them) is one synonym, and must not take the place of another, which would then be left out
+ * without `expansion_cut` saying so.
  */
-const GLOSSARY_SYNONYMS = prepared(
-  'glossary_synonyms',
-  `select x.key, x.synonym
+function synonymRows(project: string, terms: string, perTerm: string): string {
+  return `select x.key, x.synonym
    from (
      select d.key, d.synonym, row_number() over (partition by d.key order by d.synonym) as n
      from (
        select distinct t.normalized as key, s.term as synonym
        from glossary_terms t
        join glossary_terms s on s.group_id = t.group_id and s.status = 'accepted'
-       where t.project_id = $1::uuid and t.status = 'accepted' and t.normalized = any($2::text[])
+       where t.project_id = ${project} and t.status = 'accepted' and t.normalized = any(${terms})
          and not exists (select 1 from glossary_rejections r where r.group_id = s.group_id and r.normalized = s.normalized)
      ) d
    ) x
-   where x.n <= $3::int
-   order by x.key, x.synonym`,
-);
+   where x.n <= ${perTerm}`;
+}
+
+/** glossarySynonyms' statement ($1 the project, $2 the normalized terms, $3 how many synonyms per term), prepared by name. */
+const GLOSSARY_SYNONYMS = prepared('glossary_synonyms', `${synonymRows('$1::uuid', '$2::text[]', '$3::int')} order by x.key, x.synonym`);
+
+function synonymMap(rows: Iterable<readonly [string, string]>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [key, synonym] of rows) out.set(key, [...(out.get(key) ?? []), synonym]);
+  return out;
+}
 
 /**
  * Map normalized terms to the accepted terms of their glossary groups (rejected terms never expand), at most
@@ -994,11 +1099,44 @@ export async function glossarySynonyms(
   terms: string[],
   perTerm = SYNONYMS_TO_READ,
 ): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
-  if (terms.length === 0) return out;
+  if (terms.length === 0) return new Map();
   const { rows } = await db.executeQuery<{ key: string; synonym: string }>(CompiledQuery.raw(GLOSSARY_SYNONYMS, [projectId, terms, perTerm]));
-  for (const row of rows) out.set(row.key, [...(out.get(row.key) ?? []), row.synonym]);
-  return out;
+  return synonymMap(rows.map((r) => [r.key, r.synonym] as const));
+}
+
+/**
+ * openItemSearch's statement ($1 the slug, $2 the normalized terms, $3 how many synonyms per term), prepared by
+ * name: one row, the project's columns (null when no project has the slug), its synonyms of the terms, and the
+ * search's plan mode set (planMode).
+ */
+const OPEN_SEARCH = prepared(
+  'search_open',
+  `select p.id, p.slug, p.name, p.settings, p.created_at,
+          set_config('plan_cache_mode', 'force_generic_plan', true) as mode,
+          (select json_agg(json_build_array(y.key, y.synonym) order by y.key, y.synonym)
+           from (${synonymRows('p.id', '$2::text[]', '$3::int')}) y) as synonyms
+   from (select 1) o left join projects p on p.slug = $1::text`,
+);
+
+/**
+ * What an item search starts from, in one round trip where `projectRef` is a slug: the project (as resolveProject
+ * finds it), the glossary synonyms of `terms` there (glossarySynonyms), and the plan mode of the search's
+ * statements (planMode). Three statements otherwise, or when no project has that slug (an id or id prefix).
+ */
+export async function openItemSearch(
+  db: Kysely<Database>,
+  projectRef: string,
+  terms: string[],
+): Promise<{ project: Project; synonyms: Map<string, string[]> }> {
+  const slug = slugOf(projectRef);
+  if (slug !== undefined) {
+    const { rows } = await db.executeQuery<ProjectRow & { synonyms: [string, string][] | null }>(CompiledQuery.raw(OPEN_SEARCH, [slug, terms, SYNONYMS_TO_READ]));
+    notePlanMode(db, 'force_generic_plan');
+    const row = rows[0];
+    if (row?.id) return { project: toProject(row), synonyms: synonymMap(row.synonyms ?? []) };
+  }
+  const project = await resolveProject(db, projectRef);
+  return { project, synonyms: await glossarySynonyms(db, project.id, terms) };
 }
 
 /** Leave the search index alone for the rest of this transaction (bulk import), until rebuildSearchIndex. */

@@ -327,8 +327,9 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       if (!plan) throw new Error(`${word} plans to nothing`);
       for (const f of filterSets) {
         for (const limit of [1, 3, 10, 60]) {
+          // The whole hit: `auto` reads the page's rows with the postings (the one-word search's first read), `all` apart.
           const page = async (strategy: 'auto' | 'all') =>
-            (await searchItems(svc.store.db, plan, f, limit, strategy)).slice(0, limit).map((h) => [h.id, h.rank.toFixed(6)]);
+            (await searchItems(svc.store.db, plan, f, limit, strategy)).slice(0, limit).map((h) => ({ ...h, rank: h.rank.toFixed(6) }));
           const label = `${word} ${JSON.stringify({ ...f, project_id: undefined })} limit ${limit}`;
           const all = await page('all');
           expect(all.length, label).toBeGreaterThan(0);

@@ -64,6 +64,24 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(await titles('cluster -k8s')).toEqual(['Cluster upgrade', 'Unrelated']);
   });
 
+  it('answers alike for the project named by slug (any case), id or id prefix, glossary expansion included; an unknown one is refused', async () => {
+    // A slug is read with the glossary in one statement (openItemSearch); ids and prefixes go the long way.
+    await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await add('Cluster upgrade', 'the kubernetes cluster is upgraded quarterly');
+    await add('Shorthand', 'our k8s nodes run on arm');
+    const { id } = (await call(ops.project_show, { project_id: 'search' })) as { id: string };
+    for (const project_id of ['search', ' SEARCH ', id, id.slice(0, 8)]) {
+      const answer = (await call(ops.svc_item_search, { project_id, query: 'k8s' })) as { items: Hit[] };
+      expect(answer.items.map((h) => h.title).sort(), project_id).toEqual(['Cluster upgrade', 'Shorthand']);
+    }
+    for (const project_id of ['no-such-project', 'deadbeef']) {
+      const refused = await refusal(call(ops.svc_item_search, { project_id, query: 'k8s' }));
+      expect([refused.code, refused.details.field], project_id).toEqual(['not_found', 'project_id']);
+    }
+  });
+
   it('expands a word typed with punctuation around it: "k8s," and "(k8s)" find "Run on kubernetes"', async () => {
     await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
     await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });

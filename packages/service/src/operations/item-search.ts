@@ -1,5 +1,5 @@
 import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery, snippetMarkdown } from '@svc/domain';
-import { glossarySynonyms, listItemTypes, resolveProject, resolveSystem, searchItems, searchNearMisses } from '@svc/store';
+import { listItemTypes, openItemSearch, resolveSystem, searchItems, searchNearMisses } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -30,7 +30,9 @@ export const itemSearch = defineOperation({
   // statistics and postings are read in several statements: one snapshot keeps them consistent
   snapshot: true,
   async run(ctx, input) {
-    const project = await resolveProject(ctx.db, input.project_id);
+    const ast = parseQuery(input.query);
+    // The project and the query's glossary synonyms, in one round trip where the project is named by its slug.
+    const { project, synonyms } = await openItemSearch(ctx.db, input.project_id, expandableTerms(ast));
     const systemIds = [];
     for (const [i, ref] of (input.system_ids ?? []).entries()) {
       systemIds.push((await resolveSystem(ctx.db, project.id, ref, `system_ids[${i}]`)).id);
@@ -44,8 +46,6 @@ export const itemSearch = defineOperation({
         }
       }
     }
-    const ast = parseQuery(input.query);
-    const synonyms = await glossarySynonyms(ctx.db, project.id, expandableTerms(ast));
     const { plan, expansion_cut } = expandQuery(ast, synonyms);
     if (!plan) throw invalidInput('query', 'holds no words to search for (an empty query, or OR alone); give the words that carry the meaning');
     const max = boundedLimit(input.limit);

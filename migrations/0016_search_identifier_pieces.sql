@@ -20,6 +20,8 @@
 -- joined; `ab-12cd` (a hyphenated word) and `/v1/orders-2` (a path) are tokens of their own. Not STRICT (a null text
 -- has none all the same): a STRICT set-returning SQL function is not inlined into the statement calling it, and its
 -- body was then planned again at every call (1.6 times the cost over 20,000 texts).
+-- ts_parse is given the default parser by its OID (3722, fixed in PostgreSQL's catalog since 8.3): by name, each call
+-- looked the parser up, which cost as much again as parsing a chunk.
 CREATE FUNCTION svc_signed_parts(txt text) RETURNS SETOF text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT substr(t.token, 2)
@@ -28,7 +30,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
            p.tokid IN (7, 20, 21) AND left(p.token, 1) = '-'
              AND coalesce(lag(p.tokid) OVER (PARTITION BY m.c ORDER BY p.o), 12) <> 12 AS joined
     FROM regexp_matches(txt, '[^[:space:]]*[[:alnum:]]-[[:digit:]][^[:space:]]*', 'g') WITH ORDINALITY AS m(r, c),
-         ts_parse('default', m.r[1]) WITH ORDINALITY AS p(tokid, token, o)
+         ts_parse(3722, m.r[1]) WITH ORDINALITY AS p(tokid, token, o)
   ) AS t
   WHERE t.joined
   ORDER BY t.c, t.o
@@ -38,30 +40,38 @@ $$;
 -- shorter than `w` itself, in order. For an underscore identifier (`_+`): `pg_try`, `pg_try_advisory`, `try_advisory`,
 -- `try_advisory_lock`, `advisory_lock` for `pg_try_advisory_lock`; for a path or host (`[/.@:]+`): `src/store`,
 -- `store/search`, `search.ts`, `src/store/search`, `store/search.ts` for `src/store/search.ts`, and `/v1` for
--- `/v1/orders` (a leading separator is an empty first part); a run after a `/` also with it (`/v1/orders` in
--- `/api/v1/orders/42`, as a path is typed). At most six per part (a run of 128 characters has at most 64 parts).
--- Each run is cut from `w` between its first part's start and its last part's end (a window sum of the parts' and
--- separators' lengths): built in a subquery each, runs cost 3.5 to 4.5 times as much.
--- Not STRICT, to be inlined (above); no generate_series, whose estimate of 1,000 rows each made plans costly
--- enough for PostgreSQL to compile them (JIT) at every call.
-CREATE FUNCTION svc_joined_runs(w text, sep text) RETURNS SETOF text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT v.run
-  FROM (SELECT e.k, e.start, e.before, e.prev, count(*) OVER () AS n,
-               array_agg(e.start + length(e.part) - 1) OVER (ORDER BY e.k ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS ends
-        FROM (SELECT x.k, x.part, lag(x.sep) OVER (ORDER BY x.k) AS before, lag(x.part) OVER (ORDER BY x.k) AS prev,
-                     1 + coalesce(sum(length(x.part) + length(coalesce(x.sep, '')))
-                                    OVER (ORDER BY x.k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start
-              FROM unnest(regexp_split_to_array(w, sep), array(SELECT m[1] FROM regexp_matches(w, '(' || sep || ')', 'g') AS m))
-                     WITH ORDINALITY AS x(part, sep, k)) AS e) AS p,
-       unnest('{2,3,4}'::int[]) AS len,
-       LATERAL (SELECT substr(w, p.start::int, (p.ends[p.k + len - 1] - p.start + 1)::int) AS run) AS r,
-       LATERAL (SELECT r.run, 1 AS o
-                UNION ALL
-                SELECT '/' || r.run, 0 WHERE p.k > 1 AND p.prev <> '' AND right(p.before, 1) = '/') AS v
-  WHERE len < p.n AND p.k + len - 1 <= p.n
-  ORDER BY p.k, len, v.o
-$$;
+-- `/v1/orders` (a leading separator is an empty first part); a run after a `/` also with it, before it (`/v1/orders`
+-- in `/api/v1/orders/42`, as a path is typed). At most six per part (a run of 128 characters has at most 64 parts).
+-- Each run is cut from `w` between its first part's start and its last part's end. A loop over the parts: as a SQL
+-- statement (window sums over the parts, a row per run) it cost twice as much, and built in a subquery per run
+-- 3.5 to 4.5 times as much again.
+CREATE FUNCTION svc_joined_runs(w text, sep text) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
+DECLARE
+  parts text[] := regexp_split_to_array(w, sep);
+  seps text[] := array(SELECT m[1] FROM regexp_matches(w, '(' || sep || ')', 'g') AS m);
+  n int := cardinality(parts);
+  starts int[] := '{}';
+  ends int[] := '{}';
+  runs text[] := '{}';
+  pos int := 1;
+  run text;
+BEGIN
+  IF n < 3 THEN RETURN runs; END IF;
+  FOR k IN 1..n LOOP
+    starts[k] := pos;
+    ends[k] := pos + length(parts[k]) - 1;
+    pos := ends[k] + 1 + coalesce(length(seps[k]), 0);
+  END LOOP;
+  FOR k IN 1..n - 1 LOOP
+    FOR len IN 2..least(4, n - k + 1, n - 1) LOOP
+      run := substr(w, starts[k], ends[k + len - 1] - starts[k] + 1);
+      IF k > 1 AND parts[k - 1] <> '' AND right(seps[k - 1], 1) = '/' THEN runs := runs || ('/' || run); END IF;
+      runs := runs || run;
+    END LOOP;
+  END LOOP;
+  RETURN runs;
+END $$;
 
 -- 0015's svc_tsvector, as it was (renamed; the generated columns, which name it by its id, are added again below):
 -- every token once as the parser gives it, the parts of hosts, paths, URLs and e-mail addresses, the wholes of
@@ -95,14 +105,16 @@ $$;
 CREATE FUNCTION svc_lexemes_in_room(ws text[], room bigint, OUT added tsvector, OUT spent bigint)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
 BEGIN
-  SELECT string_agg('''' || z.w || ''':' || z.ns, ' ')::tsvector, max(z.spent) INTO added, spent
-  FROM (SELECT g.w, g.ns, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
-        FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos,
-                     array_to_string((array_agg(x.n ORDER BY x.n))[1:256], ',') AS ns
+  -- Each lexeme's positions go in as they come: the tsvector's input sorts them, merges repeats and keeps the first
+  -- 256, as to_tsvector does (sorting each lexeme's positions in an ordered aggregate cost a third of the function).
+  SELECT string_agg('''' || x.w || ''':' || x.n, ' ')::tsvector, max(k.spent) INTO added, spent
+  FROM (SELECT g.w, sum(octet_length(g.w) + 3 + 2 * g.npos) OVER (ORDER BY g.first ROWS UNBOUNDED PRECEDING) AS spent
+        FROM (SELECT x.w, min(x.n) AS first, least(count(*), 256) AS npos
               FROM unnest(ws) WITH ORDINALITY AS x(w, n)
               WHERE octet_length(x.w) < 2047 AND strpos(x.w, '''') = 0 AND strpos(x.w, '\') = 0
-              GROUP BY x.w) AS g) AS z
-  WHERE z.spent <= room;
+              GROUP BY x.w) AS g) AS k
+  JOIN unnest(ws) WITH ORDINALITY AS x(w, n) ON x.w = k.w
+  WHERE k.spent <= room;
 END $$;
 
 CREATE FUNCTION svc_tsvector_pieces(doc text, room bigint) RETURNS tsvector
@@ -126,7 +138,7 @@ BEGIN
                                    FROM regexp_matches(txt, '[[:alnum:]]+(?:[_-]+[[:alnum:]]+)+', 'g') WITH ORDINALITY AS m(r, o)
                                    WHERE strpos(m.r[1], '_') > 0) AS d
                  ORDER BY d.rep, d.o) AS d,
-                svc_joined_runs(d.id, '_+') AS r(run)
+                unnest(svc_joined_runs(d.id, '_+')) AS r(run)
            LIMIT 4000), room) AS l;
     IF added IS NOT NULL THEN
       v := added;
@@ -138,7 +150,7 @@ BEGIN
     -- url_path, 19 file), in the text's order.
     SELECT array_agg(t.token ORDER BY m.c, t.o) INTO tokens
     FROM regexp_matches(txt, '[^[:space:]]*[/.@][[:alnum:]][^[:space:]]*', 'g') WITH ORDINALITY AS m(r, c),
-         ts_parse('default', m.r[1]) WITH ORDINALITY AS t(tokid, token, o)
+         ts_parse(3722, m.r[1]) WITH ORDINALITY AS t(tokid, token, o)
     WHERE t.tokid IN (4, 6, 18, 19);
     parts := array_to_string(array(SELECT translate(k, '/.@', '   ') FROM unnest(tokens) AS k), ' ');
     -- Their runs of two to four parts, as the parser keeps such a run typed alone (`search.ts` and `prod.example.com`
@@ -151,7 +163,7 @@ BEGIN
                                   FROM unnest(tokens) WITH ORDINALITY AS k(k, o)
                                   WHERE k.k ~ '[/.@:][^/.@:]*[/.@:]') AS d
                  ORDER BY d.rep, d.o) AS d,
-                svc_joined_runs(d.k, '[/.@:]+') AS r(run)
+                unnest(svc_joined_runs(d.k, '[/.@:]+')) AS r(run)
            WHERE r.run ~ '[[:alnum:]]'
            LIMIT 4000), room) AS l;
     IF added IS NOT NULL THEN

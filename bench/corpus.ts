@@ -140,3 +140,26 @@ export function itemText(v: Vocabulary, r: Rng): { title: string; body: string }
   }
   return { title: `${title.charAt(0).toUpperCase()}${title.slice(1)}`, body: sentences.join(' ') };
 }
+
+/** Directory and file-name parts of technicalText's paths, drawn like the content words. */
+const DIRS = ['src', 'apps', 'packages', 'lib', 'test', 'docs', 'migrations', 'scripts', 'config', 'internal'];
+const EXTS = ['ts', 'sql', 'md', 'json', 'yaml', 'go', 'py'];
+
+/**
+ * An item as engineers write decision memory about code (the write bench's second corpus): itemText's prose with a
+ * sentence naming 3–10 files (`packages/store/src/search_index.ts`), an underscore identifier, a host with a port, a
+ * URL path, an e-mail address and a ticket id, the pieces migration 0016 indexes besides the words.
+ */
+export function technicalText(v: Vocabulary, r: Rng): { title: string; body: string } {
+  const { title, body } = itemText(v, r);
+  const word = () => v.words[v.draw(r)] as string;
+  const path = () => {
+    const dirs = Array.from({ length: int(r, 1, 4) }, () => (r() < 0.5 ? (DIRS[int(r, 0, DIRS.length - 1)] as string) : word()));
+    return `${dirs.join('/')}/${word()}_${word()}.${EXTS[int(r, 0, EXTS.length - 1)] as string}`;
+  };
+  const files = Array.from({ length: int(r, 3, 10) }, path).join(', ');
+  const facts =
+    `Changed ${files}. It calls ${word()}_${word()}_${word()} on db-0${int(r, 1, 9)}.${word()}.example.com:5432 ` +
+    `behind /api/v${int(r, 1, 3)}/${word()}/${int(r, 1, 9999)}; ask ${word()}@example.com about OPS-${int(r, 1000, 99999)}.`;
+  return { title, body: `${body} ${facts}` };
+}

@@ -266,8 +266,9 @@ export async function createPGlite(dataDir?: string): Promise<PGlite> {
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir } : {}),
     extensions: { btree_gin },
-    // int8 and numeric as strings, as node-postgres returns them.
-    parsers: { 20: (v: string) => v, 1700: (v: string) => v },
+    // int8 and numeric as strings, as node-postgres returns them; timestamptz by node-postgres's own parser (PGlite's
+    // read the years 0001–0099 as 1901–1999 or 2000–2049).
+    parsers: { 20: (v: string) => v, 1700: (v: string) => v, 1184: pg.types.getTypeParser(1184, 'text') },
   });
   return pglite;
 }

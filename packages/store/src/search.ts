@@ -182,7 +182,7 @@ const ANALYZE = prepared(
                order by impact desc, item_id desc limit 1)::float8))
            from term t) as terms,
           (select n from one) as first_n,
-          (select json_agg(json_build_array(f.id, f.impact, f.tf, f.dl, f.at)) from first f) as first,
+          (select json_agg(json_build_array(f.id, f.impact, f.tf, f.dl, f.at) order by f.impact desc, f.id desc) from first f) as first,
           (select json_agg(json_build_array(r.id, r.chain_id, r.item_type, r.title, r.body, r.at))
            from (${snippetRows('i.id in (select id from page)', '$9::int')}) r) as page
    from stats`,

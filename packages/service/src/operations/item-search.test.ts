@@ -82,6 +82,22 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     }
   });
 
+  it('answers the time of an item dated in the first century as it is, one word or two (a reviewer, 2026-11-26)', async () => {
+    // PGlite's own parser read 0050 as 1950; a one-word search reads times as epoch milliseconds, the others as dates.
+    const ancient = await add('Ancient zebra', 'zebra stripes');
+    const modern = await add('Modern zebra', 'zebra stripes');
+    await sql`update items set updated_at = '0050-06-01T00:00:00Z' where id = ${ancient.id}::uuid`.execute(svc.store.db);
+    await sql`update items set updated_at = '1949-01-01T00:00:00Z' where id = ${modern.id}::uuid`.execute(svc.store.db);
+    for (const query of ['zebra', 'zebra stripes']) {
+      const hits = (await search(query)) as (Hit & { updated_at: string })[];
+      expect(hits.map((h) => [h.title, h.updated_at]), query).toEqual([
+        ['Modern zebra', '1949-01-01T00:00:00.000Z'],
+        ['Ancient zebra', '0050-06-01T00:00:00.000Z'],
+      ]);
+    }
+    expect(((await call(ops.item_show, { item_id: ancient.id })) as { item: { updated_at: string } }).item.updated_at).toBe('0050-06-01T00:00:00.000Z');
+  });
+
   it('expands a word typed with punctuation around it: "k8s," and "(k8s)" find "Run on kubernetes"', async () => {
     await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
     await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });

@@ -29,6 +29,12 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
   const search = async (query: string, extra: Record<string, unknown> = {}) =>
     ((await call(ops.svc_item_search, { project_id: 'search', query, ...extra })) as { items: Hit[]; truncated: boolean }).items;
   const titles = async (query: string, extra: Record<string, unknown> = {}) => (await search(query, extra)).map((h) => h.title).sort();
+  /** A glossary group in which `k8s` and `kubernetes` are synonyms. */
+  const orchestration = async () => {
+    await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });
+    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+  };
 
   it('matches a quoted phrase only as adjacent words', async () => {
     await add('Departures', 'the release train leaves on Monday');
@@ -52,9 +58,7 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
   });
 
   it('expands required and OR-group words through accepted glossary terms, but not phrases or negations', async () => {
-    await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
-    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });
-    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await orchestration();
     await add('Cluster upgrade', 'the kubernetes cluster is upgraded quarterly');
     await add('Shorthand', 'our k8s nodes run on arm');
     await add('Unrelated', 'a database cluster');
@@ -66,9 +70,7 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
 
   it('answers alike for the project named by slug (any case), id or id prefix, glossary expansion included; an unknown one is refused', async () => {
     // A slug is read with the glossary in one statement (openItemSearch); ids and prefixes go the long way.
-    await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
-    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });
-    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await orchestration();
     await add('Cluster upgrade', 'the kubernetes cluster is upgraded quarterly');
     await add('Shorthand', 'our k8s nodes run on arm');
     const { id } = (await call(ops.project_show, { project_id: 'search' })) as { id: string };
@@ -99,17 +101,13 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
   });
 
   it('expands a word typed with punctuation around it: "k8s," and "(k8s)" find "Run on kubernetes"', async () => {
-    await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
-    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });
-    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await orchestration();
     await add('Run on kubernetes', 'the workers move next quarter');
     for (const query of ['k8s', 'k8s,', '(k8s)', 'K8S.']) expect(await titles(query), query).toEqual(['Run on kubernetes']);
   });
 
   it('matches a quoted single word literally: "k8s" finds k8s, not its glossary synonym kubernetes', async () => {
-    await call(ops.glossary_group_add, { project_id: 'search', name: 'orchestration' });
-    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'k8s' });
-    await call(ops.glossary_term_add, { project_id: 'search', group: 'orchestration', term: 'kubernetes' });
+    await orchestration();
     await add('Shorthand', 'our k8s nodes run on arm');
     await add('Spelled out', 'the kubernetes upgrade');
     expect(await titles('k8s')).toEqual(['Shorthand', 'Spelled out']);

@@ -19,7 +19,10 @@ export function toProject(row: ProjectRow): Project {
  * a prepared `select *` fails ("cached plan must not change result type") in a server still running while a
  * newer version's migration adds a column.
  */
-const PROJECT_BY_SLUG = prepared('project_by_slug', 'select id, slug, name, settings, created_at from projects where slug = $1::text');
+/** The columns a Project is read from (toProject), named: see PROJECT_BY_SLUG. */
+export const PROJECT_COLUMNS = ['id', 'slug', 'name', 'settings', 'created_at'] as const;
+
+const PROJECT_BY_SLUG = prepared('project_by_slug', `select ${PROJECT_COLUMNS.join(', ')} from projects where slug = $1::text`);
 
 /** The slug resolveProject looks `raw` up by first, if it reads as one (else it is an id or id prefix). */
 export function slugOf(raw: string): string | undefined {

@@ -1,7 +1,7 @@
 import { invalidInput, markSnippet, type NearMissPlan, positiveLeaves, type Project, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { CompiledQuery, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { prepared } from './prepared.js';
-import { resolveProject, slugOf, toProject } from './projects.js';
+import { PROJECT_COLUMNS, resolveProject, slugOf, toProject } from './projects.js';
 import { iso } from './refs.js';
 import { researchExpired } from './research.js';
 import type { Database, ProjectRow } from './schema.js';
@@ -87,6 +87,14 @@ export function idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
 }
 
+/**
+ * bm25Tf's arithmetic in SQL without its constant factor K1 + 1: tf / (tf + K1 (1 − B) + (K1 B / avgdl) dl), `kbPerAvgdl`
+ * an expression giving K1 B / avgdl. scoreAll sums it weighted by idf × (K1 + 1); ANALYZE orders a one-term page by it.
+ */
+function bm25TfSql(tf: string, dl: string, kbPerAvgdl: string): string {
+  return `${tf} / (${tf} + ${BM25.K1 * (1 - BM25.B)}::float8 + ${kbPerAvgdl} * ${dl})`;
+}
+
 /** One term's BM25 contribution in an item (idf excluded). */
 export function bm25Tf(tf: number, dl: number, avgdl: number): number {
   return (tf * (BM25.K1 + 1)) / (tf + BM25.K1 * (1 - BM25.B + (BM25.B * dl) / Math.max(avgdl, 1)));
@@ -160,8 +168,7 @@ const ANALYZE = prepared(
    first as (${readOneTerm(2, '(select term from one)', null, '(select n from one)')}),
    page as (
      select f.id from first f, stats
-     order by f.tf / (f.tf + ${BM25.K1 * (1 - BM25.B)}::float8
-                      + ${BM25.K1 * BM25.B}::float8 * f.dl / greatest(case when stats.docs > 0 then stats.len::float8 / stats.docs else 1 end, 1)) desc,
+     order by ${bm25TfSql('f.tf', 'f.dl', `${BM25.K1 * BM25.B}::float8 / greatest(case when stats.docs > 0 then stats.len::float8 / stats.docs else 1 end, 1)`)} desc,
               f.at desc, f.id
      limit $8::int - 1
    )
@@ -869,7 +876,7 @@ async function scoreAll(db: Kysely<Database>, query: PreparedQuery, f: SearchFil
 const SCORE_ALL = prepared(
   'search_score_all',
   `with scored as (
-     select p.item_id, sum(t.w * p.tf / (p.tf + ${BM25.K1 * (1 - BM25.B)}::float8 + $3::float8 * p.dl)) as score
+     select p.item_id, sum(t.w * ${bm25TfSql('p.tf', 'p.dl', '$3::float8')}) as score
      from unnest($1::text[], $2::float8[]) as t(term, w)
      join search_postings p on p.project_id = $5::uuid and p.term = t.term
      group by p.item_id
@@ -1111,7 +1118,7 @@ export async function glossarySynonyms(
  */
 const OPEN_SEARCH = prepared(
   'search_open',
-  `select p.id, p.slug, p.name, p.settings, p.created_at,
+  `select ${PROJECT_COLUMNS.map((c) => `p.${c}`).join(', ')},
           set_config('plan_cache_mode', 'force_generic_plan', true) as mode,
           (select json_agg(json_build_array(y.key, y.synonym) order by y.key, y.synonym)
            from (${synonymRows('p.id', '$2::text[]', '$3::int')}) y) as synonyms

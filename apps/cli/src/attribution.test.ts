@@ -63,7 +63,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('attribution of CLI writes a
       const [withActor, without, strange] = runs.slice(i * 3, i * 3 + 3);
       expect({ operation, codes: [withActor!.code, without!.code, strange!.code] }).toEqual({ operation, codes: [0, 0, 1] });
       expect(strange!.stdout).toBe('');
-      expect(strange!.stderr).toMatch(new RegExp(`^svc: unknown_actor: actor: actor ${stranger} is not registered; register it with \`svc actor add`));
+      expect(strange!.stderr).toMatch(new RegExp(`^svc: unknown_actor: --actor: actor ${stranger} is not registered; register it with \`svc actor add`));
     });
     const { rows } = await client.query<{ operation: string; actor_id: string | null; source: string }>(
       'select operation, actor_id, source from audit_log where operation = any($1) order by operation, actor_id nulls last',

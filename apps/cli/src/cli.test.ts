@@ -283,7 +283,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(duplicate).toEqual({ code: 1, stdout: '', stderr: 'svc: conflict: email: an actor with this email is already registered\n' });
     expect(malformed).toEqual({ code: 1, stdout: '', stderr: "svc: invalid_input: --external-id: 'no-equals-sign' is not KEY=VALUE\n" });
     expect(badEmail.code).toBe(1);
-    expect(badEmail.stderr).toMatch(/^svc: invalid_input: email: /);
+    expect(badEmail.stderr).toMatch(/^svc: invalid_input: --email: /);
 
     const listed = await svcJson<{ actors: { id: string; email: string }[] }>(['actor', 'list'], env);
     expect(listed.actors.map((a) => a.email)).not.toContain('other@example.test');
@@ -312,12 +312,12 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
       svc(['type', 'add', 'incident', '--schema', schema], env),
     ]);
     expect(notObject.code).toBe(1);
-    expect(notObject.stderr).toMatch(/^svc: invalid_input: schema\.type: /);
+    expect(notObject.stderr).toMatch(/^svc: invalid_input: --schema \(schema\.type\): /);
     const asJson = await svc(['type', 'add', 'listish', '--schema', join(dir, 'array.json'), '--json'], env);
     expect(asJson).toMatchObject({ code: 1, stdout: '' });
     expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'invalid_input', details: { field: 'schema.type' } } });
     expect(badProperties.code).toBe(1);
-    expect(badProperties.stderr).toMatch(/^svc: invalid_input: schema: not a valid JSON Schema: .*properties/);
+    expect(badProperties.stderr).toMatch(/^svc: invalid_input: --schema: not a valid JSON Schema: .*properties/);
     expect(notJson.code).toBe(1);
     expect(notJson.stderr).toMatch(/^svc: invalid_input: --schema: .*garbled\.json is not valid JSON/);
     expect(missing.code).toBe(1);
@@ -375,12 +375,14 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect((await svc(['project', 'create', 'reads'], env)).code).toBe(0);
     await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a1', 'Use PostgreSQL advisory locks for the scheduler');
     await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a2', 'Cache the catalog in Redis');
-    const [text, json, near, brief, bad] = await Promise.all([
+    const [text, json, near, brief, bad, tooMany, badJson] = await Promise.all([
       svc(['search', 'reads', 'advisory', 'locks'], env),
       svcJson<{ items: { id: string }[]; truncated: unknown }>(['search', 'reads', 'scheduler', '--type', 'decision'], env),
       svc(['search', 'reads', 'advisory', 'cron'], env),
       svc(['brief', 'reads'], env),
       svc(['search', 'reads', 'x', '--type', 'decisions'], env),
+      svc(['search', 'reads', 'x', '--limit', '500'], env),
+      svc(['search', 'reads', 'x', '--type', 'decision', '--type', 'decisions', '--json'], env),
     ]);
     expect(text).toEqual({ code: 0, stdout: 'c0ffee00  decision  Use PostgreSQL advisory locks for the scheduler\n', stderr: '' });
     expect(json.items.map((i) => i.id)).toEqual(['c0ffee00-0000-4000-8000-0000000000a1']);
@@ -390,7 +392,12 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(brief.stdout).toContain('## Recent Items');
     expect(brief.stdout).toContain('Cache the catalog in Redis');
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^svc: invalid_input: item_types\[0\]: unknown item type 'decisions'/);
+    // A refusal names what was typed (--type), not the tool's input field (item_types[0]) the CLI fills from it.
+    expect(bad.stderr).toMatch(/^svc: invalid_input: --type: unknown item type 'decisions'; registered types: /);
+    // A limit above the most is refused, not cut to it (decision 0049).
+    expect(tooMany).toMatchObject({ code: 1, stdout: '' });
+    expect(tooMany.stderr).toMatch(/^svc: invalid_input: --limit: at most 200; /);
+    expect(JSON.parse(badJson.stderr)).toMatchObject({ error: { code: 'invalid_input', details: { field: 'item_types[1]', option: '--type' } } });
     // A hit with a body shows where the words are, on the line under it, the words marked as the tools mark them.
     const added = await svc(['item', 'add', 'reads', 'Queue workers', '--body', 'Workers wake on\nLISTEN/NOTIFY instead of polling the table.'], env);
     expect(added.code, added.stderr).toBe(0);
@@ -443,8 +450,8 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
       svc(['link', 'add', 'links', 'aaaa0000', 'blocks', 'aaaa0000'], env),
     ]);
     expect(badType).toMatchObject({ code: 1, stdout: '' });
-    expect(badType.stderr).toMatch(/^svc: invalid_input: type: /);
-    expect(self).toMatchObject({ code: 1, stderr: 'svc: invalid_input: to_id: an item cannot link to itself\n' });
+    expect(badType.stderr).toMatch(/^svc: invalid_input: <type>: /);
+    expect(self).toMatchObject({ code: 1, stderr: 'svc: invalid_input: <to>: an item cannot link to itself\n' });
 
     expect(await svcJson(['link', 'remove', 'links', 'aaaa0000', 'depends', 'bbbb0000'], env)).toEqual({ removed: true });
     expect((await svcJson<{ links: unknown[] }>(['item', 'show', 'aaaa0000'], env)).links).toEqual([]);
@@ -522,10 +529,13 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(new RegExp(`^svc: unknown_actor: .*${stranger}.*svc actor add`));
     }
+    // The message names the option only when it was typed: from SVC_DEFAULT_ACTOR_ID it names the field.
+    expect(byFlag.stderr).toMatch(/^svc: unknown_actor: --actor: /);
+    expect(byEnv.stderr).toMatch(/^svc: unknown_actor: actor: /);
     expect(notUuid).toEqual({
       code: 1,
       stdout: '',
-      stderr: "svc: invalid_input: actor: 'dana' is not an actor UUID; `svc actor list` shows the registered ones\n",
+      stderr: "svc: invalid_input: --actor: 'dana' is not an actor UUID; `svc actor list` shows the registered ones\n",
     });
     const { rows } = await client.query("select slug from projects where slug like 'stranger-%'");
     expect(rows).toEqual([]);

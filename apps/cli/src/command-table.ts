@@ -1,4 +1,4 @@
-import { type Config, type codeVersion, findOperation, type OutputOf, type ops, type Service } from '@svc/service';
+import { type Config, type codeVersion, findOperation, isSvcError, type OutputOf, type ops, type Service, SvcError } from '@svc/service';
 import { Argument, type Command, Option } from 'commander';
 import { type ExitCode, type Io, print } from './output.js';
 import type { ProgressBar } from './progress.js';
@@ -57,6 +57,11 @@ interface OperationCommand<Op extends OperationName> extends Declared {
   operation: Op;
   /** The operation's input from the command's arguments and options. */
   input(args: string[], opts: Opts): Record<string, unknown>;
+  /**
+   * How the command spells an input field that no option or argument of the same name feeds (`item_types`:
+   * '--type'), so a refusal names what the user typed (refusalForCli).
+   */
+  fields?: Readonly<Record<string, string>>;
   /** The result as text without --json; default: the operation's own presentation, else a readable dump. */
   text?(result: Answer<Op>): string;
   /** After printing: an exit code the result calls for (check --fail-on). */
@@ -166,18 +171,53 @@ export function addCommands(root: Command, table: readonly CommandEntry[], cli: 
     cmd.action(async (...raw: unknown[]) => {
       const command = raw.at(-1) as Command;
       const opts = command.opts<Opts>();
-      if (isOperation(entry)) await runOperation(cli, entry, command.args, opts);
+      if (isOperation(entry)) await runOperation(cli, entry, command, opts);
       else await entry.run(cli, command.args, opts, command);
     });
   }
 }
 
-async function runOperation<Op extends OperationName>(cli: Cli, entry: OperationCommand<Op>, args: string[], opts: Opts): Promise<void> {
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * What the command calls an input field: the entry's own spelling, else the option or argument that feeds a field of
+ * its name (`--limit`: limit; `--project`: project_id; `<project>`: project_id).
+ */
+function cliSpelling(entry: AnyOperationCommand, command: Command, root: string): string | undefined {
+  const own = entry.fields?.[root];
+  if (own !== undefined) return own;
+  const feeds = (name: string) => name === root || `${name}_id` === root;
+  // An option left out (the actor from SVC_DEFAULT_ACTOR_ID) is not named: the user did not type it.
+  const option = command.options.find((o) => feeds(snakeCase(o.attributeName())) && command.getOptionValueSource(o.attributeName()) !== undefined);
+  if (option?.long) return option.long;
+  const argument = command.registeredArguments.find((a) => feeds(snakeCase(a.name())));
+  return argument ? `<${argument.name()}>` : undefined;
+}
+
+/**
+ * A refusal as the CLI's user reads it: the message names the option or argument they typed (`--type`), not the
+ * operation's input field (`item_types[0]`); details.field still names the input field, details.option the spelling.
+ */
+function refusalForCli(entry: AnyOperationCommand, command: Command, error: unknown): unknown {
+  if (!isSvcError(error) || typeof error.details.field !== 'string') return error;
+  const field = error.details.field;
+  const root = /^[A-Za-z0-9_]+/.exec(field)?.[0] ?? field;
+  const spelled = cliSpelling(entry, command, root);
+  if (spelled === undefined || !error.message.startsWith(`${field}: `)) return error;
+  // An element of a repeated option (`item_types[0]`) is named by the option: the message quotes the value.
+  const name = /^[A-Za-z0-9_]+(\[\d+\])?$/.test(field) ? spelled : `${spelled} (${field})`;
+  return new SvcError(error.code, `${name}: ${error.message.slice(field.length + 2)}`, { ...error.details, option: spelled });
+}
+
+async function runOperation<Op extends OperationName>(cli: Cli, entry: OperationCommand<Op>, command: Command, opts: Opts): Promise<void> {
   const bar = cli.progressBar();
   const actorId = typeof opts.actor === 'string' ? opts.actor : undefined;
   const result = await cli
-    .withService((service) => service.call(entry.operation, entry.input(args, opts), { source: 'cli', actorId, onProgress: bar.onProgress }), {
+    .withService((service) => service.call(entry.operation, entry.input(command.args, opts), { source: 'cli', actorId, onProgress: bar.onProgress }), {
       reads: findOperation(entry.operation)?.kind === 'read',
+    })
+    .catch((error: unknown) => {
+      throw refusalForCli(entry as AnyOperationCommand, command, error);
     })
     .finally(() => bar.stop());
   const presentation = findOperation(entry.operation)?.presentation;

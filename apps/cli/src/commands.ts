@@ -244,6 +244,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     description: 'record an item: a decision unless --type says otherwise (svc_item_upsert, as an assistant calls it)',
     operation: 'svc_item_upsert',
     input: ([p, title], o) => ({ project_id: p, title, item_type: o.type, body: bodyOf(o), system_id: o.system, source_url: o.sourceUrl }),
+    fields: { item_type: '--type' },
     options: [
       { flags: '--type <type>', description: "item type: decision (default), knowledge, policy, document, research or a custom type" },
       ...itemTextOptions,
@@ -342,6 +343,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     description: 'search the current items of a project (the svc_item_search dialect: words, "phrases", OR, -exclusions)',
     operation: 'svc_item_search',
     input: ([p, ...words], o) => ({ project_id: p, query: words.join(' '), item_types: o.type, limit: o.limit === undefined ? undefined : Number(o.limit) }),
+    fields: { item_types: '--type' },
     options: [
       { flags: '--type <type>', description: 'only items of this type (repeatable)', repeatable: true },
       { flags: '--limit <n>', description: 'at most this many (default 20, up to 200)' },
@@ -418,6 +420,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     description: 'restore a project (or the shared inbox) from an export, in one transaction (a bad file writes nothing)',
     operation: 'project_import',
     input: ([file], o) => ({ lines: readImportLines(String(file), '<file>'), as_slug: o.as }),
+    fields: { as_slug: '--as' },
     options: [{ flags: '--as <slug>', description: 'import as a new project with this slug (every id renewed)' }],
     help: '\nExamples:\n  svc import my-project.jsonl                 # into a database without that project\n  svc import my-project.jsonl --as my-copy    # beside the original',
     text: (r) =>

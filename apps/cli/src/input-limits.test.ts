@@ -17,12 +17,12 @@ describe('hostile files given to the svc binary', () => {
     writeFileSync(backreference, JSON.stringify({ type: 'object', properties: { pair: { type: 'string', pattern: '^(a)\\1$' } } }));
     const refused = await svc(['type', 'add', 'pairs', '--schema', backreference], env);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/invalid_input: schema\.properties\.pair\.pattern: the pattern '\^\(a\)\\1\$' cannot run on the linear-time engine \(RE2\)/);
+    expect(refused.stderr).toMatch(/invalid_input: --schema \(schema\.properties\.pair\.pattern\): the pattern '\^\(a\)\\1\$' cannot run on the linear-time engine \(RE2\)/);
     const deep = join(dir, 'deep.json');
     writeFileSync(deep, nestedJson(4_000));
     const tooDeep = await svc(['type', 'add', 'deep', '--schema', deep], env);
     expect(tooDeep.code).toBe(1);
-    expect(tooDeep.stderr).toContain('invalid_input: schema: nested deeper than 64 levels');
+    expect(tooDeep.stderr).toContain('invalid_input: --schema: nested deeper than 64 levels');
     const catastrophic = join(dir, 'ticket.json');
     writeFileSync(catastrophic, JSON.stringify({ type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } }));
     expect((await svc(['type', 'add', 'ticket', '--schema', catastrophic], env)).code).toBe(0);

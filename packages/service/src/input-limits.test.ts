@@ -207,6 +207,18 @@ describe.each(testBackends())('input limits on $name', (backend) => {
       expect(limit.message).toMatch(/^limit: .*finite/);
     });
 
+    it('refuses a limit above 200 instead of cutting it, on every list (decision 0049)', async () => {
+      for (const [op, input] of [
+        [ops.svc_item_search, { project_id: 'lim', query: 'x' }],
+        [ops.svc_capture_list, {}],
+        [ops.project_list, {}],
+      ] as const) {
+        const error = await refusal(call(op, { ...input, limit: 201 }));
+        expect(error).toMatchObject({ code: 'invalid_input', message: 'limit: at most 200; ask for fewer and narrow the query or filters to see the rest', details: { field: 'limit' } });
+        expect(await call(op, { ...input, limit: 200 })).toBeTypeOf('object');
+      }
+    });
+
     it('refuses an import file holding 1e400 in a context, naming the line and field, and writes nothing', async () => {
       await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Numbers', context: { n: 1 } });
       const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;

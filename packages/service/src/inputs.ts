@@ -19,9 +19,10 @@ export const limit = z
   .number()
   .int()
   .min(1)
-  .max(100_000)
+  // Refused above the most, never cut to it: a client asking for 500 would read 200 as all there is (decision 0049).
+  .max(MAX_LIMIT, { error: `at most ${MAX_LIMIT}; ask for fewer and narrow the query or filters to see the rest` })
   .optional()
-  .describe(`Max results (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT})`);
+  .describe(`Max results (default ${DEFAULT_LIMIT})`);
 export const title = z.string().trim().min(1).max(1000).describe('Title (1 to 1000 characters)');
 export const body = z.string().max(MAX_TEXT).describe('Body text (markdown allowed)');
 /** Search text in the query dialect; its limit is the parser's, so nothing is cut between the two. */

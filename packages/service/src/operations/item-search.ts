@@ -9,14 +9,13 @@ export const itemSearch = defineOperation({
   surface: 'tool',
   title: 'Search items',
   description:
-    "Full-text search of a project's current items, ranked by BM25 (title above body) over every match of " +
+    "Search a project's current items, ranked by BM25 (title above body) over every match of " +
     'any age. Dialect: bare words are all required; "a phrase" matches adjacent words; `a OR b` either; ' +
     `a leading - excludes. Words expand to glossary synonyms, ≤${MAX_SYNONYMS_PER_TERM} each and ≤${MAX_EXPANSIONS} ` +
-    'in all (not phrases or exclusions). Captures appear once promoted; expired research only with ' +
-    'include_expired. Returns {items: [{id, chain_id, item_type, title, snippet, rank, updated_at}], truncated, ' +
-    'expansion_cut, partial?}; truncated: false or why cut (limit: more match; glossary_expansion: synonyms left ' +
-    'out; partial: near misses incomplete); if fewer than limit items hold every bare word, `partial` lists ' +
-    'items holding at least half (stop words aside), most first, lacked words in `missing`.',
+    'in all (not phrases or exclusions). Captures appear once promoted. Returns {items: [{id, chain_id, ' +
+    'item_type, title, snippet, rank, updated_at}], truncated, expansion_cut, partial?}; truncated: false or ' +
+    'why cut (limit: more match; glossary_expansion: synonyms left out; partial: near misses incomplete); if ' +
+    'fewer than limit items hold every bare word, `partial` lists items holding at least half (stop words aside), most first, lacked words in `missing`.',
   input: z.object({
     project_id: projectRef,
     query: searchQuery('Search text in the dialect above'),

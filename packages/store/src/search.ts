@@ -683,13 +683,27 @@ export async function searchItems(
   // What the walk has cost, in postings (a check costs CHECK_COST of them, a score SCORE_COST more), against what
   // scoreAll would (every posting of the query's terms, then checks in score order): past half of that, scoreAll
   // answers. A walk that settles early costs what it reads; one that would not costs at most 1.5 × scoreAll's.
+  // Sooner, when the rounds so far foretell that it would pass all of scoreAll's cost before it settles (`forecast`).
   let work = 0;
+  /** The page's distance from settling (what an unmet item could still score above the page's last), a round ago. */
+  let lastGap: number | undefined;
   let accepted = 0;
   const everything = queryTerms.reduce((sum, t) => sum + df(t), 0);
   // Where scoring everything costs less than a walk's first round of checks (about 2k items), it answers.
   if (strategy === 'all' || (strategy === 'auto' && everything <= 2 * k * CHECK_COST)) {
     return withSnippets(db, await scoreAll(db, query, f, q, k), queryTerms, limit);
   }
+  /**
+   * How many more rounds the walk needs, foreseen from `gap` (undefined before the page is full) and the last round's:
+   * each round reads and checks about as much as every round before it, and closes the gap by about as much as the
+   * last did. Ors of common words (a glossary group's) close it by less each round, and scoreAll answers them early.
+   */
+  const forecast = (gap: number | undefined): number => {
+    const last = lastGap;
+    lastGap = gap;
+    if (gap === undefined || last === undefined || gap <= 0) return 0;
+    return last > gap ? Math.min(gap / (last - gap), 32) : 32;
+  };
   const threshold = () => (top.length >= k ? (top[k - 1] as Scored).score : Number.NEGATIVE_INFINITY);
   // A score within TIE (relative) of the page's last counts as a tie, broken among the items read.
   const reaches = (ub: number) => threshold() < ub * (1 - TIE);
@@ -704,7 +718,10 @@ export async function searchItems(
       // scoreAll checks its best items in score order too: as many as the walk's share of matches suggests.
       const share = Math.max(accepted, 1) / Math.max(checked.size, 1);
       const wanted = Math.min(everything, Math.ceil((2 * k) / share));
-      if (2 * work >= everything + CHECK_COST * wanted + SCORE_COST * k) return withSnippets(db, await scoreAll(db, query, f, q, k, wanted), queryTerms, limit);
+      const allCost = everything + CHECK_COST * wanted + SCORE_COST * k;
+      if (2 * work >= allCost || work * 2 ** forecast(top.length >= k ? unseenBound() - threshold() : undefined) >= allCost) {
+        return withSnippets(db, await scoreAll(db, query, f, q, k, wanted), queryTerms, limit);
+      }
     }
     const open = [...lists.values()].filter((l) => !l.done);
     // Once a required clause's anchors are all read, every possible match has been met: only checks are left.

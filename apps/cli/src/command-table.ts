@@ -1,4 +1,4 @@
-import { type Config, type codeVersion, findOperation, isSvcError, type OutputOf, type ops, type Service, SvcError } from '@svc/service';
+import { type Config, type codeVersion, findOperation, isSvcError, type OutputOf, type ops, type Service, withFieldNamed } from '@svc/service';
 import { Argument, type Command, Option } from 'commander';
 import { type ExitCode, type Io, print } from './output.js';
 import type { ProgressBar } from './progress.js';
@@ -203,10 +203,9 @@ function refusalForCli(entry: AnyOperationCommand, command: Command, error: unkn
   const field = error.details.field;
   const root = /^[A-Za-z0-9_]+/.exec(field)?.[0] ?? field;
   const spelled = cliSpelling(entry, command, root);
-  if (spelled === undefined || !error.message.startsWith(`${field}: `)) return error;
+  if (spelled === undefined) return error;
   // An element of a repeated option (`item_types[0]`) is named by the option: the message quotes the value.
-  const name = /^[A-Za-z0-9_]+(\[\d+\])?$/.test(field) ? spelled : `${spelled} (${field})`;
-  return new SvcError(error.code, `${name}: ${error.message.slice(field.length + 2)}`, { ...error.details, option: spelled });
+  return withFieldNamed(error, /^[A-Za-z0-9_]+(\[\d+\])?$/.test(field) ? spelled : `${spelled} (${field})`, { option: spelled });
 }
 
 async function runOperation<Op extends OperationName>(cli: Cli, entry: OperationCommand<Op>, command: Command, opts: Opts): Promise<void> {

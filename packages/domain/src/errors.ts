@@ -44,6 +44,19 @@ export const invalidInput = (field: string, message: string, details: ErrorDetai
   new SvcError('invalid_input', `${field}: ${message}`, { field, ...details });
 
 /**
+ * The refusal `error` about the input field details.field, its message naming that field `name` instead (the CLI's
+ * `--type` for `item_types[0]`), with `details` added (details.field is kept). Refusals about a field begin their
+ * message with it (invalidInput, notFound, zod's issues): one that does not is returned as it is.
+ */
+export function withFieldNamed(error: SvcError, name: string, details: ErrorDetails = {}): SvcError {
+  const field = error.details.field;
+  if (typeof field !== 'string') return error;
+  const prefix = `${field}: `;
+  if (error.message.slice(0, prefix.length) !== prefix) return error;
+  return new SvcError(error.code, `${name}: ${error.message.slice(prefix.length)}`, { ...error.details, ...details });
+}
+
+/**
  * A reference that names nothing. `field` is the input field that held it (`decisions[2].system_id`): the
  * message starts with it and details.field carries it, so a caller can tell which argument to fix.
  */

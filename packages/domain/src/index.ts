@@ -1,5 +1,5 @@
 export { validateContext, validateTypeSchema } from './context.js';
-export { ERROR_CODES, type ErrorCode, invalidInput, isSvcError, notFound, SvcError } from './errors.js';
+export { ERROR_CODES, type ErrorCode, invalidInput, isSvcError, notFound, SvcError, withFieldNamed } from './errors.js';
 export {
   type IdRef,
   isSlug,

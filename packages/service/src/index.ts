@@ -14,6 +14,7 @@ export {
   shortId,
   snippetParts,
   type TaskStatus,
+  withFieldNamed,
 } from '@svc/domain';
 export { findOperation, ops, toolOperations } from './catalog.js';
 export { type Config, loadConfig, parseHost } from './config.js';

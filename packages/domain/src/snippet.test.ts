@@ -151,4 +151,11 @@ describe('markSnippet on hostile and unusual bodies (outsiders, 2026-11-26)', ()
     expect(marked(markSnippet('we owned it; our own data', new Set(['own'])))).toEqual(['owned']);
     expect(marked(markSnippet('we check in on the check-ins in the morning', new Set(['check', 'check-in', 'in'])))).toEqual(['check', 'check-ins']);
   });
+
+  it('marks a lexeme held only inside compound words asked for only in a word holding one of them', () => {
+    const within = new Map([['db', ['db-01']], ['-01', ['db-01']]]);
+    expect(marked(markSnippet('db-01 and db-02 and db alone', new Set(['db', '-01']), within))).toEqual(['db-01']);
+    expect(marked(markSnippet('(DB-01) is up', new Set(['db', '-01']), within))).toEqual(['DB-01']);
+    expect(marked(markSnippet('db-01 and db-02 and db alone', new Set(['db', '-01'])))).toEqual(['db-01', 'db', 'db']);
+  });
 });

@@ -300,7 +300,7 @@ function lexemeHeads(lexemes: ReadonlySet<string>): string[] {
  * `svc_item_search`, `LISTEN/NOTIFY`, `pg.Pool`, `v0.8.1`, or a hyphenated word) or by its parts (`notify`,
  * `item`), as the index holds both. Nothing matched: the first SNIPPET_WORDS_UNMATCHED words.
  */
-export function markSnippet(body: string, lexemes: ReadonlySet<string>): string {
+export function markSnippet(body: string, lexemes: ReadonlySet<string>, within: ReadonlyMap<string, readonly string[]> = new Map()): string {
   // The first SNIPPET_SOURCE_CHARS characters, never half of a pair of surrogates.
   const cut = body.slice(0, isHighSurrogate(body.charCodeAt(SNIPPET_SOURCE_CHARS - 1)) ? SNIPPET_SOURCE_CHARS - 1 : SNIPPET_SOURCE_CHARS);
   const text = cut.replaceAll(MATCH_START, '').replaceAll(MATCH_STOP, '');
@@ -320,7 +320,7 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>): string 
     if (!heads.some((h) => lower.includes(h))) continue;
     scratch.start = run.index;
     scratch.end = run.index + run[0].length;
-    markWord(text, run[0], scratch, lexemes);
+    markWord(text, run[0], scratch, within.size === 0 ? lexemes : lexemesFor(lower, lexemes, within));
     if (scratch.terms.length > 0) {
       hits.set(i, scratch);
       scratch = { start: 0, end: 0, marks: [], terms: [] };
@@ -374,6 +374,20 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>): string 
     }
   }
   return out + text.slice(cursor, end);
+}
+
+/**
+ * The lexemes a body word (`lower`: lowercased) may match: a lexeme the query holds only inside compound words
+ * (`within`: `db-01` gives db and -01) matches only in a word holding one of them, so `db-01` marks nothing in `db-02`.
+ */
+function lexemesFor(lower: string, lexemes: ReadonlySet<string>, within: ReadonlyMap<string, readonly string[]>): ReadonlySet<string> {
+  let out: Set<string> | undefined;
+  for (const [lexeme, compounds] of within) {
+    if (compounds.some((c) => lower.includes(c))) continue;
+    out ??= new Set(lexemes);
+    out.delete(lexeme);
+  }
+  return out ?? lexemes;
 }
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;

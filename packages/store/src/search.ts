@@ -313,6 +313,11 @@ interface PreparedQuery {
   weight: Map<string, number>;
   /** The tsquery text of each plan prepareQuery was given (planQueryText), in order. */
   queries: string[];
+  /**
+   * The query's lexemes that it holds only inside compound words (`db-01`: db and -01), each with those words
+   * (lowercased): a snippet marks them only in a body word holding one (not the `db` of `db-02`).
+   */
+  within: Map<string, string[]>;
   /** The first postings of the query's one term, when a page size was given and the query is one word or phrase of one lexeme. */
   first?: FirstRead | undefined;
 }
@@ -342,6 +347,7 @@ async function prepareQuery(
   const df = (t: string) => terms.get(t)?.df ?? 0;
   const leafQuery = new Map(leaves.map((l, i) => [leafKey(l), leafQueries[i] ?? '']));
   return {
+    within: compoundLexemes(leaves, lexemesOf),
     lexemesOf,
     queryTerms,
     stats,
@@ -351,6 +357,28 @@ async function prepareQuery(
     queries: plans.map((p) => planQueryText(p, leafQuery)),
     first,
   };
+}
+
+/**
+ * The lexemes that the query's words give only as parts of a compound word (one without blanks that analyses into
+ * several lexemes: `db-01`, `host-a`, `/v1/orders`), each with the compounds (lowercased, without edge punctuation)
+ * that give it. A lexeme that a word or phrase gives on its own as well is not among them.
+ */
+function compoundLexemes(leaves: readonly PlanLeaf[], lexemesOf: ReadonlyMap<string, string[]>): Map<string, string[]> {
+  const phrases = new Set(leaves.filter((l) => l.op === 'phrase').map((l) => l.text));
+  const words = new Set(leaves.filter((l) => l.op === 'word').map((l) => l.text));
+  const within = new Map<string, string[]>();
+  const free = new Set<string>();
+  for (const [text, lexemes] of lexemesOf) {
+    const compound = text.trim().toLowerCase().replace(/^[^\p{L}\p{N}/]+|[^\p{L}\p{N}]+$/gu, '');
+    const isCompound = words.has(text) && !phrases.has(text) && lexemes.length > 1 && compound !== '' && !/\s/.test(compound);
+    for (const lexeme of lexemes) {
+      if (isCompound) within.set(lexeme, [...(within.get(lexeme) ?? []), compound]);
+      else free.add(lexeme);
+    }
+  }
+  for (const lexeme of free) within.delete(lexeme);
+  return within;
 }
 
 /** A clause's anchors: each alternative's rarest term (an alternative of stop words only has none). Every item holding the clause holds one. */
@@ -626,7 +654,7 @@ export async function searchItems(
     // "nothing was recorded" (a newcomer's first search, 2026-11-26).
     throw invalidInput('query', `holds no word the index keeps ('${positiveLeaves(plan).join("', '")}': stop words such as "the" or "was" are left out of every search); search for the words that carry the meaning`);
   }
-  if (!query || query === 'stop_words_only') return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), [], limit) : [];
+  if (!query || query === 'stop_words_only') return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), undefined, limit) : [];
   const { lexemesOf, queryTerms, stats, terms, df, weight } = query;
   // Each required clause's anchors; an alternative of stop words only has none (such a clause cannot drive the walk).
   const clauses = positiveClauses(plan)
@@ -640,7 +668,7 @@ export async function searchItems(
   const [only] = queryTerms;
   if (strategy !== 'all' && only !== undefined && query.first && queryTerms.length === 1 && q === `'${only.replaceAll("'", "''")}'`) {
     const top = await oneTerm(db, only, weight.get(only) ?? 0, query.first, stats.avgdl, bound, f, k);
-    return withSnippets(db, top, queryTerms, limit, query.first.page);
+    return withSnippets(db, top, query, limit, query.first.page);
   }
   const lists = new Map<string, TermList>();
   for (const t of queryTerms) {
@@ -691,7 +719,7 @@ export async function searchItems(
   const everything = queryTerms.reduce((sum, t) => sum + df(t), 0);
   // Where scoring everything costs less than a walk's first round of checks (about 2k items), it answers.
   if (strategy === 'all' || (strategy === 'auto' && everything <= 2 * k * CHECK_COST)) {
-    return withSnippets(db, await scoreAll(db, query, f, q, k), queryTerms, limit);
+    return withSnippets(db, await scoreAll(db, query, f, q, k), query, limit);
   }
   /**
    * How many more rounds the walk needs, foreseen from `gap` (undefined before the page is full) and the last round's:
@@ -720,7 +748,7 @@ export async function searchItems(
       const wanted = Math.min(everything, Math.ceil((2 * k) / share));
       const allCost = everything + CHECK_COST * wanted + SCORE_COST * k;
       if (2 * work >= allCost || work * 2 ** forecast(top.length >= k ? unseenBound() - threshold() : undefined) >= allCost) {
-        return withSnippets(db, await scoreAll(db, query, f, q, k, wanted), queryTerms, limit);
+        return withSnippets(db, await scoreAll(db, query, f, q, k, wanted), query, limit);
       }
     }
     const open = [...lists.values()].filter((l) => !l.done);
@@ -789,7 +817,7 @@ export async function searchItems(
     top.length = Math.min(top.length, k);
     checks = Math.min(checks * 2, 2_000);
   }
-  return withSnippets(db, top, queryTerms, limit);
+  return withSnippets(db, top, query, limit);
 }
 
 /**
@@ -1017,7 +1045,7 @@ export async function searchNearMisses(
     }
   }
   const page = [...found.values()].sort((a, b) => b.count - a.count || byScore(a, b)).slice(0, want);
-  const hits = await withSnippets(db, page, query.queryTerms, want);
+  const hits = await withSnippets(db, page, query, want);
   return { hits: hits.map((h, i) => ({ ...h, held: page[i]?.held ?? [] })), cut };
 }
 
@@ -1045,7 +1073,7 @@ const SNIPPET_ROWS = prepared('search_snippet_rows', snippetRows('i.id = any($1:
 async function withSnippets(
   db: Kysely<Database>,
   top: Scored[],
-  lexemes: readonly string[],
+  query: Pick<PreparedQuery, 'queryTerms' | 'within'> | undefined,
   limit: number,
   known: ReadonlyMap<string, PageRow> = new Map(),
 ): Promise<SearchHit[]> {
@@ -1063,7 +1091,8 @@ async function withSnippets(
     );
     for (const r of rows) byId.set(r.id, [r.id, r.chain_id, r.item_type, r.title, r.body, r.at]);
   }
-  const terms = new Set(lexemes);
+  const terms = new Set(query?.queryTerms);
+  const within = query?.within ?? new Map<string, string[]>();
   return top.map((s) => {
     const r = byId.get(s.id);
     return {
@@ -1071,7 +1100,7 @@ async function withSnippets(
       chain_id: r?.[1] ?? '',
       item_type: r?.[2] ?? '',
       title: r?.[3] ?? '',
-      snippet: r ? markSnippet(r[4], terms) : '',
+      snippet: r ? markSnippet(r[4], terms, within) : '',
       rank: s.score,
       updated_at: iso(r ? new Date(r[5]) : s.updated_at),
     };

@@ -207,6 +207,19 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     expect((await search('node-20.1'))[0]?.snippet).toBe('pin **node-20.1** in CI');
   });
 
+  it('marks a compound word asked for where it stands, not its parts in other words (newcomer: db-01 marked the db of db-02)', async () => {
+    const hosts = await add('Hosts', 'primary db-01 fails over to replica db-02 in host-a, never host-b');
+    const [db01] = await search('db-01');
+    expect(db01?.id).toBe(hosts.id);
+    expect(db01?.snippet).toBe('primary **db-01** fails over to replica db-02 in host-a, never host-b');
+    expect((await search('host-a'))[0]?.snippet).toBe('primary db-01 fails over to replica db-02 in **host-a**, never host-b');
+    // Asked for on its own too, the part is marked everywhere.
+    expect((await search('db-01 db'))[0]?.snippet).toBe('primary **db-01** fails over to replica **db**-02 in host-a, never host-b');
+    expect((await search('db'))[0]?.snippet).toBe('primary **db**-01 fails over to replica **db**-02 in host-a, never host-b');
+    const queue = await add('Queue', 'we use LISTEN/NOTIFY here; listen elsewhere');
+    expect((await search('LISTEN/NOTIFY'))[0]).toMatchObject({ id: queue.id, snippet: 'we use **LISTEN/NOTIFY** here; listen elsewhere' });
+  });
+
   it('finds, and excludes, a word or URL longer than 128 characters as the index split it (attacker, 2026-11-26)', async () => {
     const url = `https://example.com/${'segment/'.repeat(16)}end`;
     const long = 'z'.repeat(200);

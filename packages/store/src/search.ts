@@ -248,6 +248,13 @@ interface PlanLeaf {
 
 export const leafKey = (l: PlanLeaf) => `${l.op}\u0000${l.text}`;
 
+/** The words and phrases `plan` excludes. */
+function negatedLeaves(plan: TsPlan): PlanLeaf[] {
+  if (plan.op === 'not') return planLeaves(plan.arg);
+  if (plan.op === 'and' || plan.op === 'or') return plan.args.flatMap(negatedLeaves);
+  return [];
+}
+
 /** Every word and phrase of `plan`, negated ones included. */
 export function planLeaves(plan: TsPlan, acc: PlanLeaf[] = []): PlanLeaf[] {
   if (plan.op === 'word' || plan.op === 'phrase') acc.push({ op: plan.op, text: plan.text });
@@ -340,6 +347,12 @@ async function prepareQuery(
   await planMode(db, 'force_generic_plan');
   const oneLeaf = plans.length === 1 && (plan.op === 'word' || plan.op === 'phrase');
   const { analyzed, stats, terms, leafQueries, first } = await analyzeWithStatistics(db, f, leafTexts, leaves, oneLeaf ? k : null);
+  const idle = negatedLeaves(plan).filter((l) => leafQueries[leaves.findIndex((m) => leafKey(m) === leafKey(l))] === '');
+  if (idle.length > 0) {
+    // Dropped, such an exclusion would widen the answer without a word (decision 0017).
+    const words = idle.map((l) => (l.op === 'phrase' ? `-"${l.text}"` : `-${l.text}`));
+    throw invalidInput('query', `excludes only stop words (${words.join(', ')}): they are left out of every search, so they cannot exclude anything; remove them`);
+  }
   const lexemesOf = new Map(leafTexts.map((t, i) => [t, analyzed[i] ?? []]));
   const queryTerms = [...new Set(analyzed.flat())].sort();
   if (queryTerms.length === 0) return 'stop_words_only';
@@ -893,7 +906,8 @@ const SCORE_COST = 48;
  * and check most of their matches anyway (ORs of several common words, such as a glossary group's synonyms).
  * The best-scored items are then checked (filters, the query itself) in that order, `first` of them (8 × k unless
  * the caller knows better), four times as many again while too few of them match; an item outside those read
- * scores at most the last read. Each round is computed whole, in a stable order (ties by id).
+ * scores at most the last read. Each round is computed whole, with every item tied with the last read (a cut by id
+ * kept the older of two items scored alike and left out the newer, which the page prefers: an attacker, 2026-11-27).
  */
 async function scoreAll(db: Kysely<Database>, query: PreparedQuery, f: SearchFilters, q: string, k: number, first = 8 * k): Promise<Scored[]> {
   const terms = query.queryTerms.filter((t) => query.df(t) > 0);
@@ -925,8 +939,8 @@ const SCORE_ALL = prepared(
      from unnest($1::text[], $2::float8[]) as t(term, w)
      join search_postings p on p.project_id = $5::uuid and p.term = t.term
      group by p.item_id
-     order by score desc, p.item_id
-     limit $4::int
+     order by score desc
+     fetch first ($4::int) rows with ties
    ),
    hits as (
      select s.item_id as id, s.score, i.updated_at

@@ -381,6 +381,23 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     }
   }, 120_000);
 
+  it('prefers the newest of items scored alike whichever way the top is found (attacker, 2026-11-27)', async () => {
+    // Forty items alike: scoreAll's first read (8 × k) cut them by id and kept older ones, not the newest.
+    const alike: string[] = [];
+    for (let i = 0; i < 40; i++) alike.push((await add('Cache shard', 'cache shard')).id);
+    for (let i = 0; i < 20; i++) await add(`Note ${i}`, 'cache and other words that make it longer than the rest');
+    const p = await projectId();
+    const plan = planQuery(parseQuery('cache OR shard'));
+    if (!plan) throw new Error('cache OR shard plans to nothing');
+    const newest = [...alike].reverse();
+    for (const strategy of ['all', 'auto', 'walk'] as const) {
+      for (const limit of [1, 3]) {
+        const ids = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.id);
+        expect(ids, `${strategy} limit ${limit}`).toEqual(newest.slice(0, limit));
+      }
+    }
+  });
+
   it('checks every item once when many share the same bound: no match missed, none listed twice', async () => {
     // 490 items share two bounds (same words, same length); the 10 matches of `alpha -beta` sit among them.
     const batch = async (n: number, body: string) => {

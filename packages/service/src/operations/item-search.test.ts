@@ -294,9 +294,20 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
       expect(await refusal(search(q)), q).toMatchObject({ code: 'invalid_input', details: { field: 'query' } });
     }
     expect((await refusal(search('the was too'))).message).toMatch(/stop words/);
-    // A stop word beside a word, or negated, is left out as before.
+    // A stop word beside a word is left out as before; a word negated beside stop words excludes as before.
     expect(await titles('the something')).toEqual(['Something']);
     expect(await titles('the -mysql')).toEqual(['Something']);
+  });
+
+  it('refuses an exclusion of stop words only, which could exclude nothing, naming query (SPEC reader, 2026-11-27)', async () => {
+    await add('Both', 'both replicas of the cache');
+    await add('Queue', 'the queue');
+    for (const q of ['cache -both', 'cache OR queue -both', 'cache -"the a"', 'queue -both -cache']) {
+      const error = await refusal(search(q));
+      expect(error, q).toMatchObject({ code: 'invalid_input', details: { field: 'query' } });
+      expect(error.message, q).toMatch(/^query: excludes only stop words \(-both|-"the a"\)/);
+    }
+    expect(await titles('cache OR queue -replicas')).toEqual(['Queue']);
   });
 
   it('answers 1,000 arbitrary queries with results or [], or refuses them naming query, never another error', async () => {

@@ -207,6 +207,22 @@ describe.each(testBackends())('input limits on $name', (backend) => {
       expect(limit.message).toMatch(/^limit: .*finite/);
     });
 
+    it('reads a time without a zone as UTC, whatever the server\'s zone (SPEC reader, 2026-11-27)', async () => {
+      const item = (await call(ops.svc_item_upsert, { project_id: 'lim', title: 'Timed' })) as { id: string };
+      const hourBefore = new Date(Date.now() - 3_600_000).toISOString().slice(0, 19);
+      const zone = process.env.TZ;
+      process.env.TZ = 'America/New_York';
+      try {
+        for (const since of [hourBefore, `${hourBefore}Z`]) {
+          const { entries } = (await call(ops.svc_history_query, { project_id: 'lim', item_id: item.id, since })) as { entries: unknown[] };
+          expect(entries.length, since).toBeGreaterThan(0);
+        }
+      } finally {
+        if (zone === undefined) delete process.env.TZ;
+        else process.env.TZ = zone;
+      }
+    });
+
     it('refuses a limit above 200 instead of cutting it, on every list (decision 0049)', async () => {
       for (const [op, input] of [
         [ops.svc_item_search, { project_id: 'lim', query: 'x' }],

@@ -17,10 +17,11 @@ export const idRef = (what: string) =>
   z.string().min(1).max(100).describe(`${what} id or prefix`);
 export const limit = z
   .number()
-  .int()
-  .min(1)
+  .min(1, { error: 'at least 1' })
   // Refused above the most, never cut to it: a client asking for 500 would read 200 as all there is (decision 0049).
+  // Before .int(), whose own bound (2^53 - 1) would otherwise be the first problem named for 1e20.
   .max(MAX_LIMIT, { error: `at most ${MAX_LIMIT}; ask for fewer and narrow the query or filters to see the rest` })
+  .int({ error: 'a whole number' })
   .optional()
   .describe(`Max results (default ${DEFAULT_LIMIT})`);
 export const title = z.string().trim().min(1).max(1000).describe('Title (1 to 1000 characters)');
@@ -62,7 +63,11 @@ export function isIsoTime(value: string): boolean {
   );
 }
 
-/** An ISO 8601 time; checked by parsing, so the tool schema stays short (no giant regex). */
+/**
+ * An ISO 8601 time as the instant it names, checked by parsing, so the tool schema stays short (no giant regex). A
+ * time without a zone is UTC, as SPEC's timestamps are: read by Date it would be the server's local time, and the
+ * same call would answer differently on a machine in another zone.
+ */
 export const isoTime = (what: string) =>
   z
     .string()
@@ -70,6 +75,7 @@ export const isoTime = (what: string) =>
     .refine(isIsoTime, {
       message: 'must be an ISO 8601 time on a real calendar date, e.g. 2026-01-31T12:00:00Z',
     })
+    .transform((value) => new Date(/T[^Z+-]*$/.test(value) ? `${value}Z` : value))
     .describe(what);
 
 /** An actor UUID; checked as a UUID when used, so the schema stays short. */

@@ -40,7 +40,7 @@ export const historyQuery = defineOperation({
     const entries = await queryHistory(ctx.db, {
       project_id: project.id,
       chain_id: chainId,
-      since: input.since ? new Date(input.since) : undefined,
+      since: input.since,
       semantic_impacts: input.semantic_impacts,
       limit: max,
     });

@@ -177,7 +177,7 @@ export function addCommands(root: Command, table: readonly CommandEntry[], cli: 
   }
 }
 
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replaceAll('-', '_');
 
 /**
  * What the command calls an input field: the entry's own spelling, else the option or argument that feeds a field of
@@ -187,8 +187,11 @@ function cliSpelling(entry: AnyOperationCommand, command: Command, root: string)
   const own = entry.fields?.[root];
   if (own !== undefined) return own;
   const feeds = (name: string) => name === root || `${name}_id` === root;
-  // An option left out (the actor from SVC_DEFAULT_ACTOR_ID) is not named: the user did not type it.
-  const option = command.options.find((o) => feeds(snakeCase(o.attributeName())) && command.getOptionValueSource(o.attributeName()) !== undefined);
+  // --actor is named only when typed: left out, the actor came from SVC_DEFAULT_ACTOR_ID. An option left out that
+  // a refusal is about (--source-url for research) is named: it is what to add.
+  const option = command.options.find(
+    (o) => feeds(snakeCase(o.attributeName())) && (o.long !== '--actor' || command.getOptionValueSource(o.attributeName()) !== undefined),
+  );
   if (option?.long) return option.long;
   const argument = command.registeredArguments.find((a) => feeds(snakeCase(a.name())));
   return argument ? `<${argument.name()}>` : undefined;

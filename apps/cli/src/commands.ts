@@ -51,11 +51,27 @@ function snippetLine(snippet: string): string[] {
   return line === '' ? [] : [`          ${line}`];
 }
 
+/** The most a list answers (the service's limit, decision 0049): the CLI asks for it where it shows a whole list. */
+const MAX_LIMIT = 200;
+
+/** A line saying a list was cut at MAX_LIMIT (`truncated`), or nothing. */
+function moreNotShown(truncated: unknown, what: string): string {
+  return truncated === false || truncated === undefined ? '' : `\n(more ${what} not shown: the list stops at ${MAX_LIMIT})`;
+}
+
+/** An option's value as a whole number written in decimal digits, or a usage error naming the option. */
+function wholeNumber(flag: string): (value: string) => number {
+  return (value) => {
+    if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError(`${flag}: '${value}' is not a whole number`);
+    return Number(value);
+  };
+}
+
 function searchText(r: OutputOf<typeof ops.svc_item_search>): string {
   return [
     // With near misses below, what is missing is a word; without, nothing matched at all (an exclusion may be why).
     ...(r.items.length === 0 ? [r.partial && r.partial.length > 0 ? '(no item holds every word)' : '(no item matches)'] : r.items.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`, ...snippetLine(h.snippet)])),
-    ...(r.truncated && r.truncated.includes('limit') ? ['… more match: narrow the query or raise --limit'] : []),
+    ...(r.truncated && r.truncated.includes('limit') ? [`… more match: narrow the query${r.items.length < MAX_LIMIT ? ' or raise --limit' : ''}`] : []),
     ...(r.truncated && r.truncated.includes('glossary_expansion') ? ['… some glossary synonyms were not searched (too many in a group)'] : []),
     ...(r.partial && r.partial.length > 0
       ? ['near misses:', ...r.partial.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}  (lacks ${(h.missing ?? []).join(', ')})`, ...snippetLine(h.snippet)])]
@@ -169,9 +185,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'project list',
     description: 'list projects',
     operation: 'project_list',
-    input: () => ({ limit: 200 }),
+    input: () => ({ limit: MAX_LIMIT }),
     text: (r) =>
-      r.projects.length === 0 ? '(no projects)' : r.projects.map((p) => `${shortId(p.id)}  ${p.slug}  ${p.name}`).join('\n'),
+      r.projects.length === 0 ? '(no projects)' : r.projects.map((p) => `${shortId(p.id)}  ${p.slug}  ${p.name}`).join('\n') + moreNotShown(r.truncated, 'projects'),
   }),
   command({ name: 'project show', arguments: ['<project>'], description: 'show a project', operation: 'project_show', input: ([p]) => ({ project_id: p }) }),
   { name: 'project config', description: 'the TOML project configuration ([research] ttl_days, [checks] disabled_rules)' },
@@ -211,9 +227,8 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'actor list',
     description: 'list actors',
     operation: 'actor_list',
-    input: () => ({ limit: 200 }),
-    text: (r) =>
-      r.actors.length === 0 ? '(no actors)' : r.actors.map((a) => `${a.id}  ${a.email}  ${a.name}`).join('\n'),
+    input: () => ({ limit: MAX_LIMIT }),
+    text: (r) => (r.actors.length === 0 ? '(no actors)' : r.actors.map((a) => `${a.id}  ${a.email}  ${a.name}`).join('\n') + moreNotShown(r.truncated, 'actors')),
   }),
 
   { name: 'type', description: 'item types' },
@@ -342,11 +357,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     arguments: ['<project>', '<query...>'],
     description: 'search the current items of a project (the svc_item_search dialect: words, "phrases", OR, -exclusions)',
     operation: 'svc_item_search',
-    input: ([p, ...words], o) => ({ project_id: p, query: words.join(' '), item_types: o.type, limit: o.limit === undefined ? undefined : Number(o.limit) }),
+    input: ([p, ...words], o) => ({ project_id: p, query: words.join(' '), item_types: o.type, limit: o.limit }),
     fields: { item_types: '--type' },
     options: [
       { flags: '--type <type>', description: 'only items of this type (repeatable)', repeatable: true },
-      { flags: '--limit <n>', description: 'at most this many (default 20, up to 200)' },
+      { flags: '--limit <n>', description: `at most this many (default 20, up to ${MAX_LIMIT})`, parse: wholeNumber('--limit') },
     ],
     help: '\nExamples:\n  svc search my-project connection pool\n  svc search my-project \'"advisory lock" -redis\' --type decision',
     dashWordHint: "to exclude a word, quote the query (svc search my-project 'cache -redis') or put -- before it (svc search my-project -- cache -redis)",
@@ -474,7 +489,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     arguments: ['<project>'],
     description: 'list groups with their accepted terms and pending proposals',
     operation: 'glossary_list',
-    input: ([p]) => ({ project_id: p, limit: 200 }),
+    input: ([p]) => ({ project_id: p, limit: MAX_LIMIT }),
     text: glossaryText,
   }),
   command({
@@ -482,9 +497,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     arguments: ['<project>'],
     description: 'list proposed terms awaiting review',
     operation: 'glossary_queue',
-    input: ([p]) => ({ project_id: p, limit: 200 }),
+    input: ([p]) => ({ project_id: p, limit: MAX_LIMIT }),
     text: (r) =>
-      r.terms.length === 0 ? '(no proposed terms)' : r.terms.map((t) => `${shortId(t.id)}  ${t.term}  (group ${t.group_name})`).join('\n'),
+      r.terms.length === 0
+        ? '(no proposed terms)'
+        : r.terms.map((t) => `${shortId(t.id)}  ${t.term}  (group ${t.group_name})`).join('\n') + moreNotShown(r.truncated, 'proposed terms'),
   }),
 
   {

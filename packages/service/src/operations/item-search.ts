@@ -9,9 +9,9 @@ export const itemSearch = defineOperation({
   surface: 'tool',
   title: 'Search items',
   description:
-    "Search a project's current items, ranked by BM25 (title above body) over every match of " +
-    'any age. Dialect: bare words are all required; "a phrase" matches adjacent words; `a OR b` either; ' +
-    `a leading - excludes. Words expand to glossary synonyms, ≤${MAX_SYNONYMS_PER_TERM} each and ≤${MAX_EXPANSIONS} ` +
+    "Search a project's current items, ranked by BM25 (title above body) over every match of any age " +
+    '(expired research only with include_expired). Dialect: bare words are all required; "a phrase" matches ' +
+    `adjacent words; \`a OR b\` either; a leading - excludes. Words expand to glossary synonyms, ≤${MAX_SYNONYMS_PER_TERM} each and ≤${MAX_EXPANSIONS} ` +
     'in all (not phrases or exclusions). Captures appear once promoted. Returns {items: [{id, chain_id, ' +
     'item_type, title, snippet, rank, updated_at}], truncated, expansion_cut, partial?}; truncated: false or ' +
     'why cut (limit: more match; glossary_expansion: synonyms left out; partial: near misses incomplete); if ' +
@@ -21,7 +21,7 @@ export const itemSearch = defineOperation({
     query: searchQuery('Search text in the dialect above'),
     item_types: z.array(z.string().max(40)).max(20).optional().describe('Only these item types (registered type keys; an unknown one is refused)'),
     system_ids: z.array(z.string().max(200)).max(50).optional().describe('Only these systems (ids, prefixes or names)'),
-    include_expired: z.boolean().optional().describe('Include research past its time to live (default false)'),
+    include_expired: z.boolean().optional().describe('Include expired research (default false)'),
     limit,
   }),
   kind: 'read',

@@ -19,7 +19,7 @@ export const itemUpsert = defineOperation({
     'Write one item (decision, knowledge, policy, document, research, …) only when the user asks to save it. No ' +
     'item_id creates; item_id edits: a new version supersedes it (nothing is overwritten), and it must be the ' +
     'current version, else `conflict` names it. Omitted or "" fields are kept; null clears body, context, ' +
-    'system_id, work_unit_id, source_url. The type is fixed. Tasks (need an open work unit) and QA checks start ' +
+    'system_id, work_unit_id, source_url. Tasks (need an open work unit) and QA checks start ' +
     `proposed/pending; only svc_task_*/svc_qa_* change their status. ${ITEM_ANSWER}; chain_id is stable.`,
   input: z.object({
     project_id: projectRef,

@@ -58,13 +58,20 @@ describe('parseQuery', () => {
     ]);
   });
 
-  it('ignores OR at either end, doubled, or next to a negation, and a lone dash', () => {
+  it('ignores OR at either end or doubled, and a lone dash', () => {
     expect(parseQuery('OR a OR OR b OR').clauses).toEqual([{ kind: 'any', terms: [word('a'), word('b')] }]);
-    expect(parseQuery('a OR -b').clauses).toEqual([
-      { kind: 'required', term: word('a') },
-      { kind: 'not', term: word('b') },
-    ]);
     expect(parseQuery('- a -').clauses).toEqual([{ kind: 'required', term: word('a') }]);
+  });
+
+  it('refuses OR next to an exclusion, which it used to drop (a OR -b answered a -b), naming the field', () => {
+    for (const q of ['a OR -b', '-a OR b', 'a -b OR c', 'a OR -"b c"', 'x a OR OR -b']) {
+      expect(() => parseQuery(q), q).toThrow(/^query: has OR next to an exclusion/);
+    }
+    expect(() => parseQuery('a OR -b', 'text')).toThrow(/^text: /);
+    expect(parseQuery('a OR b -c').clauses).toEqual([
+      { kind: 'any', terms: [word('a'), word('b')] },
+      { kind: 'not', term: word('c') },
+    ]);
   });
 
   it('treats lowercase or as a word and an unbalanced quote as a phrase to the end', () => {

@@ -109,13 +109,16 @@ export function parseQuery(input: string, field = 'query'): QueryAst {
   let pendingOr = false;
   for (const token of tokens) {
     if (token.kind === 'or') {
-      // OR joins the previous positive term with the next one; at the start, after a negation or twice in a
-      // row it has nothing to join and is ignored.
+      // OR joins the previous positive term with the next one; at the start or twice in a row it has nothing to
+      // join and is ignored. Next to an exclusion it is refused: read as `a -b`, `a OR -b` would answer less than
+      // asked, without a word (a SPEC reader, 2026-11-27).
       const last = clauses.at(-1);
+      if (last?.kind === 'not') throw orBesideExclusion(field);
       if (last && (last.kind === 'required' || last.kind === 'any')) pendingOr = true;
       continue;
     }
     if (token.negated) {
+      if (pendingOr) throw orBesideExclusion(field);
       clauses.push({ kind: 'not', term: token.term });
       pendingOr = false;
       group = undefined;
@@ -144,6 +147,9 @@ export function parseQuery(input: string, field = 'query'): QueryAst {
   }
   return { clauses };
 }
+
+const orBesideExclusion = (field: string) =>
+  invalidInput(field, 'has OR next to an exclusion (a OR -b): an exclusion cannot be an alternative; write `a -b` for a without b, or `a OR b`');
 
 /** The key a glossary term is stored and looked up by: case and spacing folded. */
 export function normalizeTerm(text: string): string {

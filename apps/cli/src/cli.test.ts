@@ -375,7 +375,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect((await svc(['project', 'create', 'reads'], env)).code).toBe(0);
     await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a1', 'Use PostgreSQL advisory locks for the scheduler');
     await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a2', 'Cache the catalog in Redis');
-    const [text, json, near, brief, bad, tooMany, badJson, notNumber] = await Promise.all([
+    const [text, json, near, brief, bad, tooMany, badJson, notNumber, noSystem] = await Promise.all([
       svc(['search', 'reads', 'advisory', 'locks'], env),
       svcJson<{ items: { id: string }[]; truncated: unknown }>(['search', 'reads', 'scheduler', '--type', 'decision'], env),
       svc(['search', 'reads', 'advisory', 'cron'], env),
@@ -384,6 +384,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
       svc(['search', 'reads', 'x', '--limit', '500'], env),
       svc(['search', 'reads', 'x', '--type', 'decision', '--type', 'decisions', '--json'], env),
       svc(['search', 'reads', 'x', '--limit', 'abc'], env),
+      svc(['search', 'reads', 'scheduler', '--system', 'sched'], env),
     ]);
     expect(text).toEqual({ code: 0, stdout: 'c0ffee00  decision  Use PostgreSQL advisory locks for the scheduler\n', stderr: '' });
     expect(json.items.map((i) => i.id)).toEqual(['c0ffee00-0000-4000-8000-0000000000a1']);
@@ -399,6 +400,9 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(tooMany).toMatchObject({ code: 1, stdout: '' });
     expect(tooMany.stderr).toMatch(/^svc: invalid_input: --limit: at most 200; /);
     // A limit that is not a whole number is a usage error naming it (it was "not a finite number … JSON").
+    // --system filters as the tool's system_ids does; an unknown one is refused naming the option and the systems.
+    expect(noSystem).toMatchObject({ code: 1, stdout: '' });
+    expect(noSystem.stderr).toMatch(/^svc: not_found: --system: system 'sched' not found; the project has no systems/);
     expect(notNumber).toMatchObject({ code: 2, stdout: '' });
     expect(notNumber.stderr).toContain("--limit: 'abc' is not a whole number");
     expect(JSON.parse(badJson.stderr)).toMatchObject({ error: { code: 'invalid_input', details: { field: 'item_types[1]', option: '--type' } } });

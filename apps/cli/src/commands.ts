@@ -357,10 +357,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     arguments: ['<project>', '<query...>'],
     description: 'search the current items of a project (the svc_item_search dialect: words, "phrases", OR, -exclusions)',
     operation: 'svc_item_search',
-    input: ([p, ...words], o) => ({ project_id: p, query: words.join(' '), item_types: o.type, limit: o.limit }),
-    fields: { item_types: '--type' },
+    input: ([p, ...words], o) => ({ project_id: p, query: words.join(' '), item_types: o.type, system_ids: o.system, limit: o.limit }),
+    fields: { item_types: '--type', system_ids: '--system' },
     options: [
       { flags: '--type <type>', description: 'only items of this type (repeatable)', repeatable: true },
+      { flags: '--system <system>', description: 'only items of this system: id, prefix or name (repeatable)', repeatable: true },
       { flags: '--limit <n>', description: `at most this many (default 20, up to ${MAX_LIMIT})`, parse: wholeNumber('--limit') },
     ],
     help: '\nExamples:\n  svc search my-project connection pool\n  svc search my-project \'"advisory lock" -redis\' --type decision',

@@ -1,4 +1,4 @@
-import { type IdRef, notFound, parseIdRef } from '@svc/domain';
+import { type IdRef, notFound, parseIdRef, SvcError } from '@svc/domain';
 import type { Kysely, Transaction } from 'kysely';
 import { idMatches, iso, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
@@ -28,7 +28,7 @@ export async function resolveSystem(
   try {
     ref = parseIdRef(raw, field);
   } catch {
-    throw notFound('system', raw, field);
+    throw await systemNotFound(db, projectId, raw, field);
   }
   const rows = await db
     .selectFrom('systems')
@@ -37,8 +37,21 @@ export async function resolveSystem(
     .where(idMatches('id', ref))
     .limit(10)
     .execute();
+  if (rows.length === 0) throw await systemNotFound(db, projectId, raw, field);
   const first = onlyMatch(rows, 'system', ref, (r) => ({ id: r.id, label: r.name }), raw);
   return { ...first, created_at: iso(first.created_at) };
+}
+
+/** The systems a refusal lists: enough to spot a misspelling, few enough to read. */
+const SYSTEMS_LISTED = 20;
+
+/** `raw` names no system of the project: not_found naming the field, with the project's systems (a newcomer's wish). */
+async function systemNotFound(db: Kysely<Database>, projectId: string, raw: string, field: string): Promise<SvcError> {
+  const rows = await db.selectFrom('systems').select('name').where('project_id', '=', projectId).orderBy('name').limit(SYSTEMS_LISTED + 1).execute();
+  const names = rows.slice(0, SYSTEMS_LISTED).map((r) => r.name);
+  const known = names.length === 0 ? 'the project has no systems' : `the project's systems: ${names.join(', ')}${rows.length > SYSTEMS_LISTED ? ', …' : ''}`;
+  const error = notFound('system', raw, field);
+  return new SvcError(error.code, `${error.message}; ${known} (an operator adds one: svc system add PROJECT NAME)`, { ...error.details, known: names });
 }
 
 export async function insertSystem(db: Transaction<Database>, projectId: string, name: string): Promise<System> {

@@ -368,7 +368,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect(unknown).toMatchObject({ code: 1, stdout: '' });
     expect(unknown.stderr).toMatch(/^svc: not_found: /);
     expect(tooShort).toMatchObject({ code: 1, stdout: '' });
-    expect(tooShort.stderr).toMatch(/^svc: invalid_input: item_id: /);
+    expect(tooShort.stderr).toMatch(/^svc: invalid_input: <id>: /);
   }, 180_000);
 
   it('search and brief read a project the way an assistant does: ranked hits, near misses, the brief as markdown', async () => {

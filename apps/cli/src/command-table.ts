@@ -193,7 +193,8 @@ function cliSpelling(entry: AnyOperationCommand, command: Command, root: string)
     (o) => feeds(snakeCase(o.attributeName())) && (o.long !== '--actor' || command.getOptionValueSource(o.attributeName()) !== undefined),
   );
   if (option?.long) return option.long;
-  const argument = command.registeredArguments.find((a) => feeds(snakeCase(a.name())));
+  // `<id>` is the id the command acts on (item_id, work_unit_id): any id field no option feeds.
+  const argument = command.registeredArguments.find((a) => feeds(snakeCase(a.name())) || (a.name() === 'id' && root.endsWith('_id')));
   return argument ? `<${argument.name()}>` : undefined;
 }
 

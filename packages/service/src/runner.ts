@@ -47,9 +47,12 @@ function normaliseInput(op: AnyOperation, raw: unknown): Record<string, unknown>
     }
     if (value === '' && field.safeParse(undefined).success) continue;
     if (value === null && !field.safeParse(null).success) {
-      const why = field.safeParse(undefined).success
-        ? 'cannot be cleared (null); omit it or give "" to leave it unchanged'
-        : 'is required and cannot be null';
+      // "Cleared" and "unchanged" speak of a write; a read's optional parameter is simply left out.
+      const why = !field.safeParse(undefined).success
+        ? 'is required and cannot be null'
+        : op.kind === 'read'
+          ? 'cannot be null; omit it (or give "") for the default'
+          : 'cannot be cleared (null); omit it or give "" to leave it unchanged';
       throw new SvcError('invalid_input', `${key}: ${why}`, { field: key });
     }
     checkJsonDepth(value, key);

@@ -80,8 +80,8 @@ export async function prepareItemValues(
 ): Promise<ItemValues> {
   const type = await findItemType(ctx.tx, fields.item_type);
   if (!type) {
-    const known = (await listItemTypes(ctx.tx)).map((t) => t.key).join(', ');
-    throw invalidInput(`${prefix}item_type`, `unknown item type '${fields.item_type}'; known types: ${known}`);
+    const known = (await listItemTypes(ctx.tx)).map((t) => t.key);
+    throw invalidInput(`${prefix}item_type`, `unknown item type '${fields.item_type}'; registered types: ${known.join(', ')}`, { known });
   }
   if (head) keepItemType(head.item_type, type.key, `${prefix}item_type`);
   const sourceUrl = fields.source_url?.trim() || null;

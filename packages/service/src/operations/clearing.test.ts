@@ -58,6 +58,9 @@ describe.each(testBackends())('clearing fields with null on $name', (backend) =>
     expect(required).toMatchObject({ code: 'invalid_input', details: { field: 'task_id' } });
     expect(required.message).toBe('task_id: is required and cannot be null');
     expect(await versions(t.chain_id)).toBe(1);
+    // A read clears nothing: its message says to leave the parameter out (an attacker found "unchanged" odd there).
+    const read = await refusal(call(ops.svc_task_list, unchecked({ work_unit_id: t.work_unit_id, limit: null })));
+    expect(read.message).toBe('limit: cannot be null; omit it (or give "") for the default');
   });
 
   it('svc_item_upsert clears body, context, system_id and work_unit_id with null and keeps them for ""', async () => {

@@ -153,9 +153,16 @@ describe('markSnippet on hostile and unusual bodies (outsiders, 2026-11-26)', ()
   });
 
   it('marks a lexeme held only inside compound words asked for only in a word holding one of them', () => {
-    const within = new Map([['db', ['db-01']], ['-01', ['db-01']]]);
+    const within = new Map([
+      ['db', [['db', '-01']]],
+      ['-01', [['db', '-01']]],
+    ]);
     expect(marked(markSnippet('db-01 and db-02 and db alone', new Set(['db', '-01']), within))).toEqual(['db-01']);
     expect(marked(markSnippet('(DB-01) is up', new Set(['db', '-01']), within))).toEqual(['DB-01']);
     expect(marked(markSnippet('db-01 and db-02 and db alone', new Set(['db', '-01'])))).toEqual(['db-01', 'db', 'db']);
+    // Held by its joined lexeme, whatever the stem (`self-hosting` for `self-hosted`).
+    const hosted = ['self-host', 'self', 'host'];
+    const selfHosted = new Map(hosted.map((l) => [l, [hosted]]));
+    expect(marked(markSnippet('self-hosting runners, not hosted ones', new Set(hosted), selfHosted))).toEqual(['self-hosting']);
   });
 });

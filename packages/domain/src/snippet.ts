@@ -300,7 +300,7 @@ function lexemeHeads(lexemes: ReadonlySet<string>): string[] {
  * `svc_item_search`, `LISTEN/NOTIFY`, `pg.Pool`, `v0.8.1`, or a hyphenated word) or by its parts (`notify`,
  * `item`), as the index holds both. Nothing matched: the first SNIPPET_WORDS_UNMATCHED words.
  */
-export function markSnippet(body: string, lexemes: ReadonlySet<string>, within: ReadonlyMap<string, readonly string[]> = new Map()): string {
+export function markSnippet(body: string, lexemes: ReadonlySet<string>, within: Compounds = new Map()): string {
   // The first SNIPPET_SOURCE_CHARS characters, never half of a pair of surrogates.
   const cut = body.slice(0, isHighSurrogate(body.charCodeAt(SNIPPET_SOURCE_CHARS - 1)) ? SNIPPET_SOURCE_CHARS - 1 : SNIPPET_SOURCE_CHARS);
   const text = cut.replaceAll(MATCH_START, '').replaceAll(MATCH_STOP, '');
@@ -320,7 +320,15 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>, within: 
     if (!heads.some((h) => lower.includes(h))) continue;
     scratch.start = run.index;
     scratch.end = run.index + run[0].length;
-    markWord(text, run[0], scratch, within.size === 0 ? lexemes : lexemesFor(lower, lexemes, within));
+    markWord(text, run[0], scratch, lexemes);
+    const idle = within.size === 0 ? [] : unheld(scratch.terms, within);
+    if (idle.length > 0) {
+      // Parts of a compound asked for, in a word that does not hold it (`db` of `db-02` for `db-01`): marked again without them.
+      const rest = new Set(lexemes);
+      for (const lexeme of idle) rest.delete(lexeme);
+      scratch = { start: run.index, end: run.index + run[0].length, marks: [], terms: [] };
+      markWord(text, run[0], scratch, rest);
+    }
     if (scratch.terms.length > 0) {
       hits.set(i, scratch);
       scratch = { start: 0, end: 0, marks: [], terms: [] };
@@ -377,17 +385,28 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>, within: 
 }
 
 /**
- * The lexemes a body word (`lower`: lowercased) may match: a lexeme the query holds only inside compound words
- * (`within`: `db-01` gives db and -01) matches only in a word holding one of them, so `db-01` marks nothing in `db-02`.
+ * The query's lexemes that it holds only as parts of hyphenated compounds, each with the lexemes of every such
+ * compound (`db-01`: db and -01, each with [db, -01]; `self-hosted`: self-host, self and host).
  */
-function lexemesFor(lower: string, lexemes: ReadonlySet<string>, within: ReadonlyMap<string, readonly string[]>): ReadonlySet<string> {
-  let out: Set<string> | undefined;
-  for (const [lexeme, compounds] of within) {
-    if (compounds.some((c) => lower.includes(c))) continue;
-    out ??= new Set(lexemes);
-    out.delete(lexeme);
+export type Compounds = ReadonlyMap<string, readonly (readonly string[])[]>;
+
+/** A lexeme joining two parts (`self-host`, `check-in`): matched, it stands for its compound whole. */
+const JOINED = /[\p{L}\p{N}]-[\p{L}\p{N}]/u;
+
+/**
+ * Of the lexemes a body word matched (`terms`), those held only inside compounds the word does not hold: a compound
+ * is held when the word matched every lexeme of it, or a joined one (`self-hosting` for `self-hosted`), so `db-01`
+ * marks nothing in `db-02`.
+ */
+function unheld(terms: readonly string[], within: Compounds): string[] {
+  const out: string[] = [];
+  for (const term of terms) {
+    const compounds = within.get(term);
+    if (compounds === undefined) continue;
+    const held = compounds.some((c) => c.every((l) => terms.includes(l)) || c.some((l) => JOINED.test(l) && terms.includes(l)));
+    if (!held) out.push(term);
   }
-  return out ?? lexemes;
+  return out;
 }
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;

@@ -58,6 +58,7 @@ export {
   NEAR_MISS_BUDGET,
   openItemSearch,
   rebuildSearchIndex,
+  refuseIdleExclusions,
   searchItems,
   searchNearMisses,
   tsquery,

@@ -1,4 +1,4 @@
-import { invalidInput, markSnippet, type NearMissPlan, positiveLeaves, type Project, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
+import { invalidInput, markSnippet, type SvcError, type NearMissPlan, positiveLeaves, type Project, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { CompiledQuery, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { prepared } from './prepared.js';
 import { PROJECT_COLUMNS, resolveProject, slugOf, toProject } from './projects.js';
@@ -29,6 +29,26 @@ export function tsquery(plan: TsPlan): RawBuilder<unknown> {
     case 'not':
       return sql`(!! ${tsquery(plan.arg)})`;
   }
+}
+
+/**
+ * Refuse `plan` if it excludes a word or phrase that holds only stop words (`-both`): left out of every search, such
+ * an exclusion would widen the answer without a word (decision 0017; 0045's amendment). One statement, and none
+ * when the plan excludes nothing. For the searches that build their tsquery with tsquery() (captures, ideas);
+ * searchItems checks its exclusions with the query's analysis (prepareQuery).
+ */
+export async function refuseIdleExclusions(db: Kysely<Database>, plan: TsPlan): Promise<void> {
+  const excluded = negatedLeaves(plan);
+  if (excluded.length === 0) return;
+  const { rows } = await sql<{ idle: boolean[] }>`
+    select array[${sql.join(excluded.map((l) => sql`numnode(${tsquery(l)}) = 0`))}] as idle`.execute(db);
+  const idle = excluded.filter((_, i) => rows[0]?.idle[i] === true);
+  if (idle.length > 0) throw idleExclusions(idle);
+}
+
+function idleExclusions(idle: readonly PlanLeaf[]): SvcError {
+  const words = idle.map((l) => (l.op === 'phrase' ? `-"${l.text}"` : `-${l.text}`));
+  return invalidInput('query', `excludes only stop words (${words.join(', ')}): they are left out of every search, so they cannot exclude anything; remove them`);
 }
 
 export interface SearchFilters {
@@ -324,7 +344,7 @@ interface PreparedQuery {
    * The query's lexemes that it holds only inside compound words (`db-01`: db and -01), each with those words
    * (lowercased): a snippet marks them only in a body word holding one (not the `db` of `db-02`).
    */
-  within: Map<string, string[]>;
+  within: Map<string, string[][]>;
   /** The first postings of the query's one term, when a page size was given and the query is one word or phrase of one lexeme. */
   first?: FirstRead | undefined;
 }
@@ -348,11 +368,8 @@ async function prepareQuery(
   const oneLeaf = plans.length === 1 && (plan.op === 'word' || plan.op === 'phrase');
   const { analyzed, stats, terms, leafQueries, first } = await analyzeWithStatistics(db, f, leafTexts, leaves, oneLeaf ? k : null);
   const idle = negatedLeaves(plan).filter((l) => leafQueries[leaves.findIndex((m) => leafKey(m) === leafKey(l))] === '');
-  if (idle.length > 0) {
-    // Dropped, such an exclusion would widen the answer without a word (decision 0017).
-    const words = idle.map((l) => (l.op === 'phrase' ? `-"${l.text}"` : `-${l.text}`));
-    throw invalidInput('query', `excludes only stop words (${words.join(', ')}): they are left out of every search, so they cannot exclude anything; remove them`);
-  }
+  // Dropped, such an exclusion would widen the answer without a word (decision 0017).
+  if (idle.length > 0) throw idleExclusions(idle);
   const lexemesOf = new Map(leafTexts.map((t, i) => [t, analyzed[i] ?? []]));
   const queryTerms = [...new Set(analyzed.flat())].sort();
   if (queryTerms.length === 0) return 'stop_words_only';
@@ -373,20 +390,20 @@ async function prepareQuery(
 }
 
 /**
- * The lexemes that the query's words give only as parts of a compound word (one without blanks that analyses into
- * several lexemes: `db-01`, `host-a`, `/v1/orders`), each with the compounds (lowercased, without edge punctuation)
- * that give it. A lexeme that a word or phrase gives on its own as well is not among them.
+ * The lexemes that the query's words give only as parts of a hyphenated compound (a word of pieces joined by `-`
+ * that analyses into several lexemes: `db-01`, `host-a`, `self-hosted`), each with the lexemes of those compounds.
+ * A lexeme that a word or phrase gives on its own as well is not among them (domain's Compounds).
  */
-function compoundLexemes(leaves: readonly PlanLeaf[], lexemesOf: ReadonlyMap<string, string[]>): Map<string, string[]> {
+function compoundLexemes(leaves: readonly PlanLeaf[], lexemesOf: ReadonlyMap<string, string[]>): Map<string, string[][]> {
   const phrases = new Set(leaves.filter((l) => l.op === 'phrase').map((l) => l.text));
   const words = new Set(leaves.filter((l) => l.op === 'word').map((l) => l.text));
-  const within = new Map<string, string[]>();
+  const within = new Map<string, string[][]>();
   const free = new Set<string>();
   for (const [text, lexemes] of lexemesOf) {
-    const compound = text.trim().toLowerCase().replace(/^[^\p{L}\p{N}/]+|[^\p{L}\p{N}]+$/gu, '');
-    const isCompound = words.has(text) && !phrases.has(text) && lexemes.length > 1 && compound !== '' && !/\s/.test(compound);
+    const bare = text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    const compound = words.has(text) && !phrases.has(text) && lexemes.length > 1 && /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+$/u.test(bare);
     for (const lexeme of lexemes) {
-      if (isCompound) within.set(lexeme, [...(within.get(lexeme) ?? []), compound]);
+      if (compound) within.set(lexeme, [...(within.get(lexeme) ?? []), lexemes]);
       else free.add(lexeme);
     }
   }
@@ -1106,7 +1123,7 @@ async function withSnippets(
     for (const r of rows) byId.set(r.id, [r.id, r.chain_id, r.item_type, r.title, r.body, r.at]);
   }
   const terms = new Set(query?.queryTerms);
-  const within = query?.within ?? new Map<string, string[]>();
+  const within = query?.within ?? new Map<string, string[][]>();
   return top.map((s) => {
     const r = byId.get(s.id);
     return {

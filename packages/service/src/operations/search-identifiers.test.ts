@@ -216,6 +216,11 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     // Asked for on its own too, the part is marked everywhere.
     expect((await search('db-01 db'))[0]?.snippet).toBe('primary **db-01** fails over to replica **db**-02 in host-a, never host-b');
     expect((await search('db'))[0]?.snippet).toBe('primary **db**-01 fails over to replica **db**-02 in host-a, never host-b');
+    // Words joined by other punctuation are no compound: each is marked wherever it stands (a reviewer).
+    expect((await search('db-01,db-02'))[0]?.snippet).toBe('primary **db-01** fails over to replica **db-02** in host-a, never host-b');
+    const runners = await add('Runners', 'Redis is a cache for self-hosting runners');
+    expect((await search('cache,redis'))[0]).toMatchObject({ id: runners.id, snippet: '**Redis** is a **cache** for self-hosting runners' });
+    expect((await search('self-hosted'))[0]).toMatchObject({ id: runners.id, snippet: 'Redis is a cache for **self-hosting** runners' });
     const queue = await add('Queue', 'we use LISTEN/NOTIFY here; listen elsewhere');
     expect((await search('LISTEN/NOTIFY'))[0]).toMatchObject({ id: queue.id, snippet: 'we use **LISTEN/NOTIFY** here; listen elsewhere' });
   });

@@ -68,6 +68,12 @@ describe('parseQuery', () => {
       expect(() => parseQuery(q), q).toThrow(/^query: has OR next to an exclusion/);
     }
     expect(() => parseQuery('a OR -b', 'text')).toThrow(/^text: /);
+    // At either end it joins nothing and is ignored, as elsewhere.
+    expect(parseQuery('-a OR').clauses).toEqual([{ kind: 'not', term: word('a') }]);
+    expect(parseQuery('OR -a b').clauses).toEqual([
+      { kind: 'not', term: word('a') },
+      { kind: 'required', term: word('b') },
+    ]);
     expect(parseQuery('a OR b -c').clauses).toEqual([
       { kind: 'any', terms: [word('a'), word('b')] },
       { kind: 'not', term: word('c') },

@@ -107,16 +107,19 @@ export function parseQuery(input: string, field = 'query'): QueryAst {
   const clauses: Clause[] = [];
   let group: Term[] | undefined; // the open OR group, whose last term may still be joined
   let pendingOr = false;
+  // An OR after an exclusion, refused if a term follows it (ignored at the end).
+  let orAfterExclusion = false;
   for (const token of tokens) {
     if (token.kind === 'or') {
-      // OR joins the previous positive term with the next one; at the start or twice in a row it has nothing to
-      // join and is ignored. Next to an exclusion it is refused: read as `a -b`, `a OR -b` would answer less than
-      // asked, without a word (a SPEC reader, 2026-11-27).
+      // OR joins the previous positive term with the next one; at either end or twice in a row it has nothing to
+      // join and is ignored. Between an exclusion and a term it is refused: read as `a -b`, `a OR -b` would
+      // answer less than asked, without a word (a SPEC reader, 2026-11-27).
       const last = clauses.at(-1);
-      if (last?.kind === 'not') throw orBesideExclusion(field);
+      if (last?.kind === 'not') orAfterExclusion = true;
       if (last && (last.kind === 'required' || last.kind === 'any')) pendingOr = true;
       continue;
     }
+    if (orAfterExclusion) throw orBesideExclusion(field);
     if (token.negated) {
       if (pendingOr) throw orBesideExclusion(field);
       clauses.push({ kind: 'not', term: token.term });

@@ -1,4 +1,5 @@
 import { parseQuery, planQuery } from '@svc/domain';
+import { refuseIdleExclusions } from '@svc/store';
 import { z } from 'zod';
 import { searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -20,6 +21,7 @@ export const captureSearch = defineOperation({
     const plan = query === '' ? undefined : planQuery(parseQuery(query));
     const project_id = await filedUnder(ctx, input.project_id);
     if (query !== '' && !plan) return { captures: [], truncated: false };
+    if (plan) await refuseIdleExclusions(ctx.db, plan);
     const { captures, limited, sized } = await capturePage(ctx, input, { project_id, plan });
     return { captures, truncated: truncation({ limit: limited, size: sized }) };
   },

@@ -1,5 +1,5 @@
 import { isUuid, parseQuery, planQuery, SvcError } from '@svc/domain';
-import { listIdeas, resolveProject } from '@svc/store';
+import { listIdeas, refuseIdleExclusions, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import { actorRef, boundedLimit, boundedPage, isoTime, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -32,6 +32,7 @@ export const ideaSearch = defineOperation({
     const query = input.query?.trim() ?? '';
     const plan = query === '' ? undefined : planQuery(parseQuery(query));
     if (query !== '' && !plan) return { ideas: [], truncated: false };
+    if (plan) await refuseIdleExclusions(ctx.db, plan);
     const max = boundedLimit(input.limit);
     const ideas = await listIdeas(
       ctx.db,

@@ -258,6 +258,16 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     ] as const) {
       expect(await refusal(call(op, input))).toMatchObject({ code: 'invalid_input', details: { field: 'query', limit: MAX_CLAUSES } });
     }
+    // An exclusion of stop words only is refused here too, as in item search (a reviewer found `retry -both` answered).
+    await call(ops.svc_capture_add, { text: 'retry both ways', project_id: 'search' });
+    await call(ops.svc_idea_add, { work_unit_id: unit.id, text: 'retry both ways' });
+    for (const [op, input] of [
+      [ops.svc_idea_search, { project_id: 'search', query: 'retry -both' }],
+      [ops.svc_capture_search, { query: 'retry -"the a"' }],
+    ] as const) {
+      expect((await refusal(call(op, input))).message).toMatch(/^query: excludes only stop words/);
+    }
+    expect(await call(ops.svc_idea_search, { project_id: 'search', query: 'retry -ways' })).toMatchObject({ ideas: [{ text: 'retry with backoff' }, { text: 'retry with jitter' }] });
   });
 
   it('finds only current, undeleted heads; expired research only on request; captures never', async () => {

@@ -62,7 +62,7 @@ function moreNotShown(truncated: unknown, what: string): string {
 /** An option's value as a whole number written in decimal digits, or a usage error naming the option. */
 function wholeNumber(flag: string): (value: string) => number {
   return (value) => {
-    if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError(`${flag}: '${value}' is not a whole number`);
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${flag}: '${value}' is not a whole number`);
     return Number(value);
   };
 }

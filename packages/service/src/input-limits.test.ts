@@ -221,6 +221,14 @@ describe.each(testBackends())('input limits on $name', (backend) => {
         if (zone === undefined) delete process.env.TZ;
         else process.env.TZ = zone;
       }
+      // Out of the database's range, once the zone is applied: refused naming the field (PGlite answered 500).
+      for (const since of ['9999-12-31T23:59:59.999-23:59', '0000-01-01', '0001-01-01T00:00:00+01:00']) {
+        expect(await refusal(call(ops.svc_history_query, { project_id: 'lim', since })), since).toMatchObject({
+          code: 'invalid_input',
+          message: 'since: must name an instant from 0001-01-01 to 9999-12-31 (UTC)',
+        });
+      }
+      expect(await call(ops.svc_history_query, { project_id: 'lim', since: '9999-12-31T23:59:59Z' })).toMatchObject({ entries: [] });
     });
 
     it('refuses a limit above 200 instead of cutting it, on every list (decision 0049)', async () => {

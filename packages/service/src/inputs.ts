@@ -76,6 +76,11 @@ export const isoTime = (what: string) =>
       message: 'must be an ISO 8601 time on a real calendar date, e.g. 2026-01-31T12:00:00Z',
     })
     .transform((value) => new Date(/T[^Z+-]*$/.test(value) ? `${value}Z` : value))
+    // An instant past 9999-12-31 or before 0001-01-01 (UTC), which a zone offset can make of a valid date, is out of
+    // the database's range: refused naming the field rather than failing there (a reviewer's 500 on PGlite).
+    .refine((instant) => instant.getUTCFullYear() >= 1 && instant.getUTCFullYear() <= 9999, {
+      message: 'must name an instant from 0001-01-01 to 9999-12-31 (UTC)',
+    })
     .describe(what);
 
 /** An actor UUID; checked as a UUID when used, so the schema stays short. */

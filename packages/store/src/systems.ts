@@ -49,7 +49,7 @@ const SYSTEMS_LISTED = 20;
 async function systemNotFound(db: Kysely<Database>, projectId: string, raw: string, field: string): Promise<SvcError> {
   const rows = await db.selectFrom('systems').select('name').where('project_id', '=', projectId).orderBy('name').limit(SYSTEMS_LISTED + 1).execute();
   const names = rows.slice(0, SYSTEMS_LISTED).map((r) => r.name);
-  const known = names.length === 0 ? 'the project has no systems' : `the project's systems: ${names.join(', ')}${rows.length > SYSTEMS_LISTED ? ', …' : ''}`;
+  const known = names.length === 0 ? 'the project has no systems' : `the project's systems: ${names.map((n) => JSON.stringify(n)).join(', ')}${rows.length > SYSTEMS_LISTED ? ', …' : ''}`;
   const error = notFound('system', raw, field);
   return new SvcError(error.code, `${error.message}; ${known} (an operator adds one: svc system add PROJECT NAME)`, { ...error.details, known: names });
 }

@@ -56,7 +56,7 @@ describe.each(testBackends())('refusals name their field on $name', (backend) =>
     await expectField(call(ops.svc_brief, { project_id: 'fields', system_id: 'nope' }), 'not_found', 'system_id');
     // The refusal lists the project's systems, so a misspelling is seen at once (a newcomer, 2026-11-27).
     const unknown = await refusal(call(ops.svc_item_search, { project_id: 'fields', query: 'x', system_ids: ['biling'] }));
-    expect(unknown.message).toBe("system_ids[0]: system 'biling' not found; the project's systems: billing (an operator adds one: svc system add PROJECT NAME)");
+    expect(unknown.message).toBe(`system_ids[0]: system 'biling' not found; the project's systems: "billing" (an operator adds one: svc system add PROJECT NAME)`);
     expect(unknown.details).toMatchObject({ field: 'system_ids[0]', known: ['billing'] });
     await expectField(call(ops.svc_qa_list_pending, { project_id: 'fields', task_id: 'ffffffff' }), 'not_found', 'task_id');
   });

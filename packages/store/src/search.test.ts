@@ -73,6 +73,7 @@ describe.each(testBackends())('search statements over vectors and query plans, o
       checkIds: [ids, project, null, null, 90, "'cach'", ['cach'], [], true],
       checkTerms: [['cach'], project, null, null, 90, "'cach'", ['cach'], [], true],
       scoreAll: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'"],
+      scoreAllTies: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'"],
     };
     await db.connection().execute(async (conn) => {
       for (const [name, text] of Object.entries(ITEM_READS) as [keyof typeof ITEM_READS, string][]) {

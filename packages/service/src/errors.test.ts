@@ -45,4 +45,26 @@ describe('fromZod', () => {
     expect(error.message).not.toContain('received undefined');
     expect(error.details.field).toMatch(/^(project_id|decisions\[0\]\.title)$/);
   });
+
+  it("says zod's bounds and choices in plain words, and keeps a schema's own message (a reviewer met 'Too small: expected string to have >=1 characters')", () => {
+    const schema = z.object({
+      id: z.string().min(1),
+      name: z.string().max(3),
+      ids: z.array(z.string()).max(2),
+      n: z.number().min(1),
+      limit: z.number().max(200, { error: 'at most 200; ask for fewer' }),
+      type: z.enum(['depends', 'blocks']),
+    });
+    const message = (input: Record<string, unknown>) => {
+      const parsed = schema.safeParse({ id: 'x', name: 'x', ids: [], n: 1, limit: 1, type: 'blocks', ...input });
+      if (parsed.success) throw new Error('expected a failure');
+      return fromZod(parsed.error).message;
+    };
+    expect(message({ id: '' })).toBe('id: must not be empty');
+    expect(message({ name: 'long' })).toBe('name: must be at most 3 characters long');
+    expect(message({ ids: ['a', 'b', 'c'] })).toBe('ids: must hold at most 2 values');
+    expect(message({ n: 0 })).toBe('n: must be at least 1');
+    expect(message({ limit: 201 })).toBe('limit: at most 200; ask for fewer');
+    expect(message({ type: 'relates' })).toBe('type: must be one of: "depends", "blocks"');
+  });
 });

@@ -13,7 +13,29 @@ export function fromZod(error: z.ZodError): SvcError {
 /** zod's words, except for a missing value, which it calls "expected string, received undefined". */
 function zodMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return `is required (${issue.expected})`;
+  // zod's own words for bounds and choices ("Too small: expected string to have >=1 characters") said plainly; a
+  // message the schema gives (limit's "at most 200; …") is kept.
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && /^Too (small|big): expected /.test(issue.message)) return boundMessage(issue);
+  if (issue.code === 'invalid_value' && /^Invalid (option|input): expected /.test(issue.message)) {
+    return `must be one of: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
   return issue.message;
+}
+
+function boundMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
+  const small = issue.code === 'too_small';
+  const bound = Number(small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum);
+  const exact = issue.inclusive !== false;
+  const at = `${small ? (exact ? 'at least' : 'more than') : exact ? 'at most' : 'less than'} ${bound}`;
+  switch (issue.origin) {
+    case 'string':
+      return small && exact && bound === 1 ? 'must not be empty' : `must be ${at} characters long`;
+    case 'array':
+    case 'set':
+      return small && exact && bound === 1 ? 'must hold at least one value' : `must hold ${at} values`;
+    default:
+      return `must be ${at}`;
+  }
 }
 
 export function formatPath(path: readonly PropertyKey[]): string {

@@ -537,9 +537,9 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(new RegExp(`^svc: unknown_actor: .*${stranger}.*svc actor add`));
     }
-    // The message names the option only when it was typed: from SVC_DEFAULT_ACTOR_ID it names the field.
+    // The message names the option only when it was typed; else the variable the actor came from.
     expect(byFlag.stderr).toMatch(/^svc: unknown_actor: --actor: /);
-    expect(byEnv.stderr).toMatch(/^svc: unknown_actor: actor: /);
+    expect(byEnv.stderr).toMatch(/^svc: unknown_actor: SVC_DEFAULT_ACTOR_ID: /);
     expect(notUuid).toEqual({
       code: 1,
       stdout: '',

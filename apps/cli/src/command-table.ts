@@ -183,15 +183,15 @@ const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerC
  * What the command calls an input field: the entry's own spelling, else the option or argument that feeds a field of
  * its name (`--limit`: limit; `--project`: project_id; `<project>`: project_id).
  */
-function cliSpelling(entry: AnyOperationCommand, command: Command, root: string): string | undefined {
+function cliSpelling(entry: AnyOperationCommand, command: Command, root: string, env: Cli['env']): string | undefined {
   const own = entry.fields?.[root];
   if (own !== undefined) return own;
   const feeds = (name: string) => name === root || `${name}_id` === root;
-  // --actor is named only when typed: left out, the actor came from SVC_DEFAULT_ACTOR_ID. An option left out that
-  // a refusal is about (--source-url for research) is named: it is what to add.
-  const option = command.options.find(
-    (o) => feeds(snakeCase(o.attributeName())) && (o.long !== '--actor' || command.getOptionValueSource(o.attributeName()) !== undefined),
-  );
+  // --actor is named only when typed: left out, the actor came from SVC_DEFAULT_ACTOR_ID, which is named then. An
+  // option left out that a refusal is about (--source-url for research) is named: it is what to add.
+  const typed = (o: Option) => command.getOptionValueSource(o.attributeName()) !== undefined;
+  if (root === 'actor' && !command.options.some((o) => o.long === '--actor' && typed(o)) && env.SVC_DEFAULT_ACTOR_ID) return 'SVC_DEFAULT_ACTOR_ID';
+  const option = command.options.find((o) => feeds(snakeCase(o.attributeName())) && (o.long !== '--actor' || typed(o)));
   if (option?.long) return option.long;
   // `<id>` is the id the command acts on (item_id, work_unit_id): any id field no option feeds.
   const argument = command.registeredArguments.find((a) => feeds(snakeCase(a.name())) || (a.name() === 'id' && root.endsWith('_id')));
@@ -202,11 +202,11 @@ function cliSpelling(entry: AnyOperationCommand, command: Command, root: string)
  * A refusal as the CLI's user reads it: the message names the option or argument they typed (`--type`), not the
  * operation's input field (`item_types[0]`); details.field still names the input field, details.option the spelling.
  */
-function refusalForCli(entry: AnyOperationCommand, command: Command, error: unknown): unknown {
+function refusalForCli(entry: AnyOperationCommand, command: Command, error: unknown, env: Cli['env']): unknown {
   if (!isSvcError(error) || typeof error.details.field !== 'string') return error;
   const field = error.details.field;
   const root = /^[A-Za-z0-9_]+/.exec(field)?.[0] ?? field;
-  const spelled = cliSpelling(entry, command, root);
+  const spelled = cliSpelling(entry, command, root, env);
   if (spelled === undefined) return error;
   // An element of a repeated option (`item_types[0]`) is named by the option: the message quotes the value.
   return withFieldNamed(error, /^[A-Za-z0-9_]+(\[\d+\])?$/.test(field) ? spelled : `${spelled} (${field})`, { option: spelled });
@@ -220,7 +220,7 @@ async function runOperation<Op extends OperationName>(cli: Cli, entry: Operation
       reads: findOperation(entry.operation)?.kind === 'read',
     })
     .catch((error: unknown) => {
-      throw refusalForCli(entry as AnyOperationCommand, command, error);
+      throw refusalForCli(entry as AnyOperationCommand, command, error, cli.env);
     })
     .finally(() => bar.stop());
   const presentation = findOperation(entry.operation)?.presentation;

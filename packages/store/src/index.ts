@@ -58,7 +58,7 @@ export {
   NEAR_MISS_BUDGET,
   openItemSearch,
   rebuildSearchIndex,
-  refuseIdleExclusions,
+  refuseWordless,
   searchItems,
   searchNearMisses,
   tsquery,

@@ -32,18 +32,38 @@ export function tsquery(plan: TsPlan): RawBuilder<unknown> {
 }
 
 /**
- * Refuse `plan` if it excludes a word or phrase that holds only stop words (`-both`): left out of every search, such
- * an exclusion would widen the answer without a word (decision 0017; 0045's amendment). One statement, and none
- * when the plan excludes nothing. For the searches that build their tsquery with tsquery() (captures, ideas);
- * searchItems checks its exclusions with the query's analysis (prepareQuery).
+ * Refuse `plan` as searchItems does when no word of it can match (decision 0045 and its amendments): it excludes a
+ * word or phrase that holds only stop words (`-both`: left out of every search, such an exclusion would widen the
+ * answer without a word, decision 0017), or every word it requires or offers is a stop word and it excludes nothing
+ * (`the`: an empty answer would read as "nothing was recorded"). One statement. For the searches that build their
+ * tsquery with tsquery() (captures, ideas); searchItems checks the same with the query's analysis (prepareQuery).
  */
-export async function refuseIdleExclusions(db: Kysely<Database>, plan: TsPlan): Promise<void> {
+export async function refuseWordless(db: Kysely<Database>, plan: TsPlan): Promise<void> {
   const excluded = negatedLeaves(plan);
-  if (excluded.length === 0) return;
+  const offered = offeredLeaves(plan);
+  const leaves = [...excluded, ...offered];
+  if (leaves.length === 0) return;
   const { rows } = await sql<{ idle: boolean[] }>`
-    select array[${sql.join(excluded.map((l) => sql`numnode(${tsquery(l)}) = 0`))}] as idle`.execute(db);
-  const idle = excluded.filter((_, i) => rows[0]?.idle[i] === true);
-  if (idle.length > 0) throw idleExclusions(idle);
+    select array[${sql.join(leaves.map((l) => sql`numnode(${tsquery(l)}) = 0`))}] as idle`.execute(db);
+  const idle = rows[0]?.idle ?? [];
+  const idleExcluded = excluded.filter((_, i) => idle[i] === true);
+  if (idleExcluded.length > 0) throw idleExclusions(idleExcluded);
+  if (offered.length > 0 && offered.every((_, i) => idle[excluded.length + i] === true) && !excludesOnly(plan)) throw wordless(plan);
+}
+
+/** The words and phrases `plan` requires or offers (not those it excludes). */
+function offeredLeaves(plan: TsPlan): PlanLeaf[] {
+  if (plan.op === 'word' || plan.op === 'phrase') return [{ op: plan.op, text: plan.text }];
+  if (plan.op === 'and' || plan.op === 'or') return plan.args.flatMap(offeredLeaves);
+  return [];
+}
+
+/** A query whose required and offered words are all stop words: the index keeps none of them. */
+function wordless(plan: TsPlan): SvcError {
+  return invalidInput(
+    'query',
+    `holds no word the index keeps ('${positiveLeaves(plan).join("', '")}': stop words such as "the" or "was" are left out of every search); search for the words that carry the meaning`,
+  );
 }
 
 function idleExclusions(idle: readonly PlanLeaf[]): SvcError {
@@ -682,7 +702,7 @@ export async function searchItems(
   if (query === 'stop_words_only' && !excludesOnly(plan)) {
     // Every word the query requires or offers is left out of every item's index: an empty page would read as
     // "nothing was recorded" (a newcomer's first search, 2026-11-26).
-    throw invalidInput('query', `holds no word the index keeps ('${positiveLeaves(plan).join("', '")}': stop words such as "the" or "was" are left out of every search); search for the words that carry the meaning`);
+    throw wordless(plan);
   }
   if (!query || query === 'stop_words_only') return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), undefined, limit) : [];
   const { lexemesOf, queryTerms, stats, terms, df, weight } = query;

@@ -1,7 +1,7 @@
 import { parseQuery, planQuery } from '@svc/domain';
-import { refuseIdleExclusions } from '@svc/store';
+import { refuseWordless } from '@svc/store';
 import { z } from 'zod';
-import { searchQuery, truncation } from '../inputs.js';
+import { searchQuery, truncation, wordlessQuery } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { capturePage, filedUnder, listFilters } from './capture-shared.js';
 
@@ -20,8 +20,8 @@ export const captureSearch = defineOperation({
     const query = input.query?.trim() ?? '';
     const plan = query === '' ? undefined : planQuery(parseQuery(query));
     const project_id = await filedUnder(ctx, input.project_id);
-    if (query !== '' && !plan) return { captures: [], truncated: false };
-    if (plan) await refuseIdleExclusions(ctx.db, plan);
+    if (query !== '' && !plan) throw wordlessQuery();
+    if (plan) await refuseWordless(ctx.db, plan);
     const { captures, limited, sized } = await capturePage(ctx, input, { project_id, plan });
     return { captures, truncated: truncation({ limit: limited, size: sized }) };
   },

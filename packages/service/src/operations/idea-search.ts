@@ -1,7 +1,7 @@
 import { isUuid, parseQuery, planQuery, SvcError } from '@svc/domain';
-import { listIdeas, refuseIdleExclusions, resolveProject } from '@svc/store';
+import { listIdeas, refuseWordless, resolveProject } from '@svc/store';
 import { z } from 'zod';
-import { actorRef, boundedLimit, boundedPage, isoTime, limit, projectRef, searchQuery, truncation } from '../inputs.js';
+import { actorRef, boundedLimit, boundedPage, isoTime, limit, projectRef, searchQuery, truncation, wordlessQuery } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit } from '../work/shared.js';
 
@@ -31,8 +31,8 @@ export const ideaSearch = defineOperation({
     }
     const query = input.query?.trim() ?? '';
     const plan = query === '' ? undefined : planQuery(parseQuery(query));
-    if (query !== '' && !plan) return { ideas: [], truncated: false };
-    if (plan) await refuseIdleExclusions(ctx.db, plan);
+    if (query !== '' && !plan) throw wordlessQuery();
+    if (plan) await refuseWordless(ctx.db, plan);
     const max = boundedLimit(input.limit);
     const ideas = await listIdeas(
       ctx.db,

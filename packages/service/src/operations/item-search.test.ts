@@ -268,6 +268,18 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
       expect((await refusal(call(op, input))).message).toMatch(/^query: excludes only stop words/);
     }
     expect(await call(ops.svc_idea_search, { project_id: 'search', query: 'retry -ways' })).toMatchObject({ ideas: [{ text: 'retry with backoff' }, { text: 'retry with jitter' }] });
+    // A query with no word the index keeps is refused as item search refuses it (they answered []: a SPEC reader).
+    for (const query of ['the', 'OR', '!!!', '"the a"']) {
+      for (const [op, input] of [
+        [ops.svc_idea_search, { project_id: 'search', query }],
+        [ops.svc_capture_search, { query }],
+      ] as const) {
+        expect((await refusal(call(op, input))).message, query).toMatch(/^query: holds no word/);
+      }
+    }
+    // A stop word beside a real exclusion, or an empty query (filters only), answers as before.
+    expect(await call(ops.svc_capture_search, { query: 'the -storm', project_id: 'search' })).toMatchObject({ captures: [{ text: 'retry both ways' }] });
+    expect(await call(ops.svc_capture_search, { query: '', project_id: 'search', limit: 1 })).toMatchObject({ truncated: ['limit'] });
   });
 
   it('finds only current, undeleted heads; expired research only on request; captures never', async () => {

@@ -1,7 +1,7 @@
 import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery, snippetMarkdown } from '@svc/domain';
 import { listItemTypes, openItemSearch, resolveSystem, searchItems, searchNearMisses } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, limit, projectRef, searchQuery, truncation } from '../inputs.js';
+import { boundedLimit, limit, projectRef, searchQuery, truncation, wordlessQuery } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 export const itemSearch = defineOperation({
@@ -46,7 +46,7 @@ export const itemSearch = defineOperation({
       }
     }
     const { plan, expansion_cut } = expandQuery(ast, synonyms);
-    if (!plan) throw invalidInput('query', 'holds no words to search for (an empty query, or OR alone); give the words that carry the meaning');
+    if (!plan) throw wordlessQuery();
     const max = boundedLimit(input.limit);
     const filters = {
       project_id: project.id,

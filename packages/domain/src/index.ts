@@ -48,7 +48,7 @@ export {
   type TsPlan,
 } from './query.js';
 export { type NearMissPlan, nearMissPlan } from './near-miss.js';
-export { MATCH_START, MATCH_STOP, markSnippet, SNIPPET_SOURCE_CHARS, snippetMarkdown, snippetParts } from './snippet.js';
+export { type Compounds, MATCH_START, MATCH_STOP, markSnippet, SNIPPET_SOURCE_CHARS, snippetMarkdown, snippetParts } from './snippet.js';
 export {
   CAPTURE_MOVABLE_STATES,
   CAPTURE_STATES,

@@ -1,4 +1,4 @@
-import { invalidInput, LINK_TYPES, MAX_QUERY_LENGTH, MAX_SOURCE_URL, SEMANTIC_IMPACTS } from '@svc/domain';
+import { LINK_TYPES, MAX_QUERY_LENGTH, MAX_SOURCE_URL, SEMANTIC_IMPACTS } from '@svc/domain';
 import { z } from 'zod';
 
 /** Shared input fields, so every tool describes them the same way. */
@@ -82,13 +82,6 @@ export const isoTime = (what: string) =>
       message: 'must name an instant from 0001-01-01 to 9999-12-31 (UTC)',
     })
     .describe(what);
-
-/**
- * A search query that parses to no word at all (`OR`, punctuation): refused naming `query`, by every search, rather
- * than an empty answer that reads as "nothing was recorded" (decision 0045).
- */
-export const wordlessQuery = () =>
-  invalidInput('query', 'holds no words to search for (an empty query, or OR alone); give the words that carry the meaning');
 
 /** An actor UUID; checked as a UUID when used, so the schema stays short. */
 export const actorRef = (what: string) => z.string().max(100).describe(what);

@@ -14,14 +14,14 @@ export function toProject(row: ProjectRow): Project {
   };
 }
 
+/** The columns a Project is read from (toProject), named: see PROJECT_BY_SLUG. */
+export const PROJECT_COLUMNS = ['id', 'slug', 'name', 'settings', 'created_at'] as const;
+
 /**
  * The look-up nearly every operation starts with, by slug, prepared by name (prepared.ts). Its columns are named:
  * a prepared `select *` fails ("cached plan must not change result type") in a server still running while a
  * newer version's migration adds a column.
  */
-/** The columns a Project is read from (toProject), named: see PROJECT_BY_SLUG. */
-export const PROJECT_COLUMNS = ['id', 'slug', 'name', 'settings', 'created_at'] as const;
-
 const PROJECT_BY_SLUG = prepared('project_by_slug', `select ${PROJECT_COLUMNS.join(', ')} from projects where slug = $1::text`);
 
 /** The slug resolveProject looks `raw` up by first, if it reads as one (else it is an id or id prefix). */

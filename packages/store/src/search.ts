@@ -1,4 +1,4 @@
-import { invalidInput, markSnippet, type SvcError, type NearMissPlan, positiveLeaves, type Project, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
+import { type Compounds, invalidInput, markSnippet, type NearMissPlan, type SvcError, positiveLeaves, type Project, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { CompiledQuery, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { prepared } from './prepared.js';
 import { PROJECT_COLUMNS, resolveProject, slugOf, toProject } from './projects.js';
@@ -360,11 +360,8 @@ interface PreparedQuery {
   weight: Map<string, number>;
   /** The tsquery text of each plan prepareQuery was given (planQueryText), in order. */
   queries: string[];
-  /**
-   * The query's lexemes that it holds only inside compound words (`db-01`: db and -01), each with those words
-   * (lowercased): a snippet marks them only in a body word holding one (not the `db` of `db-02`).
-   */
-  within: Map<string, string[][]>;
+  /** The query's lexemes that it holds only inside hyphenated compounds, for the snippets (compoundLexemes). */
+  within: Compounds;
   /** The first postings of the query's one term, when a page size was given and the query is one word or phrase of one lexeme. */
   first?: FirstRead | undefined;
 }
@@ -387,7 +384,8 @@ async function prepareQuery(
   await planMode(db, 'force_generic_plan');
   const oneLeaf = plans.length === 1 && (plan.op === 'word' || plan.op === 'phrase');
   const { analyzed, stats, terms, leafQueries, first } = await analyzeWithStatistics(db, f, leafTexts, leaves, oneLeaf ? k : null);
-  const idle = negatedLeaves(plan).filter((l) => leafQueries[leaves.findIndex((m) => leafKey(m) === leafKey(l))] === '');
+  const leafQuery = new Map(leaves.map((l, i) => [leafKey(l), leafQueries[i] ?? '']));
+  const idle = negatedLeaves(plan).filter((l) => leafQuery.get(leafKey(l)) === '');
   // Dropped, such an exclusion would widen the answer without a word (decision 0017).
   if (idle.length > 0) throw idleExclusions(idle);
   const lexemesOf = new Map(leafTexts.map((t, i) => [t, analyzed[i] ?? []]));
@@ -395,7 +393,6 @@ async function prepareQuery(
   if (queryTerms.length === 0) return 'stop_words_only';
   if (stats.docs === 0) return undefined;
   const df = (t: string) => terms.get(t)?.df ?? 0;
-  const leafQuery = new Map(leaves.map((l, i) => [leafKey(l), leafQueries[i] ?? '']));
   return {
     within: compoundLexemes(leaves, lexemesOf),
     lexemesOf,
@@ -414,7 +411,7 @@ async function prepareQuery(
  * that analyses into several lexemes: `db-01`, `host-a`, `self-hosted`), each with the lexemes of those compounds.
  * A lexeme that a word or phrase gives on its own as well is not among them (domain's Compounds).
  */
-function compoundLexemes(leaves: readonly PlanLeaf[], lexemesOf: ReadonlyMap<string, string[]>): Map<string, string[][]> {
+function compoundLexemes(leaves: readonly PlanLeaf[], lexemesOf: ReadonlyMap<string, string[]>): Compounds {
   const phrases = new Set(leaves.filter((l) => l.op === 'phrase').map((l) => l.text));
   const words = new Set(leaves.filter((l) => l.op === 'word').map((l) => l.text));
   const within = new Map<string, string[][]>();
@@ -1160,7 +1157,7 @@ async function withSnippets(
     for (const r of rows) byId.set(r.id, [r.id, r.chain_id, r.item_type, r.title, r.body, r.at]);
   }
   const terms = new Set(query?.queryTerms);
-  const within = query?.within ?? new Map<string, string[][]>();
+  const within: Compounds = query?.within ?? new Map();
   return top.map((s) => {
     const r = byId.get(s.id);
     return {

@@ -1,9 +1,8 @@
-import { parseQuery, planQuery } from '@svc/domain';
-import { refuseWordless } from '@svc/store';
 import { z } from 'zod';
-import { searchQuery, truncation, wordlessQuery } from '../inputs.js';
+import { searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { capturePage, filedUnder, listFilters } from './capture-shared.js';
+import { filterSearchPlan } from './search-shared.js';
 
 export const captureSearch = defineOperation({
   name: 'svc_capture_search',
@@ -17,11 +16,8 @@ export const captureSearch = defineOperation({
   kind: 'read',
   annotations: { idempotentHint: true },
   async run(ctx, input) {
-    const query = input.query?.trim() ?? '';
-    const plan = query === '' ? undefined : planQuery(parseQuery(query));
+    const plan = await filterSearchPlan(ctx, input.query);
     const project_id = await filedUnder(ctx, input.project_id);
-    if (query !== '' && !plan) throw wordlessQuery();
-    if (plan) await refuseWordless(ctx.db, plan);
     const { captures, limited, sized } = await capturePage(ctx, input, { project_id, plan });
     return { captures, truncated: truncation({ limit: limited, size: sized }) };
   },

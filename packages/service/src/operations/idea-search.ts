@@ -1,9 +1,10 @@
-import { isUuid, parseQuery, planQuery, SvcError } from '@svc/domain';
-import { listIdeas, refuseWordless, resolveProject } from '@svc/store';
+import { isUuid, SvcError } from '@svc/domain';
+import { listIdeas, resolveProject } from '@svc/store';
 import { z } from 'zod';
-import { actorRef, boundedLimit, boundedPage, isoTime, limit, projectRef, searchQuery, truncation, wordlessQuery } from '../inputs.js';
+import { actorRef, boundedLimit, boundedPage, isoTime, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { findWorkUnit } from '../work/shared.js';
+import { filterSearchPlan } from './search-shared.js';
 
 export const ideaSearch = defineOperation({
   name: 'svc_idea_search',
@@ -29,10 +30,7 @@ export const ideaSearch = defineOperation({
     if (input.author_id !== undefined && !isUuid(input.author_id)) {
       throw new SvcError('invalid_input', `author_id: '${input.author_id}' is not an actor UUID`, { field: 'author_id' });
     }
-    const query = input.query?.trim() ?? '';
-    const plan = query === '' ? undefined : planQuery(parseQuery(query));
-    if (query !== '' && !plan) throw wordlessQuery();
-    if (plan) await refuseWordless(ctx.db, plan);
+    const plan = await filterSearchPlan(ctx, input.query);
     const max = boundedLimit(input.limit);
     const ideas = await listIdeas(
       ctx.db,

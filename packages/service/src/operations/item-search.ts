@@ -1,8 +1,9 @@
 import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery, snippetMarkdown } from '@svc/domain';
 import { listItemTypes, openItemSearch, resolveSystem, searchItems, searchNearMisses } from '@svc/store';
 import { z } from 'zod';
-import { boundedLimit, limit, projectRef, searchQuery, truncation, wordlessQuery } from '../inputs.js';
+import { boundedLimit, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
+import { wordlessQuery } from './search-shared.js';
 
 export const itemSearch = defineOperation({
   name: 'svc_item_search',

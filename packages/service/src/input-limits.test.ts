@@ -241,6 +241,8 @@ describe.each(testBackends())('input limits on $name', (backend) => {
         expect(error).toMatchObject({ code: 'invalid_input', message: 'limit: at most 200; ask for fewer and narrow the query or filters to see the rest', details: { field: 'limit' } });
         expect(await call(op, { ...input, limit: 200 })).toBeTypeOf('object');
       }
+      expect((await refusal(call(ops.project_list, { limit: 0 }))).message).toBe('limit: must be at least 1');
+      expect((await refusal(call(ops.project_list, { limit: 2.5 }))).message).toBe('limit: must be a whole number');
     });
 
     it('refuses an import file holding 1e400 in a context, naming the line and field, and writes nothing', async () => {

@@ -17,11 +17,11 @@ export const idRef = (what: string) =>
   z.string().min(1).max(100).describe(`${what} id or prefix`);
 export const limit = z
   .number()
-  .min(1, { error: 'at least 1' })
+  .min(1)
   // Refused above the most, never cut to it: a client asking for 500 would read 200 as all there is (decision 0049).
   // Before .int(), whose own bound (2^53 - 1) would otherwise be the first problem named for 1e20.
   .max(MAX_LIMIT, { error: `at most ${MAX_LIMIT}; ask for fewer and narrow the query or filters to see the rest` })
-  .int({ error: 'a whole number' })
+  .int({ error: 'must be a whole number' })
   .optional()
   .describe(`Max results (default ${DEFAULT_LIMIT})`);
 export const title = z.string().trim().min(1).max(1000).describe('Title (1 to 1000 characters)');

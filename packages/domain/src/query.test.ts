@@ -80,6 +80,28 @@ describe('parseQuery', () => {
     ]);
   });
 
+  it('refuses an exclusion of no word, which it used to drop (an attacker, 2026-11-27: `cache -!!!`), naming the field', () => {
+    for (const [q, shown] of [
+      ['cache -!!!', '-!!!'],
+      ['cache -""', '-""'],
+      ['-"!?" cache', '-"!?"'],
+      ['cache -"', '-"'],
+    ] as const) {
+      const error = refusal(() => parseQuery(q));
+      expect(error.details.field, q).toBe('query');
+      expect(error.message, q).toBe(
+        `query: excludes no word (${shown}): a leading - excludes the word or "phrase" after it; write the word, or leave the dash out`,
+      );
+    }
+    expect(() => parseQuery('a -!!!', 'text')).toThrow(/^text: excludes no word/);
+    // A lone dash or a run of dashes between words is punctuation, as before.
+    expect(parseQuery('cache -- redis — queue -').clauses).toEqual([
+      { kind: 'required', term: word('cache') },
+      { kind: 'required', term: word('redis') },
+      { kind: 'required', term: word('queue') },
+    ]);
+  });
+
   it('treats lowercase or as a word and an unbalanced quote as a phrase to the end', () => {
     expect(parseQuery('a or b').clauses).toHaveLength(3);
     expect(parseQuery('x "open ended').clauses).toEqual([

@@ -3,8 +3,8 @@ import { invalidInput } from './errors.js';
 /**
  * The search query dialect: bare words are required (AND); "a quoted phrase" matches adjacent words; OR
  * between terms forms a disjunction group; a leading - negates a word or a phrase. Any input within the
- * limits is legal: what does not fit the grammar is read as plain words, and what holds no word at all parses
- * to nothing. A quoted single word is matched literally like a phrase: quotes opt out of glossary expansion.
+ * limits is legal but an exclusion of no word (`-!!!`), which would be dropped: what does not fit the grammar is
+ * read as plain words, and what holds no word at all parses to nothing. A quoted single word is matched literally like a phrase: quotes opt out of glossary expansion.
  *
  * The parser yields an AST; `planQuery` expands it with the glossary into a plan of words and phrases that
  * the store turns into a tsquery built only from bound parameters (plainto_tsquery / phraseto_tsquery), so no
@@ -28,7 +28,11 @@ export type TsPlan =
   | { op: 'or'; args: TsPlan[] }
   | { op: 'not'; arg: TsPlan };
 
-type Token = { kind: 'term'; term: Term; negated: boolean } | { kind: 'or' };
+type Token =
+  | { kind: 'term'; term: Term; negated: boolean }
+  | { kind: 'or' }
+  // A dash before something that holds no word (`-!!!`, `-""`): an exclusion of nothing, refused by the parser.
+  | { kind: 'wordless-exclusion'; text: string };
 
 /**
  * Longest query text (bounded work for any input). A longer one is refused, never cut: a dropped `-term` would
@@ -44,6 +48,9 @@ const WORDY = /[\p{L}\p{N}\p{M}]/u;
 function hasWord(text: string): boolean {
   return WORDY.test(text);
 }
+
+// A run of dashes (`--`, `—`) reads as punctuation between words, like a lone dash, not as an exclusion.
+const DASHES = /^\p{Pd}*$/u;
 
 function clean(text: string): string {
   // Drop lone surrogates and control characters (NUL included): they cannot be indexed and must not reach
@@ -77,6 +84,8 @@ function tokenize(input: string): Token[] {
         // Quoted means literal, one word or several: the glossary never expands a phrase.
         const term: Term = { kind: 'phrase', text: phrase.split(/\s+/).join(' ') };
         tokens.push({ kind: 'term', term, negated });
+      } else if (negated) {
+        tokens.push({ kind: 'wordless-exclusion', text: text.slice(start - 1, i) });
       }
       continue;
     }
@@ -88,6 +97,8 @@ function tokenize(input: string): Token[] {
       tokens.push({ kind: 'or' });
     } else if (hasWord(word)) {
       tokens.push({ kind: 'term', term: { kind: 'word', text: word }, negated });
+    } else if (negated && !DASHES.test(word)) {
+      tokens.push({ kind: 'wordless-exclusion', text: `-${word}` });
     }
   }
   return tokens;
@@ -110,6 +121,13 @@ export function parseQuery(input: string, field = 'query'): QueryAst {
   // An OR after an exclusion, refused if a term follows it (ignored at the end).
   let orAfterExclusion = false;
   for (const token of tokens) {
+    if (token.kind === 'wordless-exclusion') {
+      // Dropping it would answer as if it were not there, without a word (an attacker, 2026-11-27: `cache -!!!`).
+      throw invalidInput(
+        field,
+        `excludes no word (${token.text}): a leading - excludes the word or "phrase" after it; write the word, or leave the dash out`,
+      );
+    }
     if (token.kind === 'or') {
       // OR joins the previous positive term with the next one; at either end or twice in a row it has nothing to
       // join and is ignored. Between an exclusion and a term it is refused: read as `a -b`, `a OR -b` would

@@ -267,6 +267,15 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     ] as const) {
       expect((await refusal(call(op, input))).message).toMatch(/^query: excludes only stop words/);
     }
+    // An exclusion of no word at all likewise, in every search (an attacker, 2026-11-27: `cache -!!!` was dropped).
+    for (const [op, input] of [
+      [ops.svc_idea_search, { project_id: 'search', query: 'retry -!!!' }],
+      [ops.svc_capture_search, { query: 'retry -!!!' }],
+      [ops.svc_item_search, { project_id: 'search', query: 'retry -!!!' }],
+    ] as const) {
+      expect(await refusal(call(op, input))).toMatchObject({ code: 'invalid_input', details: { field: 'query' } });
+      expect((await refusal(call(op, input))).message).toMatch(/^query: excludes no word \(-!!!\)/);
+    }
     expect(await call(ops.svc_idea_search, { project_id: 'search', query: 'retry -ways' })).toMatchObject({ ideas: [{ text: 'retry with backoff' }, { text: 'retry with jitter' }] });
     // A query with no word the index keeps is refused as item search refuses it (they answered []: a SPEC reader).
     for (const query of ['the', 'OR', '!!!', '"the a"']) {

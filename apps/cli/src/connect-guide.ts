@@ -8,6 +8,8 @@ export interface Connection {
   project: { id: string; slug: string };
   actor: { id: string; email: string };
   created: { project: boolean; actor: boolean };
+  /** How the project was chosen: `oldest` when none was named (SVC_PROJECT, --project) and none is `default`. */
+  chosen: FirstUse['chosen'];
   mcp_url: string;
   headers: { 'X-Actor': string };
   clients: {
@@ -69,6 +71,7 @@ export function connection(first: FirstUse, config: Config, baseUrl: string): Co
     project: { id: first.project.id, slug: first.project.slug },
     actor: { id: actorId, email: first.actor.email },
     created: first.created,
+    chosen: first.chosen,
     mcp_url: mcpUrl,
     headers,
     clients: {
@@ -100,7 +103,7 @@ export function renderGuide(c: Connection, serving: boolean): string {
     .filter((s) => s !== '')
     .join(' and ');
   return [
-    `svc is ready${made ? ` (${made})` : ''}: project '${c.project.slug}', actor ${c.actor.id} (${c.actor.email}).`,
+    `svc is ready${made ? ` (${made})` : ''}: project '${c.project.slug}'${oldestNote(c)}, actor ${c.actor.id} (${c.actor.email}).`,
     '',
     serving ? 'Connect an assistant over MCP to this server:' : 'Connect an assistant over MCP to `svc serve http` once it runs (`pnpm start` starts it):',
     `  URL:    ${c.mcp_url}`,
@@ -123,7 +126,11 @@ export function renderGuide(c: Connection, serving: boolean): string {
   ].join('\n');
 }
 
+/** Said when no project was named and the oldest was taken: a newcomer with two projects was not told which. */
+const oldestNote = (c: Connection) =>
+  c.chosen === 'oldest' ? ' (the oldest project: none was named and none is called default; choose with --project or SVC_PROJECT)' : '';
+
 /** The one line later starts print instead of the whole guide. */
 export function renderPointer(c: Connection): string {
-  return `svc: project '${c.project.slug}', actor ${c.actor.id} (${c.actor.email}); MCP at ${c.mcp_url} with header "X-Actor: ${c.actor.id}" (\`svc init\` prints client configurations)`;
+  return `svc: project '${c.project.slug}'${oldestNote(c)}, actor ${c.actor.id} (${c.actor.email}); MCP at ${c.mcp_url} with header "X-Actor: ${c.actor.id}" (\`svc init\` prints client configurations)`;
 }

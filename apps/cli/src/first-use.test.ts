@@ -164,6 +164,27 @@ describe('svc init', () => {
       svcJson<{ actors: unknown[] }>(['actor', 'list'], env),
     ]);
     expect({ projects: projects.projects.length, actors: actors.actors.length }).toEqual({ projects: 1, actors: 1 });
+    expect({ again: again.chosen, bare: bare.chosen }).toEqual({ again: 'named', bare: 'oldest' });
+
+    // With two projects and none named, init takes the oldest and says so; doctor says which init would take, and
+    // checks SVC_PROJECT's when it is set (a newcomer was not told which of two projects was taken).
+    await svcJson(['project', 'create', 'beta'], env);
+    const oldest = await svc(['init'], env);
+    expect(oldest.stdout).toContain('project: alpha');
+    expect(oldest.stderr).toContain("project 'alpha' (the oldest project: none was named and none is called default; choose with --project or SVC_PROJECT)");
+    const quiet = { ...env, SVC_HTTP_PORT: '0' };
+    // One at a time: each opens the embedded database, which one process holds at once.
+    const unnamed = await doctor(quiet);
+    const beta = await doctor({ ...quiet, SVC_PROJECT: 'beta' });
+    const gamma = await doctor({ ...quiet, SVC_PROJECT: 'gamma' });
+    expect(unnamed.check.project).toEqual({
+      name: 'project',
+      status: 'ok',
+      message:
+        'svc init uses project alpha: SVC_PROJECT is not set and no project is named default and it is the oldest (set SVC_PROJECT or pass --project for another; svc project list shows them all)',
+    });
+    expect(beta.check.project).toMatchObject({ status: 'ok', message: 'project beta (SVC_PROJECT) exists' });
+    expectFailed(gamma, 'project', { message: 'project gamma (SVC_PROJECT) does not exist yet', fix: 'svc project create gamma' });
 
     // A refused name is refused as such, naming it, before anything is written.
     const refused = await svc(['init', '--project', 'Not A Slug'], env);

@@ -76,6 +76,15 @@ describe.each(testBackends())('hostile input over MCP on $name', (backend) => {
     })) as Failure;
     expect(many.isError).toBe(true);
     expect(many.structuredContent?.error).toEqual(expect.objectContaining({ code: 'invalid_input', message: expect.stringMatching(/^query: has 33 clauses/) }));
+    // A number sent as a string, and an exclusion of no word: plain words naming the field (an attacker, 2026-11-27).
+    for (const [args, message] of [
+      [{ query: 'shard', limit: '5' }, 'limit: must be a number, not a string'],
+      [{ query: 'shard -!!!' }, 'query: excludes no word (-!!!): a leading - excludes the word or "phrase" after it; write the word, or leave the dash out'],
+    ] as const) {
+      const refused = (await client.callTool({ name: 'svc_item_search', arguments: { project_id: 'mcp-limits', ...args } })) as Failure;
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent?.error).toEqual(expect.objectContaining({ code: 'invalid_input', message }));
+    }
   });
 
   it('tells an assistant in svc_item_search how far glossary expansion goes', async () => {

@@ -5,6 +5,7 @@ import { isSvcError, isUuid } from '@svc/domain';
 import { findActor, listActors, listProjects, migrationStatus, openStore, redactUrl, type Store } from '@svc/store';
 import { type Config, loadConfig } from './config.js';
 import { fromDatabase } from './errors.js';
+import { firstUseProject } from './operations/setup.js';
 import { storeConfig } from './service.js';
 
 type CheckStatus = 'ok' | 'fail' | 'skipped';
@@ -114,12 +115,7 @@ async function databaseChecks(config: Config, options: DiagnoseOptions): Promise
       checks.push(ok('schema', `schema ${status.current} (${status.currentRelease}) is current`));
     }
     checks.push(await actorCheck(store, config, options.actor));
-    const projects = await listProjects(store.db, 1);
-    checks.push(
-      projects.length > 0
-        ? ok('project', `project ${projects[0]?.slug} exists (svc project list shows them all)`)
-        : fail('project', 'no project yet', 'svc init (or `svc project create SLUG`)'),
-    );
+    checks.push(await projectCheck(store, config));
     return checks;
   } catch (error) {
     const mapped = fromDatabase(error);
@@ -127,6 +123,27 @@ async function databaseChecks(config: Config, options: DiagnoseOptions): Promise
   } finally {
     await store.close().catch(() => {});
   }
+}
+
+/**
+ * The project `svc init` and the first `svc serve http` use: SVC_PROJECT's when set, else `default`, else the oldest
+ * (a newcomer with two projects was not told which one was taken).
+ */
+async function projectCheck(store: Store, config: Config): Promise<Check> {
+  const first = await firstUseProject(store.db, config.project);
+  if (config.project !== undefined) {
+    return first
+      ? ok('project', `project ${first.project.slug} (SVC_PROJECT) exists`)
+      : fail('project', `project ${config.project} (SVC_PROJECT) does not exist yet`, `svc init (or \`svc project create ${config.project}\`)`);
+  }
+  if (!first) return fail('project', 'no project yet', 'svc init (or `svc project create SLUG`)');
+  const projects = await listProjects(store.db, 2);
+  if (projects.length === 1) return ok('project', `project ${first.project.slug} exists`);
+  const why = first.chosen === 'default' ? 'it is named default' : 'no project is named default and it is the oldest';
+  return ok(
+    'project',
+    `svc init uses project ${first.project.slug}: SVC_PROJECT is not set and ${why} (set SVC_PROJECT or pass --project for another; svc project list shows them all)`,
+  );
 }
 
 function databaseFailure(config: Config, error: unknown): Check {

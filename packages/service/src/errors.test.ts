@@ -66,5 +66,9 @@ describe('fromZod', () => {
     expect(message({ n: 0 })).toBe('n: must be at least 1');
     expect(message({ limit: 201 })).toBe('limit: at most 200; ask for fewer');
     expect(message({ type: 'relates' })).toBe('type: must be one of: "depends", "blocks"');
+    // A value of the wrong kind (an attacker sent limit: "5" and met "Invalid input: expected number, received string").
+    expect(message({ limit: '5' })).toBe('limit: must be a number, not a string');
+    expect(message({ ids: {} })).toBe('ids: must be an array, not an object');
+    expect(message({ id: null })).toBe('id: must be a string, not null');
   });
 });

@@ -13,6 +13,9 @@ export function fromZod(error: z.ZodError): SvcError {
 /** zod's words, except for a missing value, which it calls "expected string, received undefined". */
 function zodMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return `is required (${issue.expected})`;
+  // "Invalid input: expected number, received string" (a client sending limit: "5") said plainly.
+  const mistyped = issue.code === 'invalid_type' ? /^Invalid input: expected (\w+), received (\w+)$/.exec(issue.message) : null;
+  if (mistyped) return `must be ${withArticle(mistyped[1] as string)}, not ${withArticle(mistyped[2] as string)}`;
   // zod's own words for bounds and choices ("Too small: expected string to have >=1 characters") said plainly; a
   // message the schema gives (limit's "at most 200; …") is kept.
   if ((issue.code === 'too_small' || issue.code === 'too_big') && /^Too (small|big): expected /.test(issue.message)) return boundMessage(issue);
@@ -21,6 +24,8 @@ function zodMessage(issue: z.core.$ZodIssue): string {
   }
   return issue.message;
 }
+
+const withArticle = (kind: string) => (kind === 'null' ? 'null' : `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`);
 
 function boundMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
   const small = issue.code === 'too_small';

@@ -1,6 +1,6 @@
 import type { Actor, Project } from '@svc/domain';
 import type { Config } from './config.js';
-import { defaultActorEmail } from './operations/setup.js';
+import { defaultActorEmail, type ProjectChoice } from './operations/setup.js';
 import type { Service } from './service.js';
 
 export interface FirstUse {
@@ -8,6 +8,8 @@ export interface FirstUse {
   actor: Actor;
   /** What this call created: the first start prints the whole connection guide, later ones a pointer. */
   created: { project: boolean; actor: boolean };
+  /** How the project was chosen: `oldest` when none was named and there is no project `default`. */
+  chosen: ProjectChoice;
 }
 
 /**

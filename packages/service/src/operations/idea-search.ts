@@ -25,12 +25,13 @@ export const ideaSearch = defineOperation({
   kind: 'read',
   annotations: { idempotentHint: true },
   async run(ctx, input) {
+    // The query first, as capture and item search read it: a refused query is named before an unknown project.
+    const plan = await filterSearchPlan(ctx, input.query);
     const project = await resolveProject(ctx.db, input.project_id);
     const unit = input.work_unit_id ? await findWorkUnit(ctx.db, input.work_unit_id, project) : undefined;
     if (input.author_id !== undefined && !isUuid(input.author_id)) {
       throw new SvcError('invalid_input', `author_id: '${input.author_id}' is not an actor UUID`, { field: 'author_id' });
     }
-    const plan = await filterSearchPlan(ctx, input.query);
     const max = boundedLimit(input.limit);
     const ideas = await listIdeas(
       ctx.db,

@@ -286,6 +286,15 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
         expect((await refusal(call(op, input))).message, query).toMatch(/^query: holds no word/);
       }
     }
+    // The query is named first in all three, whatever else is wrong (idea search named an unknown project first).
+    for (const [op, input] of [
+      [ops.svc_idea_search, { project_id: 'no-such-project', query: '!!!' }],
+      [ops.svc_idea_search, { project_id: 'search', work_unit_id: 'no-such-unit', query: 'the' }],
+      [ops.svc_capture_search, { project_id: 'no-such-project', query: '!!!' }],
+      [ops.svc_item_search, { project_id: 'no-such-project', query: '!!!' }],
+    ] as const) {
+      expect(await refusal(call(op, input))).toMatchObject({ code: 'invalid_input', details: { field: 'query' } });
+    }
     // A stop word beside a real exclusion, or an empty query (filters only), answers as before.
     expect(await call(ops.svc_capture_search, { query: 'the -storm', project_id: 'search' })).toMatchObject({ captures: [{ text: 'retry both ways' }] });
     expect(await call(ops.svc_capture_search, { query: '', project_id: 'search', limit: 1 })).toMatchObject({ truncated: ['limit'] });

@@ -31,6 +31,8 @@ export const itemSearch = defineOperation({
   snapshot: true,
   async run(ctx, input) {
     const ast = parseQuery(input.query);
+    // A query of no word is named before anything else is looked up, as capture and idea search name it.
+    if (ast.clauses.length === 0) throw wordlessQuery();
     // The project and the query's glossary synonyms, in one round trip where the project is named by its slug.
     const { project, synonyms } = await openItemSearch(ctx.db, input.project_id, expandableTerms(ast));
     const systemIds = [];

@@ -1,7 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { userInfo } from 'node:os';
-import { invalidInput, isSlug } from '@svc/domain';
-import { findActorByEmail, findProjectBySlug, insertActor, insertProject, listActors, lockFirstUse, oldestProject } from '@svc/store';
+import { invalidInput, isSlug, type Project } from '@svc/domain';
+import {
+  type Database,
+  findActorByEmail,
+  findProjectBySlug,
+  insertActor,
+  insertProject,
+  type Kysely,
+  listActors,
+  lockFirstUse,
+  oldestProject,
+} from '@svc/store';
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 
@@ -35,6 +45,24 @@ export function defaultActorEmail(env: Record<string, string | undefined> = proc
 }
 
 /**
+ * How first use chose its project: by the name given (`named`), as `default` (no name given), or, with no name
+ * given and no project `default`, the oldest project (`oldest`): a user who never named one is told which.
+ */
+export type ProjectChoice = 'named' | 'default' | 'oldest';
+
+/** The project first use would use, without creating one: `svc init` takes it, `svc doctor` reports it. */
+export async function firstUseProject(
+  db: Kysely<Database>,
+  named: string | undefined,
+): Promise<{ project: Project; chosen: ProjectChoice } | undefined> {
+  const byName = await findProjectBySlug(db, named ?? DEFAULT_PROJECT);
+  if (byName) return { project: byName, chosen: named === undefined ? 'default' : 'named' };
+  if (named !== undefined) return undefined;
+  const oldest = await oldestProject(db);
+  return oldest && { project: oldest, chosen: 'oldest' };
+}
+
+/**
  * First use (docs/decisions/0028): make sure the database holds a project and an actor, so an assistant can
  * write right away, and say which. A name given (project, actor_email) is found or created. Without one, the
  * defaults are created only on a database that has none yet; otherwise the first project and actor made are
@@ -64,12 +92,11 @@ export const setup = defineOperation({
     }
     await lockFirstUse(ctx.tx);
 
+    const found = await firstUseProject(ctx.tx, input.project);
+    const projectCreated = found === undefined;
     const slug = input.project ?? DEFAULT_PROJECT;
-    let project = (await findProjectBySlug(ctx.tx, slug)) ?? (input.project === undefined ? await oldestProject(ctx.tx) : undefined);
-    const projectCreated = project === undefined;
-    if (project === undefined) {
-      project = await insertProject(ctx.tx, { slug, name: slug });
-    }
+    const project = found?.project ?? (await insertProject(ctx.tx, { slug, name: slug }));
+    const chosen = found?.chosen ?? (input.project === undefined ? 'default' : 'named');
 
     const wanted = input.actor_email ?? input.default_actor_email;
     let actor = wanted === undefined ? undefined : await findActorByEmail(ctx.tx, wanted);
@@ -85,6 +112,6 @@ export const setup = defineOperation({
       target_id: project.id,
       details: { actor_id: actor.id, project_created: projectCreated, actor_created: actorCreated },
     });
-    return { project, actor, created: { project: projectCreated, actor: actorCreated } };
+    return { project, actor, created: { project: projectCreated, actor: actorCreated }, chosen };
   },
 });

@@ -102,6 +102,15 @@ describe('parseQuery', () => {
     ]);
   });
 
+  it('reads a query compatibility-composed (NFKC), as the glossary folds its terms', () => {
+    expect(parseQuery('cafe\u0301 ｃａｃｈｅ ＂ｒｅｌｅａｓｅ ｔｒａｉｎ＂ －ｆｒｉｄａｙ').clauses).toEqual([
+      { kind: 'required', term: word('café') },
+      { kind: 'required', term: word('cache') },
+      { kind: 'required', term: phrase('release train') },
+      { kind: 'not', term: word('friday') },
+    ]);
+  });
+
   it('treats lowercase or as a word and an unbalanced quote as a phrase to the end', () => {
     expect(parseQuery('a or b').clauses).toHaveLength(3);
     expect(parseQuery('x "open ended').clauses).toEqual([

@@ -60,7 +60,9 @@ function clean(text: string): string {
 }
 
 function tokenize(input: string): Token[] {
-  const text = clean(input);
+  // Compatibility-composed (NFKC), as glossary terms are folded: a decomposed `cafe\u0301` is the `café` the texts
+  // hold, full-width `ｃａｃｈｅ` is `cache`, `ｔｈｅ` the stop word it is (an attacker, 2026-11-27).
+  const text = clean(input).normalize('NFKC');
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {

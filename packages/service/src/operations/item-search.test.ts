@@ -350,6 +350,16 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(await titles('cache OR queue -replicas')).toEqual(['Queue']);
   });
 
+  it('reads a query compatibility-composed: decomposed accents and full-width letters find what the texts hold (an attacker, 2026-11-27)', async () => {
+    await add('Café rollout', 'the café opens');
+    await add('Cache sizing', 'cache per node');
+    expect(await titles('cafe\u0301')).toEqual(['Café rollout']);
+    expect(await titles('ｃａｃｈｅ')).toEqual(['Cache sizing']);
+    expect(await titles('ｃａｃｈｅ OR ｃａｆé')).toEqual(expect.arrayContaining(['Café rollout', 'Cache sizing']));
+    // Full-width `ｔｈｅ` is the stop word: refused as `the` is, where it answered [].
+    expect((await refusal(search('ｔｈｅ'))).message).toMatch(/^query: holds no word/);
+  });
+
   it('answers 1,000 arbitrary queries with results or [], or refuses them naming query, never another error', async () => {
     await add('Alpha beta', "gamma delta's & | ! ( ) : * ' \\ 🚀 données");
     const words = fc.constantFrom('alpha', 'beta', 'OR', '-', '"', 'gamma', '&', '|', '!', '(', ')', ':*', "'", '\\', '🚀', ' ', '--', '-"', '\u0000', '\ud800');

@@ -94,11 +94,18 @@ describe('the svc binary before it touches a database', () => {
 
   it('never creates the embedded database for an operation: run elsewhere, it says where it looked and how to point at the data', async () => {
     const dataDir = freshDataDir();
-    const run = await svc(['search', 'atlas', 'pool'], svcEnv({ SVC_DATA_DIR: dataDir }));
-    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
-    expect(run.stderr).toBe(
-      `svc: not_found: SVC_DATA_DIR: no svc database at ${dataDir}; run svc from the directory that holds .svc/data, set SVC_DATA_DIR to its data directory (or SVC_DATABASE_URL), or create one here with svc init\n`,
-    );
+    // A read, and an MCP server a client starts over stdio from its own directory (a newcomer's made an empty
+    // database there, then refused the configured actor as unknown).
+    const runs = await Promise.all([
+      svc(['search', 'atlas', 'pool'], svcEnv({ SVC_DATA_DIR: dataDir })),
+      svc(['serve', 'mcp', '--actor', '6270e0f5-7d6c-4b55-9d9e-2a0d6b1e7a11'], svcEnv({ SVC_DATA_DIR: dataDir })),
+    ]);
+    for (const run of runs) {
+      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(run.stderr).toBe(
+        `svc: not_found: SVC_DATA_DIR: no svc database at ${dataDir}; run svc from the directory that holds .svc/data, set SVC_DATA_DIR to its data directory (or SVC_DATABASE_URL), or create one here with svc init\n`,
+      );
+    }
     expect(existsSync(dataDir)).toBe(false);
   }, 120_000);
 

@@ -1,9 +1,24 @@
-import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, readSync, writeFileSync } from 'node:fs';
-import { CONFIG_MAX_BYTES, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, SvcError } from '@svc/service';
+import { closeSync, constants, existsSync, fchmodSync, fstatSync, ftruncateSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CONFIG_MAX_BYTES, type Config, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, SvcError } from '@svc/service';
 
 /** The files the CLI reads and writes for its commands, each read with a cap and refused in words naming the flag. */
 
 const MIB = 1024 * 1024;
+
+/**
+ * Refuse to go on where the embedded database would be made new and empty: a read, or an MCP server started over
+ * stdio from another directory (a newcomer's client started one in its own directory, which made an empty database
+ * and then refused the configured actor as unknown). PostgreSQL and `memory://` pass.
+ */
+export function requireEmbeddedDatabase(cfg: Config): void {
+  if (cfg.databaseUrl !== undefined || cfg.dataDir.startsWith('memory://') || existsSync(cfg.dataDir)) return;
+  throw new SvcError(
+    'not_found',
+    `SVC_DATA_DIR: no svc database at ${resolve(cfg.dataDir)}; run svc from the directory that holds .svc/data, set SVC_DATA_DIR to its data directory (or SVC_DATABASE_URL), or create one here with svc init`,
+    { field: 'SVC_DATA_DIR' },
+  );
+}
 
 /**
  * Read a file chunk by chunk, handing each complete line (without its newline) to `onLine`, and stop with a

@@ -1,5 +1,3 @@
-import { serveStdio } from '@svc/mcp';
-import { startHttpServer } from '@svc/http';
 import {
   createLogger,
   type Diagnosis,
@@ -16,7 +14,7 @@ import type { Command } from 'commander';
 import type { Cli } from './command-table.js';
 import { completionScript, type Shell } from './completion.js';
 import { type Connection, connection, localUrl, renderGuide, renderPointer } from './connect-guide.js';
-import { writePrivateFile } from './files.js';
+import { requireEmbeddedDatabase, writePrivateFile } from './files.js';
 import { print } from './output.js';
 
 /** The actions of the commands the CLI runs itself, named by the command table (commands.ts). */
@@ -57,7 +55,14 @@ export function version(cli: Cli, _args: string[], opts: { json?: boolean }): vo
 
 /** `svc serve mcp`: MCP over stdio until the assistant closes it. */
 export async function serveMcp(cli: Cli, _args: string[], opts: { actor?: string; migrate?: boolean }): Promise<void> {
-  const service = await openService(cli.config(), { migrate: opts.migrate === true });
+  // Loaded here, not at start-up: the MCP SDK and the HTTP app (hono, the web view) are most of what a CLI
+  // command would otherwise load only to list projects (`svc project list` took 1.0–1.3 s, now 0.5–0.6 s; 2026-11-27).
+  const { serveStdio } = await import('@svc/mcp');
+  const cfg = cli.config();
+  // A client starts this server from anywhere; an embedded database is never made here (svc init or the first
+  // svc serve http does), so a missing one is named rather than replaced by an empty one.
+  requireEmbeddedDatabase(cfg);
+  const service = await openService(cfg, { migrate: opts.migrate === true });
   try {
     await cli.verifyActors(service, opts.actor);
     await serveStdio(service, { actorId: opts.actor });
@@ -75,6 +80,7 @@ export async function serveHttp(
   const cfg = cli.config();
   const host = opts.host ?? cfg.httpHost;
   const port = opts.port ?? cfg.httpPort;
+  const { startHttpServer } = await import('@svc/http');
   const service = await openService(cfg, { migrate: opts.migrate === true });
   await cli.verifyActors(service).catch(async (error: unknown) => {
     await service.close();

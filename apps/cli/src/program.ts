@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { codeVersion, createLogger, loadConfig, openService, type Service, SvcError } from '@svc/service';
+import { codeVersion, createLogger, loadConfig, openService, type Service } from '@svc/service';
 import { Command } from 'commander';
 import { addCommands, type Cli } from './command-table.js';
 import { COMMANDS } from './commands.js';
+import { requireEmbeddedDatabase } from './files.js';
 import type { Io, RunState } from './output.js';
 import { progressBar } from './progress.js';
 
@@ -39,13 +38,7 @@ export function buildProgram(io: Io, env: Record<string, string | undefined> = p
       // A read never creates the embedded database: run from another directory, the default ./.svc/data would be
       // a new, empty one, and its answer (no such project) would hide where the data really is. A write (project
       // create, import) may: it is how a database starts.
-      if (options.reads && cfg.databaseUrl === undefined && !cfg.dataDir.startsWith('memory://') && !existsSync(cfg.dataDir)) {
-        throw new SvcError(
-          'not_found',
-          `SVC_DATA_DIR: no svc database at ${resolve(cfg.dataDir)}; run svc from the directory that holds .svc/data, set SVC_DATA_DIR to its data directory (or SVC_DATABASE_URL), or create one here with svc init`,
-          { field: 'SVC_DATA_DIR' },
-        );
-      }
+      if (options.reads) requireEmbeddedDatabase(cfg);
       const logger = createLogger(env.SVC_LOG_LEVEL ? cfg.logLevel : 'warn');
       const service = await openService(cfg, { logger });
       try {

@@ -15,6 +15,14 @@ export interface NearMissPlan {
   relaxed: TsPlan;
 }
 
+// Sentence punctuation after a word and brackets or quotes around it: not part of the word a near miss lacks.
+const SENTENCE_EDGES = /^[([{<«"'“‘]+|[)\]}>»"'”’]*[.,;:!?…)\]}>»"'”’]+$/gu;
+
+/** A required word as `missing` names it: as typed, less the sentence around it (`retries?` is `retries`; `c++` stays). */
+function shownWord(text: string): string {
+  return text.replace(SENTENCE_EDGES, '') || text;
+}
+
 /**
  * The near-miss form of a planned query (svc_item_search's `partial` list), or undefined when the query has
  * fewer than two required bare words (nothing to relax). `plan` must be planQuery(ast, …): one top-level part
@@ -32,7 +40,7 @@ export function nearMissPlan(ast: QueryAst, plan: TsPlan): NearMissPlan | undefi
       const key = normalizeTerm(clause.term.text);
       if (!seen.has(key)) {
         seen.add(key);
-        words.push({ word: clause.term.text, plan: part });
+        words.push({ word: shownWord(clause.term.text), plan: part });
       }
     } else {
       kept.push(part);

@@ -152,10 +152,13 @@ export function bm25Tf(tf: number, dl: number, avgdl: number): number {
  */
 export function impactBound(ref: number, avgdl: number): (impact: number) => number {
   const rho = Math.max(ref, 1) / Math.max(avgdl, 1);
-  if (rho <= 1) return (i) => (i <= 0 ? 0 : i / (i + rho * (1 - i)));
   const shift = BM25.K1 * (1 - BM25.B) * (rho - 1);
-  return (i) => {
-    if (i <= 0) return 0;
+  return (stored) => {
+    if (stored <= 0) return 0;
+    // The impact as it was before the index stored it as a real (float4, rounded by at most 2^-24 of itself): where
+    // the bound is reached, the rounding alone put it below the item's score (a reviewer: 1.3e-6 at ρ = 64).
+    const i = Math.min(stored * (1 + 2 ** -23), 1);
+    if (rho <= 1) return i / (i + rho * (1 - i));
     const denominator = 1 + rho * (1 / i - 1) - shift;
     return denominator > 0 ? Math.min(i, 1 / denominator) : i;
   };
@@ -400,8 +403,10 @@ async function prepareQuery(
 ): Promise<PreparedQuery | 'stop_words_only' | undefined> {
   const plan = plans[0];
   const leafTexts = [...new Set([...positiveLeaves(plan), ...positiveClauses(plan).flat().map((l) => l.text)])];
-  if (leafTexts.length === 0) return undefined;
   const leaves = [...new Map(plans.flatMap((p) => planLeaves(p)).map((l) => [leafKey(l), l])).values()];
+  // A query of exclusions only is analysed too, for them alone: `-the` answered [] and `-cache -the` dropped `-the`
+  // (a reviewer, 2026-11-27), where `cache -the` is refused.
+  if (leaves.length === 0) return undefined;
   await planMode(db, 'force_generic_plan');
   const oneLeaf = plans.length === 1 && (plan.op === 'word' || plan.op === 'phrase');
   const { analyzed, stats, terms, leafQueries, first } = await analyzeWithStatistics(db, f, leafTexts, leaves, oneLeaf ? k : null);
@@ -409,6 +414,7 @@ async function prepareQuery(
   const idle = negatedLeaves(plan).filter((l) => leafQuery.get(leafKey(l)) === '');
   // Dropped, such an exclusion would widen the answer without a word (decision 0017).
   if (idle.length > 0) throw idleExclusions(idle);
+  if (leafTexts.length === 0) return undefined;
   const lexemesOf = new Map(leafTexts.map((t, i) => [t, analyzed[i] ?? []]));
   const queryTerms = [...new Set(analyzed.flat())].sort();
   if (queryTerms.length === 0) return 'stop_words_only';
@@ -800,8 +806,10 @@ export async function searchItems(
     return last > gap ? Math.min(gap / (last - gap), 32) : 32;
   };
   const threshold = () => (top.length >= k ? (top[k - 1] as Scored).score : Number.NEGATIVE_INFINITY);
-  // A score within TIE (relative) of the page's last counts as a tie, broken among the items read.
-  const reaches = (ub: number) => threshold() < ub * (1 - TIE);
+  // An item that may score as much as the page's last (within TIE, the arithmetic's own error) may tie with it, and
+  // a tie goes to the newer: it is checked. Before 2026-11-27 such an item was left out, and with the bound reached
+  // exactly (impactBound) a page of items scored alike was cut by id, not by recency (a reviewer).
+  const reaches = (ub: number) => threshold() <= ub * (1 + TIE);
   /** Whether the page is settled: no item met and unchecked, nor any not met yet, can still reach it. */
   const settled = () =>
     (closed() || [...lists.values()].every((l) => l.done) || (top.length >= k && !reaches(unseenBound()))) &&
@@ -937,8 +945,9 @@ async function oneTerm(
     const last = rows[rows.length - 1];
     if (!last || rows.length < n) return top;
     const kth = top[k - 1];
-    // As the walk: a score within TIE of the bound counts as reaching it (ties are broken among the items read).
-    if (kth && kth.score >= idf * (BM25.K1 + 1) * bound(last[1]) * (1 - TIE)) return top;
+    // As the walk: settled when no posting left can score as much as the page's last, within TIE (it could tie, and
+    // a tie goes to the newer, which may be among them).
+    if (kth && kth.score > idf * (BM25.K1 + 1) * bound(last[1]) * (1 + TIE)) return top;
     n = Math.min(n * 4, 4_000);
     const next = await db.executeQuery<{ id: string; impact: number; tf: number; dl: number; at: number }>(
       CompiledQuery.raw(READ_ONE_TERM, [...filterParams(f), term, last[1], last[0], n]),

@@ -381,6 +381,31 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     }
   }, 120_000);
 
+  it('prefers the newest of items scored alike where the bound is reached exactly: a word held once, in the body only (a reviewer, 2026-11-27)', async () => {
+    // The tighter bound (impactBound) equals such an item's score: the walk and the one-term read stopped at the
+    // page's last score and answered the tied items they had read, by id, not the newest.
+    const one: string[] = [];
+    const two: string[] = [];
+    for (let i = 0; i < 60; i++) one.push((await add(`Note ${i}`, 'alpha')).id);
+    for (let i = 0; i < 60; i++) two.push((await add(`Memo ${i}`, 'gamma delta')).id);
+    const p = await projectId();
+    for (const [query, ids] of [
+      ['alpha', one],
+      ['gamma delta', two],
+    ] as const) {
+      const plan = planQuery(parseQuery(query));
+      if (!plan) throw new Error(`${query} plans to nothing`);
+      const newest = [...ids].reverse();
+      for (const strategy of ['walk', 'auto', 'all'] as const) {
+        for (const limit of [1, 5]) {
+          const page = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.id);
+          expect(page, `${query} ${strategy} limit ${limit}`).toEqual(newest.slice(0, limit));
+        }
+      }
+      expect((await search(query, { limit: 5 })).map((h) => h.id)).toEqual(newest.slice(0, 5));
+    }
+  });
+
   it('prefers the newest of items scored alike whichever way the top is found (attacker, 2026-11-27)', async () => {
     // Forty items alike: scoreAll's first read (8 × k) cut them by id and kept older ones, not the newest.
     const alike: string[] = [];
@@ -547,7 +572,14 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       ['beta', 'gamma'],
       ['beta', 'gamma'],
     ]);
-    expect(answer.truncated).toBe(false);
+    // Named as words, without the sentence around them (a newcomer met `"missing": ["retries?"]`).
+    const typed = (await call(ops.svc_item_search, { project_id: 'rank', query: '(alpha) beta, gamma delta? epsilon.', limit: 3 })) as Answer;
+    expect(typed.partial?.[0]).toMatchObject({ id: deep.id, missing: ['delta', 'epsilon'] });
+    // Thirty items hold two of the words: three places do not take them all, and the answer says so (an attacker
+    // saw 1 of 3 near misses answered with truncated: false).
+    expect(answer.truncated).toEqual(['limit']);
+    const three = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha beta gamma zeta', limit: 3 })) as Answer;
+    expect([three.partial?.map((h) => h.id), three.truncated]).toEqual([[deep.id], false]);
   });
 
   it('says when near misses were looked for among more items than a search reads', async () => {
@@ -561,12 +593,12 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     type Answer = { items: Hit[]; truncated: false | string[]; partial?: (Hit & { missing: string[] })[] };
     const answer = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha beta gamma delta', limit: 5 })) as Answer;
     expect(answer.items).toEqual([]);
-    expect(answer.truncated).toEqual(['partial']);
+    expect(answer.truncated).toEqual(['limit', 'partial']);
     expect(answer.partial).toHaveLength(5);
     for (const h of answer.partial ?? []) expect(h.missing).toHaveLength(2);
     // Two words: every item holding one is a near miss, ranked by score alone, and the relaxed query's top settles it.
     const two = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha gamma', limit: 5 })) as Answer;
-    expect(two.truncated).toBe(false);
+    expect(two.truncated).toEqual(['limit']);
     expect(two.partial).toHaveLength(5);
   });
 

@@ -66,9 +66,14 @@ export const itemSearch = defineOperation({
     // Near misses: items holding at least half but not all of the bare words, most words first, then by rank;
     // exact over every such item, or `truncated` says `partial` (docs/decisions/0032).
     const strict = new Set(items.map((h) => h.id));
-    const { hits: nearHits, cut } = await searchNearMisses(ctx.db, near, filters, max - items.length, strict);
-    const page = nearHits.map(({ held, ...hit }) => ({ ...hit, snippet: snippetMarkdown(hit.snippet), missing: near.words.filter((_, i) => !held[i]).map((w) => w.word) }));
-    const all = truncation({ limit: hits.length > max, glossary_expansion: expansion_cut, partial: cut });
+    // One more than the places left: more near misses than fit are cut by the limit, and `truncated` says so (an
+    // attacker saw 1 of 3 near misses answered with truncated: false).
+    const places = max - items.length;
+    const { hits: nearHits, cut } = await searchNearMisses(ctx.db, near, filters, places + 1, strict);
+    const page = nearHits
+      .slice(0, places)
+      .map(({ held, ...hit }) => ({ ...hit, snippet: snippetMarkdown(hit.snippet), missing: near.words.filter((_, i) => !held[i]).map((w) => w.word) }));
+    const all = truncation({ limit: hits.length > max || nearHits.length > places, glossary_expansion: expansion_cut, partial: cut });
     return page.length > 0 ? { items, truncated: all, expansion_cut, partial: page } : { items, truncated: all, expansion_cut };
   },
 });

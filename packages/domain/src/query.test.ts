@@ -111,6 +111,35 @@ describe('parseQuery', () => {
     ]);
   });
 
+  it('reads a leading en dash, em dash or minus sign as the dash that excludes (a reviewer: `cache –friday` answered friday)', () => {
+    for (const dash of ['\u2010', '\u2011', '\u2013', '\u2014', '\u2212', '\uFE63']) {
+      expect(parseQuery(`cache ${dash}friday`).clauses, dash).toEqual([
+        { kind: 'required', term: word('cache') },
+        { kind: 'not', term: word('friday') },
+      ]);
+    }
+    // Between words, alone or in a run, it is punctuation as before.
+    expect(parseQuery('cache – friday −− x').clauses).toHaveLength(3);
+  });
+
+  it('reads typographic double quotes as quotes, and an exclusion through invisible or invalid characters as one (an attacker, 2026-11-27)', () => {
+    for (const q of ['“eviction cache”', '„eviction cache“', '«eviction cache»', '＂eviction cache＂']) {
+      expect(parseQuery(q).clauses, q).toEqual([{ kind: 'required', term: phrase('eviction cache') }]);
+    }
+    for (const q of ['cache -\udc00mysql', 'cache -\ufeffmysql', 'cache -\u200bmysql', 'cache -\u0001mysql', 'cache \u2013\ud800mysql']) {
+      expect(parseQuery(q).clauses, JSON.stringify(q)).toEqual([
+        { kind: 'required', term: word('cache') },
+        { kind: 'not', term: word('mysql') },
+      ]);
+    }
+    // Elsewhere they still separate words; a soft hyphen inside a word is nothing.
+    expect(parseQuery('a\udc00b my\u00adsql').clauses).toEqual([
+      { kind: 'required', term: word('a') },
+      { kind: 'required', term: word('b') },
+      { kind: 'required', term: word('mysql') },
+    ]);
+  });
+
   it('treats lowercase or as a word and an unbalanced quote as a phrase to the end', () => {
     expect(parseQuery('a or b').clauses).toHaveLength(3);
     expect(parseQuery('x "open ended').clauses).toEqual([

@@ -49,20 +49,31 @@ function hasWord(text: string): boolean {
   return WORDY.test(text);
 }
 
+const QUOTES = /[\u201C\u201D\u201E\u201F\u00AB\u00BB\u301D\u301E]/g;
 // A run of dashes (`--`, `—`) reads as punctuation between words, like a lone dash, not as an exclusion.
-const DASHES = /^\p{Pd}*$/u;
+const DASHES = /^[\p{Pd}\u2212]*$/u;
+// What excludes the word after it: the hyphen-minus, and the dashes and minus signs editors and assistants put in its
+// place (`–friday`, `−friday` read as a word of their own, answering the items that hold it: a reviewer, 2026-11-27).
+const EXCLUDES = /^[-\u2010-\u2015\u2212\uFE58\uFE63]$/u;
 
 function clean(text: string): string {
   // Drop lone surrogates and control characters (NUL included): they cannot be indexed and must not reach
-  // the database as parameters. Matching them is the point here.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
-  return text.replace(/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, ' ');
+  // the database as parameters. Matching them is the point here. Each separates words, except right after a dash:
+  // there a space would leave the dash alone, and `cache -\udc00mysql` would require mysql instead of excluding it
+  // (an attacker, 2026-11-27). Invisible format characters (BOM, zero-width space and joiner, soft hyphen) are
+  // nothing at all.
+  return text.replace(/\p{Cf}/gu, '').replace(INVALID, (_, offset: number, whole: string) => (EXCLUDES.test(whole[offset - 1] ?? '') ? '' : ' '));
 }
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what clean removes
+const INVALID = /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 function tokenize(input: string): Token[] {
   // Compatibility-composed (NFKC), as glossary terms are folded: a decomposed `cafe\u0301` is the `café` the texts
   // hold, full-width `ｃａｃｈｅ` is `cache`, `ｔｈｅ` the stop word it is (an attacker, 2026-11-27).
-  const text = clean(input).normalize('NFKC');
+  // Typographic double quotes (“…”, „…“, «…») quote a phrase as " does: editors and assistants put them in its
+  // place, and read as letters they made `“eviction cache”` two loose words (an attacker, 2026-11-27).
+  const text = clean(input).normalize('NFKC').replace(QUOTES, '"');
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
@@ -73,7 +84,7 @@ function tokenize(input: string): Token[] {
     }
     let negated = false;
     let start = i;
-    if (ch === '-' && i + 1 < text.length && !/\s/.test(text[i + 1] as string)) {
+    if (EXCLUDES.test(ch) && i + 1 < text.length && !/\s/.test(text[i + 1] as string)) {
       negated = true;
       start = i + 1;
     }

@@ -82,8 +82,19 @@ function fromQuery(op: AnyOperation, c: Context<Env>): Record<string, unknown> {
   for (const [key, values] of Object.entries(c.req.queries())) {
     const kind = fieldKind(op, key);
     const last = values.at(-1) ?? '';
+    // A single value given twice (`?query=a&query=b`) is refused: taking the last would drop the other silently.
+    if (kind !== 'array' && values.length > 1) {
+      throw new SvcError('invalid_input', `${key}: given ${values.length} times; give it once`, { field: key });
+    }
     if (kind === 'array') input[key] = values.length === 1 ? (last === '' ? [] : last.split(',')) : values;
-    else if (kind === 'number') input[key] = last === '' ? '' : /^-?\d+(\.\d+)?$/.test(last) ? Number(last) : last;
+    else if (kind === 'number') {
+      // In a query string every value is text: one that is not written in digits is refused as such, not as
+      // "a string" where a number was wanted.
+      if (last !== '' && !/^-?\d+(\.\d+)?$/.test(last)) {
+        throw new SvcError('invalid_input', `${key}: must be a number written in digits, such as 20 (got ${JSON.stringify(last)})`, { field: key });
+      }
+      input[key] = last === '' ? '' : Number(last);
+    }
     else if (kind === 'boolean') input[key] = last === 'true' ? true : last === 'false' ? false : last;
     else input[key] = last;
   }

@@ -109,6 +109,21 @@ describe.each(testBackends())('hostile input against a listening server on $name
     expect(await svc.store.db.selectFrom('items').select('id').where('title', '=', 'Overflow').execute()).toEqual([]);
   });
 
+  it('refuses a parameter given twice and a number not written in digits, naming them (an attacker, 2026-11-27)', async () => {
+    for (const [query, field, message] of [
+      ['query=cache&query=mysql', 'query', 'query: given 2 times; give it once'],
+      ['query=x&limit=2&limit=3', 'limit', 'limit: given 2 times; give it once'],
+      ['query=x&limit=1e1', 'limit', 'limit: must be a number written in digits, such as 20 (got "1e1")'],
+      ['query=x&limit=%2B5', 'limit', 'limit: must be a number written in digits, such as 20 (got "+5")'],
+    ] as const) {
+      const response = await fetch(`${server.url}/projects/probe/items/search?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(((await response.json()) as ErrorBody).error, query).toMatchObject({ code: 'invalid_input', details: { field }, message });
+    }
+    // A list may be given as repeated parameters, as before.
+    expect((await fetch(`${server.url}/projects/probe/items/search?query=x&item_types=decision&item_types=policy`)).status).toBe(200);
+  });
+
   it('answers a context over 1 MiB (within the 2 MiB body limit) with 400 naming context and the limit', async () => {
     const response = await post('/projects/probe/items', JSON.stringify({ title: 'Big context', context: { s: 'x'.repeat(1_500_000) } }));
     expect(response.status).toBe(400);

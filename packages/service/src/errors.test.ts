@@ -54,6 +54,8 @@ describe('fromZod', () => {
       n: z.number().min(1),
       limit: z.number().max(200, { error: 'at most 200; ask for fewer' }),
       type: z.enum(['depends', 'blocks']),
+      signals: z.record(z.string(), z.unknown()).optional(),
+      depth: z.number().int().optional(),
     });
     const message = (input: Record<string, unknown>) => {
       const parsed = schema.safeParse({ id: 'x', name: 'x', ids: [], n: 1, limit: 1, type: 'blocks', ...input });
@@ -68,7 +70,12 @@ describe('fromZod', () => {
     expect(message({ type: 'relates' })).toBe('type: must be one of: "depends", "blocks"');
     // A value of the wrong kind (an attacker sent limit: "5" and met "Invalid input: expected number, received string").
     expect(message({ limit: '5' })).toBe('limit: must be a number, not a string');
-    expect(message({ ids: {} })).toBe('ids: must be an array, not an object');
+    expect(message({ ids: {} })).toBe('ids: must be an array, not a JSON object');
     expect(message({ id: null })).toBe('id: must be a string, not null');
+    // A reviewer met "signals: must be a record, not an array".
+    expect(message({ signals: [] })).toBe('signals: must be a JSON object, not an array');
+    // An attacker met "depth: must be an int, not a number".
+    expect(message({ depth: 2.5 })).toBe('depth: must be a whole number');
+    expect(message({ depth: '2' })).toBe('depth: must be a number, not a string');
   });
 });

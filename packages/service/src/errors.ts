@@ -15,6 +15,7 @@ function zodMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return `is required (${issue.expected})`;
   // "Invalid input: expected number, received string" (a client sending limit: "5") said plainly.
   const mistyped = issue.code === 'invalid_type' ? /^Invalid input: expected (\w+), received (\w+)$/.exec(issue.message) : null;
+  if (mistyped?.[1] === 'int' && mistyped[2] === 'number') return 'must be a whole number';
   if (mistyped) return `must be ${withArticle(mistyped[1] as string)}, not ${withArticle(mistyped[2] as string)}`;
   // zod's own words for bounds and choices ("Too small: expected string to have >=1 characters") said plainly; a
   // message the schema gives (limit's "at most 200; …") is kept.
@@ -25,7 +26,13 @@ function zodMessage(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
-const withArticle = (kind: string) => (kind === 'null' ? 'null' : `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`);
+/** A JSON value's kind as zod names it, in words: a record is what a JSON object is to the caller. */
+const withArticle = (kind: string) => {
+  if (kind === 'null') return 'null';
+  if (kind === 'record' || kind === 'object') return 'a JSON object';
+  if (kind === 'int') return 'a whole number';
+  return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`;
+};
 
 function boundMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
   const small = issue.code === 'too_small';

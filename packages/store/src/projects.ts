@@ -1,4 +1,4 @@
-import { type IdRef, isSlug, isUuid, notFound, type Project, parseIdRef, projectSettings } from '@svc/domain';
+import { type IdRef, isSlug, isUuid, notFound, type Project, parseIdRef, projectSettings, SvcError } from '@svc/domain';
 import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { prepared } from './prepared.js';
 import { idMatches, iso, likeStartsWith, onlyMatch } from './refs.js';
@@ -38,17 +38,37 @@ export async function resolveProject(db: Kysely<Database>, raw: string, field = 
     const [bySlug] = (await db.executeQuery<ProjectRow>(CompiledQuery.raw(PROJECT_BY_SLUG, [slug]))).rows;
     if (bySlug) return toProject(bySlug);
     // Fall through: a slug made only of hex digits may be an id prefix.
-    if (!/^[0-9a-f-]+$/i.test(input)) throw notFound('project', raw, field);
+    if (!/^[0-9a-f-]+$/i.test(input)) throw await projectNotFound(db, raw, field);
   }
   let ref: IdRef;
   try {
     ref = parseIdRef(input, field);
   } catch (error) {
-    if (input !== '') throw notFound('project', raw, field);
+    if (input !== '') throw await projectNotFound(db, raw, field);
     throw error;
   }
   const rows = await db.selectFrom('projects').selectAll().where(idMatches('id', ref)).limit(10).execute();
+  if (rows.length === 0) throw await projectNotFound(db, raw, field);
   return toProject(onlyMatch(rows, 'project', ref, (r) => ({ id: r.id, label: r.slug }), raw));
+}
+
+/** Most projects a not-found refusal names. */
+const PROJECTS_LISTED = 20;
+
+/**
+ * A project reference that names none, refused with the projects there are (a newcomer misspelt `default` and was
+ * told only that `defualt` was not found), as an unknown system is refused with the project's systems.
+ */
+async function projectNotFound(db: Kysely<Database>, raw: string, field: string): Promise<SvcError> {
+  const rows = await db.selectFrom('projects').select('slug').orderBy('slug').limit(PROJECTS_LISTED + 1).execute();
+  const slugs = rows.slice(0, PROJECTS_LISTED).map((r) => r.slug);
+  const known =
+    slugs.length === 0 ? 'there are no projects yet' : `projects: ${slugs.map((s) => JSON.stringify(s)).join(', ')}${rows.length > PROJECTS_LISTED ? ', …' : ''}`;
+  const error = notFound('project', raw, field);
+  return new SvcError(error.code, `${error.message}; ${known} (give a slug, id or id prefix; an operator adds one: svc project create SLUG)`, {
+    ...error.details,
+    known: slugs,
+  });
 }
 
 export async function insertProject(

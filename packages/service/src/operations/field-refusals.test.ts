@@ -60,4 +60,18 @@ describe.each(testBackends())('refusals name their field on $name', (backend) =>
     expect(unknown.details).toMatchObject({ field: 'system_ids[0]', known: ['billing'] });
     await expectField(call(ops.svc_qa_list_pending, { project_id: 'fields', task_id: 'ffffffff' }), 'not_found', 'task_id');
   });
+
+  it('lists the projects there are when a project reference names none (a newcomer misspelt default)', async () => {
+    for (const [op, input] of [
+      [ops.svc_brief, { project_id: 'feilds' }],
+      [ops.svc_item_search, { project_id: 'feilds', query: 'x' }],
+      [ops.svc_brief, { project_id: 'ffffffff' }],
+    ] as const) {
+      const unknown = await refusal(call(op, input));
+      expect(unknown).toMatchObject({ code: 'not_found', details: { field: 'project_id', known: ['fields'] } });
+      expect(unknown.message).toBe(
+        `project_id: project '${input.project_id}' not found; projects: "fields" (give a slug, id or id prefix; an operator adds one: svc project create SLUG)`,
+      );
+    }
+  });
 });

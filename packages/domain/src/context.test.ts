@@ -142,6 +142,33 @@ describe('validateTypeSchema', () => {
     expect(refusal(() => validateTypeSchema({ type: ['object', 'null'] })).details.field).toBe('schema.type');
   });
 
+  it('refuses a schema that refers to itself without descending into the value, which made every write of the type an internal error (an attacker, 2026-11-27)', () => {
+    for (const [schema, field] of [
+      [{ allOf: [{ $ref: '#' }] }, 'schema'],
+      [{ type: 'object', $ref: '#' }, 'schema'],
+      [{ $defs: { a: { $ref: '#/$defs/b' }, b: { anyOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' }, 'schema.$defs.a'],
+      [{ type: 'object', properties: { a: { not: { $ref: '#/properties/a' } } } }, 'schema.properties.a'],
+      [{ definitions: { x: { $ref: '#/definitions/x' } } }, 'schema.definitions.x'],
+    ] as const) {
+      const error = refusal(() => validateTypeSchema(schema));
+      expect(error.code, JSON.stringify(schema)).toBe('invalid_input');
+      expect(error.message, JSON.stringify(schema)).toMatch(/refers to itself without descending into the value/);
+      expect(error.details.field, JSON.stringify(schema)).toBe(field);
+    }
+    // Recursion through properties or items descends each time, and ends with the value: accepted.
+    const tree = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } } };
+    expect(validateTypeSchema(tree)).toBe(tree);
+    const nodes = { $defs: { node: { anyOf: [{ type: 'string' }, { type: 'object', properties: { x: { $ref: '#/$defs/node' } } }] } }, type: 'object', properties: { root: { $ref: '#/$defs/node' } } };
+    expect(validateTypeSchema(nodes)).toBe(nodes);
+    expect(() => validateContext('tree', tree, { name: 'a', children: [{ name: 'b', children: [] }] })).not.toThrow();
+  });
+
+  it('refuses a write against a looping schema stored before the check in words, not as an internal error', () => {
+    const error = refusal(() => validateContext('loopy', { allOf: [{ $ref: '#' }] } as never, { a: 1 }));
+    expect(error).toMatchObject({ code: 'invalid_input', details: { field: 'item_type', item_type: 'loopy' } });
+    expect(error.message).toBe("item type 'loopy': its schema cannot be used: it refers to itself without end");
+  });
+
   it('refuses a schema that is not valid JSON Schema', () => {
     const error = refusal(() => validateTypeSchema({ type: 'object', properties: 5 }));
     expect(error.message).toMatch(/^schema: not a valid JSON Schema/);

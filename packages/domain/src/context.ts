@@ -55,7 +55,19 @@ export function validateContext(itemType: string, schema: JsonSchema, context: u
   }
   checkJsonSize(context, field);
   const fn = compile(itemType, schema);
-  if (!fn(context)) {
+  let valid: boolean;
+  try {
+    valid = fn(context) as boolean;
+  } catch (error) {
+    // A schema stored before self-reference was checked at registration (or one that loops in a way that check
+    // cannot see, through $id or $anchor) overflows the stack: refused in words, never an internal error.
+    if (!(error instanceof RangeError)) throw error;
+    throw new SvcError('invalid_input', `item type '${itemType}': its schema cannot be used: it refers to itself without end`, {
+      field: 'item_type',
+      item_type: itemType,
+    });
+  }
+  if (!valid) {
     const first = fn.errors?.[0];
     const { path, message } = first ? describe(first, field) : { path: field, message: 'is not valid' };
     throw invalidInput(path, `${message} (schema of item type '${itemType}')`, { item_type: itemType });
@@ -74,12 +86,85 @@ export function validateTypeSchema(schema: unknown, field = 'schema'): JsonSchem
   checkJsonDepth(s, field);
   checkSchemaPatterns(s, field);
   checkUniqueItems(s, field);
+  checkSelfReference(s, field);
   try {
     new Ajv({ ...AJV_OPTIONS, strict: true }).compile(s);
   } catch (error) {
     throw new SvcError('invalid_input', `${field}: not a valid JSON Schema: ${(error as Error).message}`, { field });
   }
   return s;
+}
+
+/** Keywords whose subschemas apply to the value itself, not to a part of it (they descend into nothing). */
+const IN_PLACE_LISTS = new Set(['allOf', 'anyOf', 'oneOf']);
+const IN_PLACE_ONE = new Set(['not', 'if', 'then', 'else']);
+const IN_PLACE_MAPS = new Set(['dependentSchemas', 'dependencies']);
+
+/** The node of `root` at the JSON pointer fragment `ref` (`#`, `#/$defs/a`), or undefined when it names none. */
+function resolveLocal(root: unknown, ref: string): { node: unknown; pointer: string } | undefined {
+  if (!ref.startsWith('#') || (ref.length > 1 && ref[1] !== '/')) return undefined;
+  let node = root;
+  let pointer = '#';
+  for (const raw of ref.slice(2).split('/').filter((_, i, all) => !(all.length === 1 && all[0] === ''))) {
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    } catch {
+      return undefined;
+    }
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+    pointer += `/${key}`;
+  }
+  return { node, pointer };
+}
+
+/**
+ * Refuse a schema that refers to itself without descending into the value (`{"allOf": [{"$ref": "#"}]}`): ajv
+ * compiles it, and then every check of a context loops until the stack overflows, so each write of the type failed
+ * with an internal error, and one imported file could do that to a project (an attacker, 2026-11-27). The check
+ * follows $ref (to `#…` pointers) and the keywords applying a subschema to the value itself (allOf, anyOf, oneOf,
+ * not, if/then/else, dependentSchemas); a cycle among them is refused, naming where it closes. A cycle that
+ * passes through properties, items and the like descends each time and ends with the value.
+ */
+function checkSelfReference(schema: JsonSchema, field: string): void {
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (node: unknown, pointer: string, trail: string[]): void => {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+    const seen = state.get(pointer);
+    if (seen === 'done') return;
+    if (seen === 'open') {
+      const at = `${field}${pointer.slice(1).replaceAll('/', '.')}`;
+      throw invalidInput(at, `refers to itself without descending into the value (${[...trail, pointer].join(' → ')}): checking a context against it would never end`);
+    }
+    state.set(pointer, 'open');
+    const record = node as Record<string, unknown>;
+    for (const [key, value] of Object.entries(record)) {
+      if (IN_PLACE_LISTS.has(key) && Array.isArray(value)) {
+        for (const [i, child] of value.entries()) visit(child, `${pointer}/${key}/${i}`, [...trail, pointer]);
+      } else if (IN_PLACE_ONE.has(key)) {
+        visit(value, `${pointer}/${key}`, [...trail, pointer]);
+      } else if (IN_PLACE_MAPS.has(key) && value !== null && typeof value === 'object') {
+        for (const [name, child] of Object.entries(value)) visit(child, `${pointer}/${key}/${name}`, [...trail, pointer]);
+      } else if (key === '$ref' && typeof value === 'string') {
+        const target = resolveLocal(schema, value);
+        if (target) visit(target.node, target.pointer, [...trail, pointer]);
+      }
+    }
+    state.set(pointer, 'done');
+  };
+  // From every subschema: a loop under `properties.a` loops on every value of `a`.
+  const stack: [unknown, string][] = [[schema, '#']];
+  while (stack.length > 0) {
+    const [node, pointer] = stack.pop() as [unknown, string];
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const [i, child] of node.entries()) stack.push([child, `${pointer}/${i}`]);
+      continue;
+    }
+    visit(node, pointer, []);
+    for (const [key, value] of Object.entries(node)) if (!DATA_KEYWORDS.has(key)) stack.push([value, `${pointer}/${key}`]);
+  }
 }
 
 /** Item types for which ajv checks `uniqueItems` by hashing, in linear time (ajv's uniqueItems.js). */

@@ -357,6 +357,25 @@ describe.each(testBackends())('input limits on $name', (backend) => {
       expect(await svc.store.db.selectFrom('item_types').select('key').where('key', 'in', ['pairs', 'looks']).execute()).toEqual([]);
     });
 
+    it('refuses at type_add and in an import file a schema that refers to itself without end, which made every write of the type an internal error (an attacker, 2026-11-27)', async () => {
+      const loopy = { allOf: [{ $ref: '#' }] };
+      const added = await refusal(call(ops.type_add, { key: 'loopy', schema: loopy }));
+      expect(added).toMatchObject({ code: 'invalid_input', details: { field: 'schema' } });
+      expect(added.message).toMatch(/^schema: refers to itself without descending into the value/);
+      // The same schema in an exported file: the type's line is refused, nothing is written.
+      await call(ops.type_add, { key: 'fine', schema: { type: 'object' } });
+      await call(ops.svc_item_upsert, { project_id: 'lim', item_type: 'fine', title: 'Typed' });
+      const lines = ((await call(ops.project_export, { project_id: 'lim' })) as { lines: string[] }).lines;
+      const at = lines.findIndex((l) => l.includes('"key":"fine"'));
+      expect(at).toBeGreaterThanOrEqual(0);
+      const row = JSON.parse(lines[at] as string) as Record<string, unknown>;
+      lines[at] = JSON.stringify({ ...row, key: 'fine_loopy', schema: loopy });
+      const imported = await refusal(call(ops.project_import, { lines: lines.map((l) => l.replaceAll('"item_type":"fine"', '"item_type":"fine_loopy"')), as_slug: 'lim-loopy' }));
+      expect(imported.code).toBe('invalid_input');
+      expect(imported.message).toMatch(new RegExp(`^line ${at + 1}: field 'schema' of item type 'fine_loopy': .*refers to itself`));
+      expect(await svc.store.db.selectFrom('item_types').select('key').where('key', 'in', ['loopy', 'fine_loopy']).execute()).toEqual([]);
+    });
+
     it('refuses at type_add a uniqueItems that ajv would check pairwise, naming its path; a scalar one takes 100,000 items', async () => {
       for (const [schema, path] of [
         [{ type: 'object', properties: { a: { type: 'array', uniqueItems: true } } }, 'schema.properties.a.uniqueItems'],

@@ -1,6 +1,6 @@
 import type { TsPlan } from '@svc/domain';
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { iso, likeContains } from './refs.js';
+import { iso } from './refs.js';
 import { researchExpired } from './research.js';
 import type { Database } from './schema.js';
 import { tsquery } from './search.js';
@@ -22,10 +22,14 @@ export interface RecentItem {
   updated_at: string;
 }
 
-/** Open work units with their task counts and in-progress task; `limit + 1` read to tell truncation. */
+/**
+ * Open work units with their task counts and in-progress task, optionally only those whose title matches a search
+ * plan (analysed as item titles are: `probe -zzz` finds "probe unit", which a substring of the whole keyword did
+ * not); `limit + 1` read to tell truncation.
+ */
 export async function activeWorkUnits(
   db: Kysely<Database>,
-  f: { project_id: string; system_id?: string | undefined; keyword?: string | undefined },
+  f: { project_id: string; system_id?: string | undefined; plan?: TsPlan | undefined },
   limit: number,
 ): Promise<WorkUnitSummary[]> {
   const { rows } = await sql<{
@@ -43,7 +47,7 @@ export async function activeWorkUnits(
       select w.id, w.title, w.updated_at from work_units w
       where w.project_id = ${f.project_id}::uuid and w.status = 'open'
         ${f.system_id ? sql`and w.system_id = ${f.system_id}::uuid` : sql``}
-        ${f.keyword ? sql`and w.title ilike ${likeContains(f.keyword)}` : sql``}
+        ${f.plan ? sql`and svc_tsvector(w.title) @@ ${tsquery(f.plan)}` : sql``}
       order by w.updated_at desc, w.id
       limit ${limit + 1}
     )

@@ -38,7 +38,7 @@ export function tsquery(plan: TsPlan): RawBuilder<unknown> {
  * (`the`: an empty answer would read as "nothing was recorded"). One statement. For the searches that build their
  * tsquery with tsquery() (captures, ideas); searchItems checks the same with the query's analysis (prepareQuery).
  */
-export async function refuseWordless(db: Kysely<Database>, plan: TsPlan): Promise<void> {
+export async function refuseWordless(db: Kysely<Database>, plan: TsPlan, field = 'query'): Promise<void> {
   const excluded = negatedLeaves(plan);
   const offered = offeredLeaves(plan);
   const leaves = [...excluded, ...offered];
@@ -47,8 +47,8 @@ export async function refuseWordless(db: Kysely<Database>, plan: TsPlan): Promis
     select array[${sql.join(leaves.map((l) => sql`numnode(${tsquery(l)}) = 0`))}] as idle`.execute(db);
   const idle = rows[0]?.idle ?? [];
   const idleExcluded = excluded.filter((_, i) => idle[i] === true);
-  if (idleExcluded.length > 0) throw idleExclusions(idleExcluded);
-  if (offered.length > 0 && offered.every((_, i) => idle[excluded.length + i] === true) && !excludesOnly(plan)) throw wordless(plan);
+  if (idleExcluded.length > 0) throw idleExclusions(idleExcluded, field);
+  if (offered.length > 0 && offered.every((_, i) => idle[excluded.length + i] === true) && !excludesOnly(plan)) throw wordless(plan, field);
 }
 
 /** The words and phrases `plan` requires or offers (not those it excludes). */
@@ -59,16 +59,16 @@ function offeredLeaves(plan: TsPlan): PlanLeaf[] {
 }
 
 /** A query whose required and offered words are all stop words: the index keeps none of them. */
-function wordless(plan: TsPlan): SvcError {
+function wordless(plan: TsPlan, field = 'query'): SvcError {
   return invalidInput(
-    'query',
+    field,
     `holds no word the index keeps ('${positiveLeaves(plan).join("', '")}': stop words such as "the" or "was" are left out of every search); search for the words that carry the meaning`,
   );
 }
 
-function idleExclusions(idle: readonly PlanLeaf[]): SvcError {
+function idleExclusions(idle: readonly PlanLeaf[], field = 'query'): SvcError {
   const words = idle.map((l) => (l.op === 'phrase' ? `-"${l.text}"` : `-${l.text}`));
-  return invalidInput('query', `excludes only stop words (${words.join(', ')}): they are left out of every search, so they cannot exclude anything; remove them`);
+  return invalidInput(field, `excludes only stop words (${words.join(', ')}): they are left out of every search, so they cannot exclude anything; remove them`);
 }
 
 export interface SearchFilters {

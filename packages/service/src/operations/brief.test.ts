@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { ops } from '../catalog.js';
 import type { AnyOperation, InputOf } from '../operation.js';
 import { describe, expect, it } from 'vitest';
-import { type Call, type TestService, testBackends } from '../testing/index.js';
+import { type Call, refusal, type TestService, testBackends } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
 describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) => {
@@ -74,6 +74,17 @@ describe.each(testBackends())('svc_brief and svc_page_sync on $name', (backend) 
     };
     expect(data.work_units.map((u) => u.title)).toEqual(['Checkout rewrite']);
     expect(data.recent_items.map((i) => i.title)).toEqual(['Checkout retries']);
+    // Work units are matched by the same dialect as items, not by the keyword as one substring (an attacker:
+    // `checkout -zzz` hid the unit "Checkout rewrite" and the brief said there were no open work units).
+    const dialect = (await call(ops.svc_brief, { project_id: 'brief', keyword: 'rewrite -zzz' })) as typeof data;
+    expect(dialect.work_units.map((u) => u.title)).toEqual(['Checkout rewrite']);
+    const none = await markdown(ops.svc_brief, { project_id: 'brief', keyword: 'zebra' });
+    expect(none).toContain('_No open work units match zebra._');
+    expect(none).toContain('_No items match zebra._');
+    // A keyword of no word, or of stop words only, is refused naming keyword, as a search refuses it.
+    for (const keyword of ['the', 'OR', '"', 'checkout -the']) {
+      expect(await refusal(call(ops.svc_brief, { project_id: 'brief', keyword })), keyword).toMatchObject({ code: 'invalid_input', details: { field: 'keyword' } });
+    }
   });
 
   it('answers at most 2000 characters for a project of 1000 items unless asked for more, and says it was cut', async () => {

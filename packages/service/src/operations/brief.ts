@@ -4,6 +4,7 @@ import {
   glossarySynonyms,
   type RecentItem,
   recentItems,
+  refuseWordless,
   resolveProject,
   resolveSystem,
   type WorkUnitSummary,
@@ -12,6 +13,7 @@ import { z } from 'zod';
 import { day, inline, ref } from '../markdown.js';
 import { projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
+import { wordlessQuery } from './search-shared.js';
 
 /** The brief is read at the start of a session, so by default it stays small enough to cost little context. */
 const BRIEF_DEFAULT_CHARS = 2_000;
@@ -23,13 +25,15 @@ export interface Brief {
   recent_items: RecentItem[];
   truncated: { work_units: boolean; recent_items: boolean };
   max_chars: number;
+  /** The keyword that narrowed the lists, if any: an empty list then says that nothing matches, not that nothing is there. */
+  keyword: string | null;
   /** True when entries were left out to fit max_chars. */
   cut: boolean;
 }
 
 function render(brief: Brief): string {
   const lines = [`# Brief: ${inline(brief.project.name)} (${inline(brief.project.slug)})`, '', '## Active Work Units', ''];
-  if (brief.work_units.length === 0) lines.push('_No open work units._');
+  if (brief.work_units.length === 0) lines.push(brief.keyword ? `_No open work units match ${inline(brief.keyword, 80)}._` : '_No open work units._');
   for (const unit of brief.work_units) {
     const t = unit.tasks;
     const progress = unit.in_progress_task
@@ -41,7 +45,7 @@ function render(brief: Brief): string {
   }
   if (brief.truncated.work_units) lines.push(`- _More open work units not shown; narrow with keyword or system_id._`);
   lines.push('', '## Recent Items', '');
-  if (brief.recent_items.length === 0) lines.push('_No items._');
+  if (brief.recent_items.length === 0) lines.push(brief.keyword ? `_No items match ${inline(brief.keyword, 80)}._` : '_No items._');
   for (const item of brief.recent_items) {
     const version = item.version > 1 ? `, v${item.version}` : '';
     lines.push(`- [${item.item_type}] **${inline(item.title)}** (${ref(item.id)}${version}, updated ${day(item.updated_at)})`);
@@ -77,7 +81,7 @@ export const brief = defineOperation({
   input: z.object({
     project_id: projectRef,
     system_id: z.string().max(200).optional().describe('Only this system (id, prefix or name)'),
-    keyword: z.string().max(200).optional().describe('Only work units whose title contains it, and items matching it'),
+    keyword: z.string().max(200).optional().describe('Only work units and items matching it (search dialect)'),
     max_chars: z
       .number()
       .int()
@@ -101,12 +105,12 @@ export const brief = defineOperation({
     if (keyword) {
       const ast = parseQuery(keyword, 'keyword');
       plan = planQuery(ast, await glossarySynonyms(ctx.db, project.id, expandableTerms(ast)));
+      // Refused as a search refuses it: "No items" for `the` or `OR` read as "nothing recorded" (an attacker).
+      if (!plan) throw wordlessQuery('keyword');
+      await refuseWordless(ctx.db, plan, 'keyword');
     }
-    const units = await activeWorkUnits(ctx.db, { project_id: project.id, system_id: systemId, keyword }, workUnits);
-    const items =
-      keyword && !plan
-        ? []
-        : await recentItems(
+    const units = await activeWorkUnits(ctx.db, { project_id: project.id, system_id: systemId, plan }, workUnits);
+    const items = await recentItems(
             ctx.db,
             { project_id: project.id, system_id: systemId, research_ttl_days: project.settings.research.ttl_days, plan },
             recent,
@@ -117,6 +121,7 @@ export const brief = defineOperation({
       recent_items: items.slice(0, recent),
       truncated: { work_units: units.length > workUnits, recent_items: items.length > recent },
       max_chars: maxChars,
+      keyword: keyword ?? null,
       cut: false,
     });
   },

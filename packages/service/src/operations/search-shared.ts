@@ -6,8 +6,8 @@ import type { ReadContext } from '../operation.js';
  * A search query that parses to no word at all (`OR`, punctuation): refused naming `query`, by every search, rather
  * than an empty answer that reads as "nothing was recorded" (decision 0045).
  */
-export const wordlessQuery = () =>
-  invalidInput('query', 'holds no words to search for (an empty query, or OR alone); give the words that carry the meaning');
+export const wordlessQuery = (field = 'query') =>
+  invalidInput(field, 'holds no words to search for (an empty query, or OR alone); give the words that carry the meaning');
 
 /**
  * The plan of a capture or idea search's query (no glossary: SPEC expands item search only): undefined for an empty

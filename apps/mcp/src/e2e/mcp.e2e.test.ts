@@ -36,6 +36,26 @@ async function expectAllTools(client: Client) {
   return tools;
 }
 
+describe('MCP over stdio: what the transport cannot read', () => {
+  it('says on stderr why it closed when a message passes the SDK limit of 10 MiB, and a line that is not JSON-RPC (an attacker: it ended without a word)', async () => {
+    const { env, actor } = await prepare();
+    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', 'mcp', '--actor', actor], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    server.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    // A line that is not JSON-RPC (read and skipped), then 11 MiB without a newline; the pipe holds them until the
+    // server reads. What it leaves unread when it closes is refused with EPIPE, which is expected here.
+    server.stdin?.on('error', () => {});
+    server.stdin?.write('not json\n');
+    server.stdin?.write('x'.repeat(11 * 1024 * 1024));
+    await exited;
+    expect(stderr.match(/MCP over stdio: a message could not be read/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(stderr).toContain('ReadBuffer exceeded maximum size');
+  }, 120_000);
+});
+
 describe('MCP over stdio: `svc serve mcp` as a child process', () => {
   let client: Client;
   let actor: string;

@@ -32,12 +32,25 @@ function readCapped(path: string, flag: string, maxBytes: number, maxLineBytes: 
   } catch (error) {
     throw new SvcError('invalid_input', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
   }
+  // Bytes that are not UTF-8 are refused, not replaced with U+FFFD: the text would be stored other than it was
+  // written, without a word (an attacker's --body-file, 2026-11-27).
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  let line = 1;
+  const decode = (bytes: Buffer): string => {
+    try {
+      return utf8.decode(bytes);
+    } catch {
+      throw new SvcError('invalid_input', `${flag}: line ${line} of ${path} is not valid UTF-8; svc stores text as written, so save the file as UTF-8`, {
+        field: flag,
+        line,
+      });
+    }
+  };
   try {
     const chunk = Buffer.alloc(MIB);
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let total = 0;
-    let line = 1;
     const tooLong = () =>
       new SvcError('payload_too_large', `${flag}: line ${line} of ${path} is longer than ${maxLineBytes / MIB} MiB, the most a line may hold`, { field: flag, line });
     for (;;) {
@@ -53,7 +66,7 @@ function readCapped(path: string, flag: string, maxBytes: number, maxLineBytes: 
       let start = 0;
       for (let at = chunk.indexOf(10, 0); at !== -1 && at < n; at = chunk.indexOf(10, start)) {
         if (pendingBytes + at - start > maxLineBytes) throw tooLong();
-        onLine(Buffer.concat([...pending, chunk.subarray(start, at)]).toString('utf8'));
+        onLine(decode(Buffer.concat([...pending, chunk.subarray(start, at)])));
         pending = [];
         pendingBytes = 0;
         start = at + 1;
@@ -63,7 +76,7 @@ function readCapped(path: string, flag: string, maxBytes: number, maxLineBytes: 
       pending.push(Buffer.from(chunk.subarray(start, n)));
       pendingBytes += n - start;
     }
-    if (pendingBytes > 0) onLine(Buffer.concat(pending).toString('utf8'));
+    if (pendingBytes > 0) onLine(decode(Buffer.concat(pending)));
   } finally {
     closeSync(fd);
   }

@@ -59,6 +59,12 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     const both = await svc(['item', 'add', 'notes', 'Both', '--body', 'x', '--body-file', body], env);
     expect(both.code).toBe(1);
     expect(both.stderr).toMatch(/invalid_input: --body and --body-file: give one of them/);
+    // Bytes that are not UTF-8 are refused, naming the line, not stored as U+FFFD (an attacker, 2026-11-27).
+    const latin1 = join(dir, 'latin1.md');
+    writeFileSync(latin1, Buffer.from([0x6f, 0x6b, 0x0a, 0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    const garbled = await svc(['item', 'add', 'notes', 'Garbled', '--body-file', latin1], env);
+    expect({ code: garbled.code, stdout: garbled.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(garbled.stderr).toBe(`svc: invalid_input: --body-file: line 2 of ${latin1} is not valid UTF-8; svc stores text as written, so save the file as UTF-8\n`);
     const stale = await svc(['item', 'edit', id, '--project', 'notes', '--title', 'Late'], env);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/conflict/);

@@ -185,11 +185,18 @@ describe('svc init', () => {
     });
     expect(beta.check.project).toMatchObject({ status: 'ok', message: 'project beta (SVC_PROJECT) exists' });
     expectFailed(gamma, 'project', { message: 'project gamma (SVC_PROJECT) does not exist yet', fix: 'svc project create gamma' });
+    // A bad SVC_PROJECT is a settings failure; the project check does not then say it is not set (an attacker).
+    const bad = await doctor({ ...quiet, SVC_PROJECT: 'Bad' });
+    expectFailed(bad, 'settings', { holds: ['SVC_PROJECT'], fix: 'correct or unset SVC_PROJECT' });
+    expect(bad.check.project).toEqual({ name: 'project', status: 'skipped', message: 'SVC_PROJECT is not a project slug (see settings)' });
 
     // A refused name is refused as such, naming it, before anything is written.
+    // A refused name is refused as such, naming the option that gave it (an attacker met `actor_email: Invalid email address`).
     const refused = await svc(['init', '--project', 'Not A Slug'], env);
     expect(refused).toMatchObject({ code: 1, stdout: '' });
-    expect(refused.stderr).toMatch(/^svc: invalid_input: project: 'Not A Slug' is not a valid slug/);
+    expect(refused.stderr).toMatch(/^svc: invalid_input: --project: 'Not A Slug' is not a valid slug/);
+    const email = await svc(['init', '--actor-email', 'bad'], env);
+    expect(email).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid_input: --actor-email: must be an email address (name@example.com)\n' });
   }, 300_000);
 });
 

@@ -4,11 +4,13 @@ import {
   diagnose,
   ensureFirstUse,
   type FirstUse,
+  isSvcError,
   migrateDatabase,
   openService,
   ops,
   SvcError,
   schemaStatus,
+  withFieldNamed,
 } from '@svc/service';
 import type { Command } from 'commander';
 import type { Cli } from './command-table.js';
@@ -93,7 +95,7 @@ export async function serveHttp(
     if (service.database.backend === 'pglite') first = await ensureFirstUse(service, cfg, { project: opts.project, actorEmail: opts.actorEmail }, cli.env);
   } catch (error) {
     await service.close();
-    throw error;
+    throw firstUseRefusal(error, opts);
   }
   // Once listening, closing the server closes the service; until then, it is ours to close. Left open, a
   // PostgreSQL pool keeps the process alive for its idle time-out and the embedded lock is never released.
@@ -117,6 +119,21 @@ export async function serveHttp(
   });
 }
 
+/**
+ * A refusal of first use named as the user gave the value: `--project` / `--actor-email`, or the variable it came
+ * from (`svc init --actor-email bad` said "actor_email: Invalid email address": an attacker, 2026-11-27).
+ */
+function firstUseRefusal(error: unknown, opts: { project?: string; actorEmail?: string }): unknown {
+  if (!isSvcError(error) || typeof error.details.field !== 'string') return error;
+  const names: Record<string, string> = {
+    project: opts.project !== undefined ? '--project' : 'SVC_PROJECT',
+    actor_email: opts.actorEmail !== undefined ? '--actor-email' : 'SVC_ACTOR_EMAIL',
+    actor_name: '--actor-name',
+  };
+  const name = names[error.details.field];
+  return name === undefined ? error : withFieldNamed(error, name, { option: name });
+}
+
 /** `svc init`: migrate, find or create a project and an actor, print how to connect. */
 export async function init(cli: Cli, _args: string[], opts: { project?: string; actorEmail?: string; actorName?: string; json?: boolean }): Promise<void> {
   const cfg = cli.config();
@@ -124,6 +141,8 @@ export async function init(cli: Cli, _args: string[], opts: { project?: string; 
   let first: FirstUse;
   try {
     first = await ensureFirstUse(service, cfg, { project: opts.project, actorEmail: opts.actorEmail, actorName: opts.actorName }, cli.env);
+  } catch (error) {
+    throw firstUseRefusal(error, opts);
   } finally {
     await service.close();
   }

@@ -50,7 +50,9 @@ export async function diagnose(env: Record<string, string | undefined>, options:
       ? ok('settings', 'every SVC_ setting is valid')
       : fail('settings', problems.map((p) => p.message).join('; '), problems.map((p) => p.fix).join('; ')),
   );
-  checks.push(...(await databaseChecks(config, options)));
+  // A project named by a bad SVC_PROJECT is not checked as if none were named (it said "SVC_PROJECT is not set").
+  const projectSetAside = env.SVC_PROJECT !== undefined && config.project === undefined;
+  checks.push(...(await databaseChecks(config, options, projectSetAside)));
   checks.push(await portCheck(options.host ?? config.httpHost, options.port ?? config.httpPort));
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }
@@ -72,7 +74,7 @@ function settings(env: Record<string, string | undefined>): { config: Config; pr
   }
 }
 
-async function databaseChecks(config: Config, options: DiagnoseOptions): Promise<Check[]> {
+async function databaseChecks(config: Config, options: DiagnoseOptions, projectSetAside = false): Promise<Check[]> {
   const dependents = ['schema', 'actor', 'project'];
   const skipAll = (why: string) => dependents.map((name) => skipped(name, why));
   if (config.databaseUrl === undefined && !config.dataDir.startsWith('memory://') && !existsSync(config.dataDir)) {
@@ -115,7 +117,7 @@ async function databaseChecks(config: Config, options: DiagnoseOptions): Promise
       checks.push(ok('schema', `schema ${status.current} (${status.currentRelease}) is current`));
     }
     checks.push(await actorCheck(store, config, options.actor));
-    checks.push(await projectCheck(store, config));
+    checks.push(projectSetAside ? skipped('project', 'SVC_PROJECT is not a project slug (see settings)') : await projectCheck(store, config));
     return checks;
   } catch (error) {
     const mapped = fromDatabase(error);

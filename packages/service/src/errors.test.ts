@@ -56,6 +56,7 @@ describe('fromZod', () => {
       type: z.enum(['depends', 'blocks']),
       signals: z.record(z.string(), z.unknown()).optional(),
       depth: z.number().int().optional(),
+      email: z.email().optional(),
     });
     const message = (input: Record<string, unknown>) => {
       const parsed = schema.safeParse({ id: 'x', name: 'x', ids: [], n: 1, limit: 1, type: 'blocks', ...input });
@@ -77,5 +78,6 @@ describe('fromZod', () => {
     // An attacker met "depth: must be an int, not a number".
     expect(message({ depth: 2.5 })).toBe('depth: must be a whole number');
     expect(message({ depth: '2' })).toBe('depth: must be a number, not a string');
+    expect(message({ email: 'bad' })).toBe('email: must be an email address (name@example.com)');
   });
 });

@@ -16,6 +16,8 @@ function zodMessage(issue: z.core.$ZodIssue): string {
   // "Invalid input: expected number, received string" (a client sending limit: "5") said plainly.
   const mistyped = issue.code === 'invalid_type' ? /^Invalid input: expected (\w+), received (\w+)$/.exec(issue.message) : null;
   if (mistyped?.[1] === 'int' && mistyped[2] === 'number') return 'must be a whole number';
+  // zod's "Invalid email address" and the like, said as what the value must be.
+  if (issue.code === 'invalid_format' && issue.format === 'email') return 'must be an email address (name@example.com)';
   if (mistyped) return `must be ${withArticle(mistyped[1] as string)}, not ${withArticle(mistyped[2] as string)}`;
   // zod's own words for bounds and choices ("Too small: expected string to have >=1 characters") said plainly; a
   // message the schema gives (limit's "at most 200; …") is kept.

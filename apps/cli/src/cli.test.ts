@@ -382,7 +382,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect((await svc(['project', 'create', 'reads'], env)).code).toBe(0);
     await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a1', 'Use PostgreSQL advisory locks for the scheduler');
     await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a2', 'Cache the catalog in Redis');
-    const [text, json, near, brief, bad, tooMany, badJson, notNumber, noSystem] = await Promise.all([
+    const [text, json, near, brief, bad, tooMany, badJson, notNumber, noSystem, typeWord] = await Promise.all([
       svc(['search', 'reads', 'advisory', 'locks'], env),
       svcJson<{ items: { id: string }[]; truncated: unknown }>(['search', 'reads', 'scheduler', '--type', 'decision'], env),
       svc(['search', 'reads', 'advisory', 'cron'], env),
@@ -392,12 +392,16 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
       svc(['search', 'reads', 'x', '--type', 'decision', '--type', 'decisions', '--json'], env),
       svc(['search', 'reads', 'x', '--limit', 'abc'], env),
       svc(['search', 'reads', 'scheduler', '--system', 'sched'], env),
+      svc(['search', 'reads', 'advisory', 'decisions'], env),
     ]);
     expect(text).toEqual({ code: 0, stdout: 'c0ffee00  decision  Use PostgreSQL advisory locks for the scheduler\n', stderr: '' });
     expect(json.items.map((i) => i.id)).toEqual(['c0ffee00-0000-4000-8000-0000000000a1']);
     expect(json.truncated).toBe(false);
     expect(near.stdout).toContain('(no item holds every word)\nnear misses:');
     expect(near.stdout).toContain('(lacks cron)');
+    expect(near.stdout).not.toContain('is an item type');
+    // A word naming an item type is a filter, not a word of the text (a newcomer searched `default decision`).
+    expect(typeWord.stdout).toContain("('decision' is an item type, not a word of the text: --type decision keeps only those)");
     expect(brief.stdout).toContain('## Recent Items');
     expect(brief.stdout).toContain('Cache the catalog in Redis');
     expect(bad.code).toBe(1);

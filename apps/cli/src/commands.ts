@@ -1,4 +1,4 @@
-import { type OutputOf, type ops, SEVERITIES, type Severity, SvcError, shortId } from '@svc/service';
+import { type OutputOf, type ops, SEVERITIES, type Severity, SvcError, SYSTEM_ITEM_TYPES, shortId } from '@svc/service';
 import { InvalidArgumentError } from 'commander';
 import { type CommandEntry, command, type OptionDecl } from './command-table.js';
 import { SHELLS } from './completion.js';
@@ -71,13 +71,26 @@ function searchText(r: OutputOf<typeof ops.svc_item_search>): string {
   return [
     // With near misses below, what is missing is a word; without, nothing matched at all (an exclusion may be why).
     ...(r.items.length === 0 ? [r.partial && r.partial.length > 0 ? '(no item holds every word)' : '(no item matches)'] : r.items.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`, ...snippetLine(h.snippet)])),
-    ...(r.truncated && r.truncated.includes('limit') ? [`… more match: narrow the query${r.items.length < MAX_LIMIT ? ' or raise --limit' : ''}`] : []),
+    // With near misses, the strict answer is short: what `limit` cut is near misses.
+    ...(r.truncated && r.truncated.includes('limit')
+      ? [`… more ${r.partial && r.partial.length > 0 ? 'near misses' : 'match'}: narrow the query${r.items.length < MAX_LIMIT ? ' or raise --limit' : ''}`]
+      : []),
     ...(r.truncated && r.truncated.includes('glossary_expansion') ? ['… some glossary synonyms were not searched (too many in a group)'] : []),
     ...(r.partial && r.partial.length > 0
       ? ['near misses:', ...r.partial.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}  (lacks ${(h.missing ?? []).join(', ')})`, ...snippetLine(h.snippet)])]
       : []),
     ...(r.truncated && r.truncated.includes('partial') ? ['… near misses looked for among too many items: some may be missing'] : []),
+    ...typeWordHints(r),
   ].join('\n');
+}
+
+/**
+ * A word the near misses lack that names an item type (`decision`): types are a filter, not words of the text (a
+ * newcomer searched `default decision` among five decisions and found none).
+ */
+function typeWordHints(r: OutputOf<typeof ops.svc_item_search>): string[] {
+  const lacked = new Set((r.partial ?? []).flatMap((h) => h.missing ?? []).map((w) => w.toLowerCase().replace(/s$/, '')));
+  return SYSTEM_ITEM_TYPES.filter((t) => lacked.has(t)).map((t) => `('${t}' is an item type, not a word of the text: --type ${t} keeps only those)`);
 }
 
 function sweepText(r: OutputOf<typeof ops.research_sweep>): string {

@@ -16,6 +16,7 @@ export {
   type LinkType,
   QA_COVERAGES,
   type QaStatus,
+  SYSTEM_ITEM_TYPES,
   SYSTEM_TYPE_SCHEMAS,
   TASK_STATUSES,
   type TaskStatus,

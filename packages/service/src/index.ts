@@ -13,6 +13,7 @@ export {
   SvcError,
   shortId,
   snippetParts,
+  SYSTEM_ITEM_TYPES,
   type TaskStatus,
   withFieldNamed,
 } from '@svc/domain';

@@ -105,7 +105,9 @@ function resolveLocal(root: unknown, ref: string): { node: unknown; pointer: str
   if (!ref.startsWith('#') || (ref.length > 1 && ref[1] !== '/')) return undefined;
   let node = root;
   let pointer = '#';
-  for (const raw of ref.slice(2).split('/').filter((_, i, all) => !(all.length === 1 && all[0] === ''))) {
+  // `#` is the whole schema; `#/a/b` the path a, b.
+  const parts = ref.length > 1 ? ref.slice(2).split('/') : [];
+  for (const raw of parts) {
     let key: string;
     try {
       key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');

@@ -149,6 +149,13 @@ describe('validateTypeSchema', () => {
       [{ $defs: { a: { $ref: '#/$defs/b' }, b: { anyOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' }, 'schema.$defs.a'],
       [{ type: 'object', properties: { a: { not: { $ref: '#/properties/a' } } } }, 'schema.properties.a'],
       [{ definitions: { x: { $ref: '#/definitions/x' } } }, 'schema.definitions.x'],
+      // Found by a second look: an empty reference, and references by `$id` (absolute, relative, in a subschema).
+      [{ type: 'object', allOf: [{ $ref: '' }] }, 'schema'],
+      [{ $id: 'https://e.x/s', type: 'object', allOf: [{ $ref: 'https://e.x/s' }] }, 'schema'],
+      [{ $id: 'https://e.x/dir/v', type: 'object', allOf: [{ $ref: 'v' }] }, 'schema'],
+      [{ type: 'object', $defs: { a: { $id: 'https://e.x/w', allOf: [{ $ref: 'https://e.x/w' }] } }, properties: { p: { $ref: '#/$defs/a' } } }, 'schema.$defs.a'],
+      [{ type: 'object', $defs: { a: { $anchor: 'here', not: { $ref: '#here' } } } }, 'schema.$defs.a'],
+      [{ type: 'object', $defs: { 'a/b': { allOf: [{ $ref: '#/$defs/a~1b' }] } } }, 'schema.$defs.a~1b'],
     ] as const) {
       const error = refusal(() => validateTypeSchema(schema));
       expect(error.code, JSON.stringify(schema)).toBe('invalid_input');
@@ -160,6 +167,8 @@ describe('validateTypeSchema', () => {
     expect(validateTypeSchema(tree)).toBe(tree);
     const nodes = { $defs: { node: { anyOf: [{ type: 'string' }, { type: 'object', properties: { x: { $ref: '#/$defs/node' } } }] } }, type: 'object', properties: { root: { $ref: '#/$defs/node' } } };
     expect(validateTypeSchema(nodes)).toBe(nodes);
+    const byId = { $id: 'https://e.x/t', type: 'object', properties: { c: { $ref: 'https://e.x/t' } } };
+    expect(validateTypeSchema(byId)).toBe(byId);
     expect(() => validateContext('tree', tree, { name: 'a', children: [{ name: 'b', children: [] }] })).not.toThrow();
   });
 

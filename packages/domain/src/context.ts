@@ -100,72 +100,107 @@ const IN_PLACE_LISTS = new Set(['allOf', 'anyOf', 'oneOf']);
 const IN_PLACE_ONE = new Set(['not', 'if', 'then', 'else']);
 const IN_PLACE_MAPS = new Set(['dependentSchemas', 'dependencies']);
 
-/** The node of `root` at the JSON pointer fragment `ref` (`#`, `#/$defs/a`), or undefined when it names none. */
-function resolveLocal(root: unknown, ref: string): { node: unknown; pointer: string } | undefined {
-  if (!ref.startsWith('#') || (ref.length > 1 && ref[1] !== '/')) return undefined;
-  let node = root;
-  let pointer = '#';
-  // `#` is the whole schema; `#/a/b` the path a, b.
-  const parts = ref.length > 1 ? ref.slice(2).split('/') : [];
-  for (const raw of parts) {
-    let key: string;
-    try {
-      key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
-    node = (node as Record<string, unknown>)[key];
-    pointer += `/${key}`;
-  }
-  return { node, pointer };
-}
+/** Where a schema without `$id` is taken to live, so that `#…` and "" resolve against it. */
+const SCHEMA_BASE = 'svc:/schema';
+
+/** A key as a JSON pointer writes it (`~` and `/` escaped). */
+const pointerKey = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /**
  * Refuse a schema that refers to itself without descending into the value (`{"allOf": [{"$ref": "#"}]}`): ajv
  * compiles it, and then every check of a context loops until the stack overflows, so each write of the type failed
  * with an internal error, and one imported file could do that to a project (an attacker, 2026-11-27). The check
- * follows $ref (to `#…` pointers) and the keywords applying a subschema to the value itself (allOf, anyOf, oneOf,
- * not, if/then/else, dependentSchemas); a cycle among them is refused, naming where it closes. A cycle that
- * passes through properties, items and the like descends each time and ends with the value.
+ * follows $ref (a JSON pointer, "", an `$id` or an `$anchor` of the schema, resolved against the `$id`s around it
+ * as ajv does) and the keywords applying a subschema to the value itself (allOf, anyOf, oneOf, not, if/then/else,
+ * dependentSchemas); a cycle among them is refused, naming where it closes. A cycle that passes through
+ * properties, items and the like descends each time and ends with the value. A reference it cannot resolve (to
+ * another document) is left to ajv, which refuses it.
  */
 function checkSelfReference(schema: JsonSchema, field: string): void {
-  const state = new Map<string, 'open' | 'done'>();
-  const visit = (node: unknown, pointer: string, trail: string[]): void => {
+  const pointers = new Map<object, string>();
+  const bases = new Map<object, string>();
+  const byUri = new Map<string, object>();
+  const stack: [unknown, string, string][] = [[schema, '#', SCHEMA_BASE]];
+  while (stack.length > 0) {
+    const [node, pointer, outer] = stack.pop() as [unknown, string, string];
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const [i, child] of node.entries()) stack.push([child, `${pointer}/${i}`, outer]);
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    let base = outer;
+    if (pointer === '#') byUri.set(SCHEMA_BASE, node);
+    if (typeof record.$id === 'string') {
+      const id = uri(record.$id, outer);
+      if (id) {
+        base = id.href;
+        byUri.set(base, node);
+      }
+    }
+    if (typeof record.$anchor === 'string') byUri.set(`${base}#${record.$anchor}`, node);
+    pointers.set(node, pointer);
+    bases.set(node, base);
+    for (const [key, value] of Object.entries(record)) if (!DATA_KEYWORDS.has(key)) stack.push([value, `${pointer}/${pointerKey(key)}`, base]);
+  }
+
+  const resolve = (from: object, ref: string): object | undefined => {
+    const target = uri(ref, bases.get(from) ?? SCHEMA_BASE);
+    if (!target) return undefined;
+    const fragment = target.fragment;
+    let node: unknown = byUri.get(target.href);
+    if (node === undefined) return undefined;
+    if (fragment !== '' && !fragment.startsWith('/')) return byUri.get(`${target.href}#${fragment}`);
+    for (const raw of fragment === '' ? [] : fragment.slice(1).split('/')) {
+      let key: string;
+      try {
+        key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+      } catch {
+        return undefined;
+      }
+      if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+      node = (node as Record<string, unknown>)[key];
+    }
+    return node !== null && typeof node === 'object' ? node : undefined;
+  };
+
+  const state = new Map<object, 'open' | 'done'>();
+  const visit = (node: unknown, trail: readonly string[]): void => {
     if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
-    const seen = state.get(pointer);
+    const seen = state.get(node);
     if (seen === 'done') return;
+    const pointer = pointers.get(node) ?? '#';
     if (seen === 'open') {
       const at = `${field}${pointer.slice(1).replaceAll('/', '.')}`;
       throw invalidInput(at, `refers to itself without descending into the value (${[...trail, pointer].join(' → ')}): checking a context against it would never end`);
     }
-    state.set(pointer, 'open');
-    const record = node as Record<string, unknown>;
-    for (const [key, value] of Object.entries(record)) {
+    state.set(node, 'open');
+    const next = [...trail, pointer];
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
       if (IN_PLACE_LISTS.has(key) && Array.isArray(value)) {
-        for (const [i, child] of value.entries()) visit(child, `${pointer}/${key}/${i}`, [...trail, pointer]);
+        for (const child of value) visit(child, next);
       } else if (IN_PLACE_ONE.has(key)) {
-        visit(value, `${pointer}/${key}`, [...trail, pointer]);
+        visit(value, next);
       } else if (IN_PLACE_MAPS.has(key) && value !== null && typeof value === 'object') {
-        for (const [name, child] of Object.entries(value)) visit(child, `${pointer}/${key}/${name}`, [...trail, pointer]);
+        for (const child of Object.values(value)) visit(child, next);
       } else if (key === '$ref' && typeof value === 'string') {
-        const target = resolveLocal(schema, value);
-        if (target) visit(target.node, target.pointer, [...trail, pointer]);
+        visit(resolve(node, value), next);
       }
     }
-    state.set(pointer, 'done');
+    state.set(node, 'done');
   };
-  // From every subschema: a loop under `properties.a` loops on every value of `a`.
-  const stack: [unknown, string][] = [[schema, '#']];
-  while (stack.length > 0) {
-    const [node, pointer] = stack.pop() as [unknown, string];
-    if (node === null || typeof node !== 'object') continue;
-    if (Array.isArray(node)) {
-      for (const [i, child] of node.entries()) stack.push([child, `${pointer}/${i}`]);
-      continue;
-    }
-    visit(node, pointer, []);
-    for (const [key, value] of Object.entries(node)) if (!DATA_KEYWORDS.has(key)) stack.push([value, `${pointer}/${key}`]);
+  for (const node of pointers.keys()) visit(node, []);
+}
+
+/** `ref` resolved against `base`: the address without its fragment, and the fragment decoded from the URL's form. */
+function uri(ref: string, base: string): { href: string; fragment: string } | undefined {
+  try {
+    const url = new URL(ref, base);
+    const fragment = url.hash.slice(1);
+    url.hash = '';
+    return { href: url.href, fragment };
+  } catch {
+    return undefined;
   }
 }
 

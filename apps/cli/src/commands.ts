@@ -68,18 +68,19 @@ function wholeNumber(flag: string): (value: string) => number {
 }
 
 function searchText(r: OutputOf<typeof ops.svc_item_search>): string {
+  const nearMisses = r.partial !== undefined && r.partial.length > 0;
+  const cut = (why: 'limit' | 'glossary_expansion' | 'partial') => Array.isArray(r.truncated) && r.truncated.includes(why);
   return [
     // With near misses below, what is missing is a word; without, nothing matched at all (an exclusion may be why).
-    ...(r.items.length === 0 ? [r.partial && r.partial.length > 0 ? '(no item holds every word)' : '(no item matches)'] : r.items.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`, ...snippetLine(h.snippet)])),
-    // With near misses, the strict answer is short: what `limit` cut is near misses.
-    ...(r.truncated && r.truncated.includes('limit')
-      ? [`… more ${r.partial && r.partial.length > 0 ? 'near misses' : 'match'}: narrow the query${r.items.length < MAX_LIMIT ? ' or raise --limit' : ''}`]
+    ...(r.items.length === 0 ? [nearMisses ? '(no item holds every word)' : '(no item matches)'] : r.items.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}`, ...snippetLine(h.snippet)])),
+    ...(cut('limit') && !nearMisses ? [`… more match: narrow the query${r.items.length < MAX_LIMIT ? ' or raise --limit' : ''}`] : []),
+    ...(cut('glossary_expansion') ? ['… some glossary synonyms were not searched (too many in a group)'] : []),
+    ...(nearMisses
+      ? ['near misses:', ...(r.partial ?? []).flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}  (lacks ${(h.missing ?? []).join(', ')})`, ...snippetLine(h.snippet)])]
       : []),
-    ...(r.truncated && r.truncated.includes('glossary_expansion') ? ['… some glossary synonyms were not searched (too many in a group)'] : []),
-    ...(r.partial && r.partial.length > 0
-      ? ['near misses:', ...r.partial.flatMap((h) => [`${shortId(h.id)}  ${h.item_type.padEnd(9)} ${h.title}  (lacks ${(h.missing ?? []).join(', ')})`, ...snippetLine(h.snippet)])]
-      : []),
-    ...(r.truncated && r.truncated.includes('partial') ? ['… near misses looked for among too many items: some may be missing'] : []),
+    // With near misses, the strict answer is short: what `limit` cut is near misses, said after them.
+    ...(cut('limit') && nearMisses ? ['… more near misses: narrow the query or raise --limit'] : []),
+    ...(cut('partial') ? ['… near misses looked for among too many items: some may be missing'] : []),
     ...typeWordHints(r),
   ].join('\n');
 }

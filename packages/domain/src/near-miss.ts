@@ -16,7 +16,7 @@ export interface NearMissPlan {
 }
 
 // Sentence punctuation after a word and brackets or quotes around it: not part of the word a near miss lacks.
-const SENTENCE_EDGES = /^[([{<«"'“‘]+|[)\]}>»"'”’]*[.,;:!?…)\]}>»"'”’]+$/gu;
+const SENTENCE_EDGES = /^[([{<«"'“‘「『]+|[)\]}>»"'”’」』]*[.,;:!?…)\]}>»"'”’」』。、]+$/gu;
 
 /** A required word as `missing` names it: as typed, less the sentence around it (`retries?` is `retries`; `c++` stays). */
 function shownWord(text: string): string {

@@ -94,6 +94,8 @@ describe('parseQuery', () => {
       );
     }
     expect(() => parseQuery('a -!!!', 'text')).toThrow(/^text: excludes no word/);
+    // A lone combining accent is no word either (it was taken for one, and refused as a stop word).
+    expect(() => parseQuery('cache -\u0301')).toThrow(/^query: excludes no word/);
     // A lone dash or a run of dashes between words is punctuation, as before.
     expect(parseQuery('cache -- redis — queue -').clauses).toEqual([
       { kind: 'required', term: word('cache') },
@@ -112,7 +114,7 @@ describe('parseQuery', () => {
   });
 
   it('reads a leading en dash, em dash or minus sign as the dash that excludes (a reviewer: `cache –friday` answered friday)', () => {
-    for (const dash of ['\u2010', '\u2011', '\u2013', '\u2014', '\u2212', '\uFE63']) {
+    for (const dash of ['\u2010', '\u2011', '\u2013', '\u2014', '\u2212', '\u2E3A', '\uFE63']) {
       expect(parseQuery(`cache ${dash}friday`).clauses, dash).toEqual([
         { kind: 'required', term: word('cache') },
         { kind: 'not', term: word('friday') },
@@ -123,7 +125,7 @@ describe('parseQuery', () => {
   });
 
   it('reads typographic double quotes as quotes, and an exclusion through invisible or invalid characters as one (an attacker, 2026-11-27)', () => {
-    for (const q of ['“eviction cache”', '„eviction cache“', '«eviction cache»', '＂eviction cache＂']) {
+    for (const q of ['“eviction cache”', '„eviction cache“', '«eviction cache»', '＂eviction cache＂', '「eviction cache」']) {
       expect(parseQuery(q).clauses, q).toEqual([{ kind: 'required', term: phrase('eviction cache') }]);
     }
     for (const q of ['cache -\udc00mysql', 'cache -\ufeffmysql', 'cache -\u200bmysql', 'cache -\u0001mysql', 'cache \u2013\ud800mysql']) {

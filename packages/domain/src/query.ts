@@ -43,18 +43,19 @@ export const MAX_QUERY_LENGTH = 1000;
 export const MAX_CLAUSES = 32;
 
 // Characters that carry a word: letters, digits and marks in any script. Everything else separates words.
-const WORDY = /[\p{L}\p{N}\p{M}]/u;
+// A mark alone (a lone combining accent) carries none: it only modifies the letter before it.
+const WORDY = /[\p{L}\p{N}]/u;
 
 function hasWord(text: string): boolean {
   return WORDY.test(text);
 }
 
-const QUOTES = /[\u201C\u201D\u201E\u201F\u00AB\u00BB\u301D\u301E]/g;
+const QUOTES = /[\u201C\u201D\u201E\u201F\u00AB\u00BB\u301D\u301E\u300C\u300D\u300E\u300F]/g;
 // A run of dashes (`--`, `—`) reads as punctuation between words, like a lone dash, not as an exclusion.
 const DASHES = /^[\p{Pd}\u2212]*$/u;
 // What excludes the word after it: the hyphen-minus, and the dashes and minus signs editors and assistants put in its
 // place (`–friday`, `−friday` read as a word of their own, answering the items that hold it: a reviewer, 2026-11-27).
-const EXCLUDES = /^[-\u2010-\u2015\u2212\uFE58\uFE63]$/u;
+const EXCLUDES = /^[-\u2010-\u2015\u2212\u2E3A\u2E3B\uFE58\uFE63]$/u;
 
 function clean(text: string): string {
   // Drop lone surrogates and control characters (NUL included): they cannot be indexed and must not reach

@@ -1,7 +1,7 @@
-import { type IdRef, isSlug, isUuid, notFound, type Project, parseIdRef, projectSettings, SvcError } from '@svc/domain';
+import { type IdRef, isSlug, isUuid, type Project, parseIdRef, projectSettings, type SvcError } from '@svc/domain';
 import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { prepared } from './prepared.js';
-import { idMatches, iso, likeStartsWith, onlyMatch } from './refs.js';
+import { idMatches, iso, likeStartsWith, NAMES_LISTED, notFoundAmong, onlyMatch } from './refs.js';
 import type { Database, ProjectRow } from './schema.js';
 
 export function toProject(row: ProjectRow): Project {
@@ -52,23 +52,19 @@ export async function resolveProject(db: Kysely<Database>, raw: string, field = 
   return toProject(onlyMatch(rows, 'project', ref, (r) => ({ id: r.id, label: r.slug }), raw));
 }
 
-/** Most projects a not-found refusal names. */
-const PROJECTS_LISTED = 20;
-
 /**
  * A project reference that names none, refused with the projects there are (a newcomer misspelt `default` and was
  * told only that `defualt` was not found), as an unknown system is refused with the project's systems.
  */
 async function projectNotFound(db: Kysely<Database>, raw: string, field: string): Promise<SvcError> {
-  const rows = await db.selectFrom('projects').select('slug').orderBy('slug').limit(PROJECTS_LISTED + 1).execute();
-  const slugs = rows.slice(0, PROJECTS_LISTED).map((r) => r.slug);
-  const known =
-    slugs.length === 0 ? 'there are no projects yet' : `projects: ${slugs.map((s) => JSON.stringify(s)).join(', ')}${rows.length > PROJECTS_LISTED ? ', …' : ''}`;
-  const error = notFound('project', raw, field);
-  return new SvcError(error.code, `${error.message}; ${known} (give a slug, id or id prefix; an operator adds one: svc project create SLUG)`, {
-    ...error.details,
-    known: slugs,
-  });
+  const rows = await db.selectFrom('projects').select('slug').orderBy('slug').limit(NAMES_LISTED + 1).execute();
+  return notFoundAmong(
+    'project',
+    raw,
+    field,
+    rows.map((r) => r.slug),
+    { none: 'there are no projects yet', some: 'projects', hint: 'give a slug, id or id prefix; an operator adds one: svc project create SLUG' },
+  );
 }
 
 export async function insertProject(

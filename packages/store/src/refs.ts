@@ -48,3 +48,17 @@ export function iso(value: Date | string): string {
 export function isoOrNull(value: Date | string | null): string | null {
   return value === null ? null : iso(value);
 }
+
+/** How many names a not-found refusal lists: enough to spot a misspelling, few enough to read. */
+export const NAMES_LISTED = 20;
+
+/**
+ * A reference `raw` in `field` that names no `kind`, refused as not_found with the names there are (`names`, read
+ * with one more than NAMES_LISTED to tell that the list goes on): a misspelling is seen at once (a newcomer).
+ */
+export function notFoundAmong(kind: string, raw: string, field: string, names: readonly string[], words: { none: string; some: string; hint: string }): SvcError {
+  const shown = names.slice(0, NAMES_LISTED);
+  const known = shown.length === 0 ? words.none : `${words.some}: ${shown.map((n) => JSON.stringify(n)).join(', ')}${names.length > NAMES_LISTED ? ', …' : ''}`;
+  const error = notFound(kind, raw, field);
+  return new SvcError(error.code, `${error.message}; ${known} (${words.hint})`, { ...error.details, known: shown });
+}

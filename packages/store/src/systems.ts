@@ -1,6 +1,6 @@
-import { type IdRef, notFound, parseIdRef, SvcError } from '@svc/domain';
+import { type IdRef, parseIdRef, type SvcError } from '@svc/domain';
 import type { Kysely, Transaction } from 'kysely';
-import { idMatches, iso, onlyMatch } from './refs.js';
+import { idMatches, iso, NAMES_LISTED, notFoundAmong, onlyMatch } from './refs.js';
 import type { Database } from './schema.js';
 
 export interface System {
@@ -42,16 +42,16 @@ export async function resolveSystem(
   return { ...first, created_at: iso(first.created_at) };
 }
 
-/** The systems a refusal lists: enough to spot a misspelling, few enough to read. */
-const SYSTEMS_LISTED = 20;
-
 /** `raw` names no system of the project: not_found naming the field, with the project's systems (a newcomer's wish). */
 async function systemNotFound(db: Kysely<Database>, projectId: string, raw: string, field: string): Promise<SvcError> {
-  const rows = await db.selectFrom('systems').select('name').where('project_id', '=', projectId).orderBy('name').limit(SYSTEMS_LISTED + 1).execute();
-  const names = rows.slice(0, SYSTEMS_LISTED).map((r) => r.name);
-  const known = names.length === 0 ? 'the project has no systems' : `the project's systems: ${names.map((n) => JSON.stringify(n)).join(', ')}${rows.length > SYSTEMS_LISTED ? ', …' : ''}`;
-  const error = notFound('system', raw, field);
-  return new SvcError(error.code, `${error.message}; ${known} (an operator adds one: svc system add PROJECT NAME)`, { ...error.details, known: names });
+  const rows = await db.selectFrom('systems').select('name').where('project_id', '=', projectId).orderBy('name').limit(NAMES_LISTED + 1).execute();
+  return notFoundAmong(
+    'system',
+    raw,
+    field,
+    rows.map((r) => r.name),
+    { none: 'the project has no systems', some: "the project's systems", hint: 'an operator adds one: svc system add PROJECT NAME' },
+  );
 }
 
 export async function insertSystem(db: Transaction<Database>, projectId: string, name: string): Promise<System> {

@@ -69,6 +69,7 @@ describe.each(testBackends())('search statements over vectors and query plans, o
     const ids = (await sql<{ id: string }>`select id from items limit 20`.execute(db)).rows.map((r) => r.id);
     const none = '00000000-0000-0000-0000-000000000000';
     const args: Record<keyof typeof ITEM_READS, unknown[]> = {
+      analyze: [['cache'], project, null, null, 90, ['cache'], [false], 42, 600],
       oneTerm: [project, null, null, 90, 'cach', 2, none, 42],
       checkIds: [ids, project, null, null, 90, "'cach'", ['cach'], [], true],
       checkTerms: [['cach'], project, null, null, 90, "'cach'", ['cach'], [], true],

@@ -192,19 +192,27 @@ interface TermStat {
   max_impact: number;
 }
 
+/** What ANALYZE's first read takes of an item besides the filters' columns (itemById): updated_at in epoch ms and the page row's. */
+const PAGE_COLUMNS = 'floor(extract(epoch from i.updated_at) * 1000)::float8 as at, i.chain_id, i.title, i.body';
+
 /**
  * analyzeWithStatistics' statement ($1 the texts; $2–$5 the filters, as filterText(2) reads them; $6 and $7 every
  * leaf's text and whether it is a phrase, for its tsquery, as tsquery() writes it; $8 the page's size k when the
  * query may be one term, else null), prepared by name (prepared.ts): it is the same for every search, and planning
  * it cost more than running it.
  *
- * When $8 is given and the texts hold one lexeme, it also reads that term's first postings as oneTerm reads them
- * (`first`, and how many were asked for, `first_n`), which saves a one-word search a round trip. It reads twice the
- * page, and more for a frequent term, whose best impacts lie close together, so that the page's last score clears
- * the bound later: max(2k, 32) + ⌈df / 64⌉, at most 8k. Measured on the bench's peer corpus (5,000 items, k = 21),
- * the postings needed before the bound held: 24, 40, 38, 51, 83 for terms held by 239, 430, 831, 1,967, 4,938
- * items; with 2k alone the two most frequent took a second read, which reads four times as many (1.3–1.8 ms of a
- * 4.6 ms search). At most 8k: beyond, a second read costs less than reading many postings that are not needed.
+ * When $8 is given and the texts hold one lexeme, it also reads that term's first postings (`post`, `first_n` asked
+ * for), which saves a one-word search a round trip (FirstRead). It reads twice the page, and more for a frequent
+ * term, whose best impacts lie close together, so that the page's last score clears the bound later:
+ * max(2k, 32) + ⌈df / 64⌉, at most 8k. Measured on the bench's peer corpus (5,000 items, k = 21), the postings
+ * needed before the bound held: 24, 40, 38, 51, 83 for terms held by 239, 430, 831, 1,967, 4,938 items; with 2k
+ * alone the two most frequent took a second read, which reads four times as many (1.3–1.8 ms of a 4.6 ms search).
+ * At most 8k: beyond, a second read costs less than reading many postings that are not needed.
+ *
+ * Only the items that can make the page are read (`best`, then `first`): the postings are scored from their own tf
+ * and dl, and their items looked up best score first until `k` pass the filters, with any that may tie with the
+ * `k`-th. Until 2026-11-27 every posting read had its item looked up: 120 where the page needs 21 (`service`,
+ * 4,938 items), two thirds of the statement's time; the page's rows now come from the same look-ups.
  */
 const ANALYZE = prepared(
   'search_analyze',
@@ -229,12 +237,32 @@ const ANALYZE = prepared(
      from term t
      where $8::int is not null and (select count(*) from term) = 1
    ),
-   first as (${readOneTerm(2, '(select term from one)', null, '(select n from one)')}),
-   page as (
-     select f.id from first f, stats
-     order by ${bm25TfSql('f.tf', 'f.dl', `${BM25.K1 * BM25.B}::float8 / greatest(case when stats.docs > 0 then stats.len::float8 / stats.docs else 1 end, 1)`)} desc,
-              f.at desc, f.id
-     limit $8::int - 1
+   post as (
+     select s.item_id as id, s.impact::float8 as impact, s.tf::float8 as tf, s.dl,
+            ${bm25TfSql('s.tf::float8', 's.dl', `${BM25.K1 * BM25.B}::float8 / greatest(case when stats.docs > 0 then stats.len::float8 / stats.docs else 1 end, 1)`)} as score
+     from search_postings s, stats
+     where s.project_id = $2::uuid and s.term = (select term from one)
+     order by s.impact desc, s.item_id desc
+     limit (select n from one)
+   ),
+   best as (
+     select p.id, p.impact, p.tf, p.dl, p.score, i.at, i.chain_id, i.item_type, i.title, left(i.body, $9::int) as body
+     from (select * from post order by score desc, id) p
+     ${itemById('p.id', PAGE_COLUMNS)}
+     where ${filterText(2)}
+     order by p.score desc, p.id
+     limit $8::int
+   ),
+   first as (
+     select * from best
+     union all
+     select p.id, p.impact, p.tf, p.dl, p.score, i.at, i.chain_id, i.item_type, i.title, left(i.body, $9::int) as body
+     from post p
+     ${itemById('p.id', PAGE_COLUMNS)}
+     where (select count(*) from best) = $8::int
+       and p.score >= (select min(score) from best) * (1 - ${4 * TIE})
+       and p.id not in (select id from best)
+       and ${filterText(2)}
    )
    select (select json_agg(l.lexemes order by l.ord) from leaf l) as analyzed,
           (select json_agg((case
@@ -253,9 +281,11 @@ const ANALYZE = prepared(
                order by impact desc, item_id desc limit 1)::float8))
            from term t) as terms,
           (select n from one) as first_n,
-          (select json_agg(json_build_array(f.id, f.impact, f.tf, f.dl, f.at) order by f.impact desc, f.id desc) from first f) as first,
+          (select count(*) from post)::int as first_read,
+          (select json_build_array(p.impact, p.id) from post p order by p.impact, p.id limit 1) as first_last,
+          (select json_agg(json_build_array(f.id, f.impact, f.tf, f.dl, f.at)) from first f) as first,
           (select json_agg(json_build_array(r.id, r.chain_id, r.item_type, r.title, r.body, r.at))
-           from (${snippetRows('i.id in (select id from page)', '$9::int')}) r) as page
+           from (select * from first f order by f.score desc, f.at desc, f.id limit $8::int - 1) r) as page
    from stats`,
 );
 
@@ -263,13 +293,18 @@ const ANALYZE = prepared(
 type OneTermRow = [id: string, impact: number, tf: number, dl: number, at: number];
 
 /**
- * ANALYZE's first read of a one-term query: the postings (`n` asked for) and the rows of the best `k - 1` of them by
- * the score worked out in SQL (`page`, by id), which spare withSnippets its read when the first read settles the
- * page; a row the page needs that is not there (a near tie ordered otherwise by JavaScript's arithmetic) is read then.
+ * ANALYZE's first read of a one-term query: how many postings it read (`read`, of `n` asked for) and the last of them
+ * (impact, item), where a further read goes on; the postings among them whose items pass the filters, read best score
+ * first until `k` pass, with every one that may tie with the `k`-th (`rows`: the others cannot reach the page, so
+ * their items are not read); and the rows of the best `k - 1` (`page`, by id), which spare withSnippets its read when
+ * the first read settles the page (a row the page needs that is not there, a near tie ordered otherwise by
+ * JavaScript's arithmetic, is read then).
  */
 interface FirstRead {
   rows: OneTermRow[];
   n: number;
+  read: number;
+  last: [impact: number, id: string] | undefined;
   page: Map<string, PageRow>;
 }
 
@@ -293,6 +328,8 @@ async function analyzeWithStatistics(
     ref: number | null;
     terms: [string, number, number | null][] | null;
     first_n: number | null;
+    first_read: number | null;
+    first_last: [number, string] | null;
     first: OneTermRow[] | null;
     page: PageRow[] | null;
   }>(CompiledQuery.raw(ANALYZE, [texts, ...filterParams(f), leaves.map((l) => l.text), leaves.map((l) => l.op === 'phrase'), k, SNIPPET_SOURCE_CHARS]));
@@ -301,7 +338,16 @@ async function analyzeWithStatistics(
   const stats = { docs, avgdl: docs > 0 ? Number(row?.len ?? 0) / docs : 1, ref_avgdl: Number(row?.ref ?? 64) };
   const terms = new Map<string, TermStat>();
   for (const [term, df, max] of row?.terms ?? []) terms.set(term, { df: Math.max(0, Number(df)), max_impact: Number(max ?? 0) });
-  const first = row?.first_n == null ? undefined : { rows: row.first ?? [], n: Number(row.first_n), page: new Map((row.page ?? []).map((r) => [r[0], r])) };
+  const first =
+    row?.first_n == null
+      ? undefined
+      : {
+          rows: row.first ?? [],
+          n: Number(row.first_n),
+          read: Number(row.first_read ?? 0),
+          last: row.first_last ?? undefined,
+          page: new Map((row.page ?? []).map((r) => [r[0], r])),
+        };
   return { analyzed: row?.analyzed ?? [], stats, terms, leafQueries: row?.leaf_queries ?? [], ...(first ? { first } : {}) };
 }
 
@@ -896,28 +942,24 @@ export async function searchItems(
 }
 
 /**
- * A term's postings best impact first, past `cursor` (a row (impact, item), or none: from the best), `n` of them,
- * of the items that pass the filters (filterText(`filterAt`)), each with what its score is made of and its item's
- * updated_at in epoch milliseconds (as pg reads a timestamp into a Date: whole milliseconds). Each posting's item is
- * read by itemById: a plain join was planned as a scan of the project's items per posting without statistics
- * (PGlite, which has no autovacuum: 55 ms for 42 postings of 3,000 items) or with many small projects.
+ * oneTerm's statement after its first read ($1–$4 the filters, $5 the term, $6 and $7 the cursor (impact, item),
+ * $8 how many to read), prepared by name: the term's postings best impact first, past the cursor, `n` of them, of the
+ * items that pass the filters, each with what its score is made of and its item's updated_at in epoch milliseconds
+ * (as pg reads a timestamp into a Date: whole milliseconds). Each posting's item is read by itemById: a plain join was
+ * planned as a scan of the project's items per posting without statistics (PGlite, which has no autovacuum: 55 ms
+ * for 42 postings of 3,000 items) or with many small projects.
  */
-function readOneTerm(filterAt: number, term: string, cursor: string | null, n: string): string {
-  return `select s.item_id as id, s.impact::float8 as impact, s.tf::float8 as tf, s.dl,
-            floor(extract(epoch from i.updated_at) * 1000)::float8 as at
+const READ_ONE_TERM = prepared(
+  'search_read_one_term',
+  `select s.item_id as id, s.impact::float8 as impact, s.tf::float8 as tf, s.dl,
+          floor(extract(epoch from i.updated_at) * 1000)::float8 as at
    from search_postings s
    ${itemById('s.item_id', 'i.updated_at')}
-   where s.project_id = $${filterAt}::uuid and s.term = ${term}${cursor === null ? '' : ` and (s.impact, s.item_id) < ${cursor}`}
-     and ${filterText(filterAt)}
+   where s.project_id = $1::uuid and s.term = $5::text and (s.impact, s.item_id) < ($6::real, $7::uuid)
+     and ${filterText(1)}
    order by s.impact desc, s.item_id desc
-   limit ${n}`;
-}
-
-/**
- * oneTerm's statement after its first read ($1–$4 the filters, $5 the term, $6 and $7 the cursor (impact, item),
- * $8 how many to read), prepared by name.
- */
-const READ_ONE_TERM = prepared('search_read_one_term', readOneTerm(1, '$5::text', '($6::real, $7::uuid)', '$8::int'));
+   limit $8::int`,
+);
 
 /**
  * The exact top `k` of a query that is one lexeme (a word, or an identifier the index holds as one term): an
@@ -937,22 +979,24 @@ async function oneTerm(
   k: number,
 ): Promise<Scored[]> {
   const top: Scored[] = [];
-  let { rows, n } = first;
+  let { rows, n, read, last } = first;
   for (;;) {
     for (const [id, , tf, dl, at] of rows) top.push({ id, score: idf * bm25Tf(tf, dl, avgdl), updated_at: new Date(at) });
     top.sort(byScore);
     top.length = Math.min(top.length, k);
-    const last = rows[rows.length - 1];
-    if (!last || rows.length < n) return top;
+    if (!last || read < n) return top;
     const kth = top[k - 1];
     // As the walk: settled when no posting left can score as much as the page's last, within TIE (it could tie, and
     // a tie goes to the newer, which may be among them).
-    if (kth && kth.score > idf * (BM25.K1 + 1) * bound(last[1]) * (1 + TIE)) return top;
+    if (kth && kth.score > idf * (BM25.K1 + 1) * bound(last[0]) * (1 + TIE)) return top;
     n = Math.min(n * 4, 4_000);
     const next = await db.executeQuery<{ id: string; impact: number; tf: number; dl: number; at: number }>(
-      CompiledQuery.raw(READ_ONE_TERM, [...filterParams(f), term, last[1], last[0], n]),
+      CompiledQuery.raw(READ_ONE_TERM, [...filterParams(f), term, last[0], last[1], n]),
     );
     rows = next.rows.map((r) => [r.id, r.impact, r.tf, r.dl, r.at]);
+    read = rows.length;
+    const end = rows[rows.length - 1];
+    last = end ? [end[1], end[0]] : undefined;
   }
 }
 
@@ -1033,7 +1077,7 @@ const SCORE_ALL = {
 };
 
 /** The search's statements that read items, by name: a test checks that each reads them by primary key. */
-export const ITEM_READS = { oneTerm: READ_ONE_TERM, checkIds: CHECK.ids, checkTerms: CHECK.terms, scoreAll: SCORE_ALL.cut, scoreAllTies: SCORE_ALL.ties } as const;
+export const ITEM_READS = { analyze: ANALYZE, oneTerm: READ_ONE_TERM, checkIds: CHECK.ids, checkTerms: CHECK.terms, scoreAll: SCORE_ALL.cut, scoreAllTies: SCORE_ALL.ties } as const;
 
 /**
  * Postings a near-miss search reads at most (over every term it reads) before it settles for a bounded pool and

@@ -99,6 +99,12 @@ export interface ReadOperation<I extends z.ZodObject = z.ZodObject, O = unknown,
   readonly kind: 'read';
   /** A read of several statements that must see one snapshot (export): runs in a read-only transaction. */
   readonly snapshot?: boolean;
+  /**
+   * A snapshot read's answer from one statement on the pool (which sees one snapshot by itself), tried first where
+   * the transaction's round trips would cost more than the work (decision 0050); undefined when it cannot answer so,
+   * and run() answers in the transaction. It must answer exactly as run() would.
+   */
+  readonly oneStatement?: (ctx: ReadContext, input: z.output<I>) => Promise<O | undefined>;
   run(ctx: ReadContext, input: z.output<I>): Promise<O>;
 }
 

@@ -185,6 +185,8 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
     if (op.kind === 'read') {
       const base = baseContext(runtime, call, requestId);
       if (!op.snapshot) return await op.run({ ...base, db: runtime.store.db }, input);
+      const quick = await op.oneStatement?.({ ...base, db: runtime.store.db }, input);
+      if (quick !== undefined) return quick;
       for (let attempt = 1; ; attempt++) {
         try {
           return await runtime.store.db

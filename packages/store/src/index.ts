@@ -61,6 +61,7 @@ export {
   refuseWordless,
   searchItems,
   searchNearMisses,
+  searchOneStatement,
   tsquery,
 } from './search.js';
 export {

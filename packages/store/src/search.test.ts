@@ -1,7 +1,7 @@
 import { parseQuery, planQuery } from '@svc/domain';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { ITEM_READS, leafKey, occurrences, occurrencesText, planLeaves, planQueryText, tsquery } from './search.js';
+import { ITEM_READS, leafKey, SEARCH_FUNCTIONS, occurrences, occurrencesText, planLeaves, planQueryText, tsquery } from './search.js';
 import { type TestStore, testBackends } from './testing/index.js';
 
 describe('occurrences', () => {
@@ -99,6 +99,13 @@ describe.each(testBackends())('search statements over vectors and query plans, o
         }
       }
     });
+  });
+
+  it("runs the search's functions as search.ts writes them: a change there needs a migration replacing the function", async () => {
+    const { rows } = await sql<{ name: string; source: string }>`
+      select proname as name, prosrc as source from pg_proc where proname in ('svc_search_analyze', 'svc_search_one') order by proname`.execute(store.db);
+    expect(rows.map((r) => r.name)).toEqual(Object.keys(SEARCH_FUNCTIONS).sort());
+    for (const r of rows) expect(r.source, `${r.name}: the database's body differs from SEARCH_FUNCTIONS; add a migration that replaces it`).toBe(SEARCH_FUNCTIONS[r.name as keyof typeof SEARCH_FUNCTIONS]);
   });
 
   it('writes a query plan as one tsquery value: the tsquery the plan builds in SQL, stop words, negations, phrases and identifiers included', async () => {

@@ -214,9 +214,7 @@ const PAGE_COLUMNS = 'floor(extract(epoch from i.updated_at) * 1000)::float8 as 
  * `k`-th. Until 2026-11-27 every posting read had its item looked up: 120 where the page needs 21 (`service`,
  * 4,938 items), two thirds of the statement's time; the page's rows now come from the same look-ups.
  */
-const ANALYZE = prepared(
-  'search_analyze',
-  `with leaf as (
+const ANALYZE = `with leaf as (
      select u.ord, coalesce(svc_query_terms(u.t), '{}') as lexemes
      from unnest($1::text[]) with ordinality as u(t, ord)
    ),
@@ -286,8 +284,51 @@ const ANALYZE = prepared(
           (select json_agg(json_build_array(f.id, f.impact, f.tf, f.dl, f.at)) from first f) as first,
           (select json_agg(json_build_array(r.id, r.chain_id, r.item_type, r.title, r.body, r.at))
            from (select * from first f order by f.score desc, f.at desc, f.id limit $8::int - 1) r) as page
-   from stats`,
+   from stats`;
+
+/**
+ * The bodies of the search's PL/pgSQL functions, as migration 0017 created them (docs/decisions/0050): a test requires
+ * the database's to be these texts, so a change here needs a migration that replaces the function.
+ * - svc_search_analyze: ANALYZE, its parameters in ANALYZE's order.
+ * - svc_search_one: a one-word search in one statement (searchOneStatement): the project by its slug ($1), whether the
+ *   glossary expands the query's words ($2, $3 per term: then it answers no analysis), and ANALYZE of the texts $4 under
+ *   research's time to live $5 (the caller's guess, checked against the project it answers) with $6–$9 as ANALYZE's.
+ * Both plan their statements once per connection (`plan_cache_mode`, as planMode sets it in the search's transaction,
+ * but for the call alone), and read in the snapshot of the statement that calls them.
+ */
+export const SEARCH_FUNCTIONS = {
+  svc_search_analyze: `
+BEGIN
+  RETURN (SELECT to_json(a) FROM (${ANALYZE}) a);
+END
+`,
+  svc_search_one: `
+DECLARE
+  p record;
+BEGIN
+  SELECT ${PROJECT_COLUMNS.join(', ')} INTO p FROM projects WHERE slug = $1;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  IF EXISTS (${synonymRows('p.id', '$2', '$3')}) THEN
+    RETURN json_build_object('project', to_json(p), 'synonyms', true);
+  END IF;
+  RETURN json_build_object('project', to_json(p), 'synonyms', false,
+    'analysis', svc_search_analyze($4, p.id, NULL, NULL, $5, $6, $7, $8, $9));
+END
+`,
+} as const;
+
+/** analyzeWithStatistics' statement ($1–$9 as ANALYZE's), prepared by name. */
+const ANALYZE_CALL = prepared(
+  'search_analyze',
+  'select svc_search_analyze($1::text[], $2::uuid, $3::text[], $4::uuid[], $5::int, $6::text[], $7::boolean[], $8::int, $9::int) as a',
 );
+
+/** searchOneStatement's statement ($1–$9 as svc_search_one's), prepared by name. */
+const SEARCH_ONE = prepared(
+  'search_one',
+  'select svc_search_one($1::text, $2::text[], $3::int, $4::text[], $5::int, $6::text[], $7::boolean[], $8::int, $9::int) as r',
+);
+
 
 /** A posting oneTerm reads: the item, its impact, tf and length, and the item's updated_at in epoch milliseconds. */
 type OneTermRow = [id: string, impact: number, tf: number, dl: number, at: number];
@@ -308,32 +349,45 @@ interface FirstRead {
   page: Map<string, PageRow>;
 }
 
+/** ANALYZE's row (svc_search_analyze's answer), as the pg client reads its JSON. */
+interface AnalysisRow {
+  analyzed: string[][] | null;
+  leaf_queries: string[] | null;
+  docs: number | string | null;
+  len: number | string | null;
+  ref: number | null;
+  terms: [string, number, number | null][] | null;
+  first_n: number | null;
+  first_read: number | null;
+  first_last: [number, string] | null;
+  first: OneTermRow[] | null;
+  page: PageRow[] | null;
+}
+
+interface Analysis {
+  analyzed: string[][];
+  stats: SearchStats;
+  terms: Map<string, TermStat>;
+  leafQueries: string[];
+  first?: FirstRead;
+}
+
+/** ANALYZE's parameters after the filters': every leaf's text and whether it is a phrase, the page's size or null, and how much of a body a snippet reads. */
+function leafParams(leaves: PlanLeaf[], k: number | null): unknown[] {
+  return [leaves.map((l) => l.text), leaves.map((l) => l.op === 'phrase'), k, SNIPPET_SOURCE_CHARS];
+}
+
 /**
  * In one statement: each text's lexemes (svc_query_terms: as the index analyses text, an underscore identifier one
  * term, its whole), the project's statistics (base plus deltas) and, for every lexeme, its document frequency and
  * best impact; and, when `k` is given and the texts hold one lexeme, that term's first postings (ANALYZE).
  */
-async function analyzeWithStatistics(
-  db: Kysely<Database>,
-  f: SearchFilters,
-  texts: string[],
-  leaves: PlanLeaf[],
-  k: number | null,
-): Promise<{ analyzed: string[][]; stats: SearchStats; terms: Map<string, TermStat>; leafQueries: string[]; first?: FirstRead }> {
-  const { rows } = await db.executeQuery<{
-    analyzed: string[][] | null;
-    leaf_queries: string[] | null;
-    docs: string | null;
-    len: string | null;
-    ref: number | null;
-    terms: [string, number, number | null][] | null;
-    first_n: number | null;
-    first_read: number | null;
-    first_last: [number, string] | null;
-    first: OneTermRow[] | null;
-    page: PageRow[] | null;
-  }>(CompiledQuery.raw(ANALYZE, [texts, ...filterParams(f), leaves.map((l) => l.text), leaves.map((l) => l.op === 'phrase'), k, SNIPPET_SOURCE_CHARS]));
-  const row = rows[0];
+async function analyzeWithStatistics(db: Kysely<Database>, f: SearchFilters, texts: string[], leaves: PlanLeaf[], k: number | null): Promise<Analysis> {
+  const { rows } = await db.executeQuery<{ a: AnalysisRow | null }>(CompiledQuery.raw(ANALYZE_CALL, [texts, ...filterParams(f), ...leafParams(leaves, k)]));
+  return readAnalysis(rows[0]?.a ?? null);
+}
+
+function readAnalysis(row: AnalysisRow | null): Analysis {
   const docs = Number(row?.docs ?? 0);
   const stats = { docs, avgdl: docs > 0 ? Number(row?.len ?? 0) / docs : 1, ref_avgdl: Number(row?.ref ?? 64) };
   const terms = new Map<string, TermStat>();
@@ -447,15 +501,29 @@ async function prepareQuery(
   f: SearchFilters,
   k: number | null = null,
 ): Promise<PreparedQuery | 'stop_words_only' | undefined> {
-  const plan = plans[0];
-  const leafTexts = [...new Set([...positiveLeaves(plan), ...positiveClauses(plan).flat().map((l) => l.text)])];
-  const leaves = [...new Map(plans.flatMap((p) => planLeaves(p)).map((l) => [leafKey(l), l])).values()];
+  const { leafTexts, leaves, oneLeaf } = queryLeaves(plans);
   // A query of exclusions only is analysed too, for them alone: `-the` answered [] and `-cache -the` dropped `-the`
   // (a reviewer, 2026-11-27), where `cache -the` is refused.
   if (leaves.length === 0) return undefined;
   await planMode(db, 'force_generic_plan');
-  const oneLeaf = plans.length === 1 && (plan.op === 'word' || plan.op === 'phrase');
-  const { analyzed, stats, terms, leafQueries, first } = await analyzeWithStatistics(db, f, leafTexts, leaves, oneLeaf ? k : null);
+  return preparedFrom(plans, await analyzeWithStatistics(db, f, leafTexts, leaves, oneLeaf ? k : null));
+}
+
+/** The texts a query's analysis reads (its positive leaves and clauses), every leaf of its plans, and whether it is one word or phrase. */
+function queryLeaves(plans: [TsPlan, ...TsPlan[]]): { leafTexts: string[]; leaves: PlanLeaf[]; oneLeaf: boolean } {
+  const plan = plans[0];
+  return {
+    leafTexts: [...new Set([...positiveLeaves(plan), ...positiveClauses(plan).flat().map((l) => l.text)])],
+    leaves: [...new Map(plans.flatMap((p) => planLeaves(p)).map((l) => [leafKey(l), l])).values()],
+    oneLeaf: plans.length === 1 && (plan.op === 'word' || plan.op === 'phrase'),
+  };
+}
+
+/** prepareQuery's answer from the query's analysis (ANALYZE's). */
+function preparedFrom(plans: [TsPlan, ...TsPlan[]], analysis: Analysis): PreparedQuery | 'stop_words_only' | undefined {
+  const plan = plans[0];
+  const { leafTexts, leaves } = queryLeaves(plans);
+  const { analyzed, stats, terms, leafQueries, first } = analysis;
   const leafQuery = new Map(leaves.map((l, i) => [leafKey(l), leafQueries[i] ?? '']));
   const idle = negatedLeaves(plan).filter((l) => leafQuery.get(leafKey(l)) === '');
   // Dropped, such an exclusion would widen the answer without a word (decision 0017).
@@ -740,6 +808,48 @@ const READ_POSTINGS = prepared(
    ) s`,
 );
 
+/** Whether the query is one lexeme (its tsquery exactly `'term'`) whose first postings ANALYZE read: oneTerm answers it. */
+function oneLexeme(query: PreparedQuery): query is PreparedQuery & { first: FirstRead } {
+  const [only] = query.queryTerms;
+  return only !== undefined && query.first !== undefined && query.queryTerms.length === 1 && query.queries[0] === `'${only.replaceAll("'", "''")}'`;
+}
+
+/**
+ * A search of one word or phrase in the project named by its slug (`projectRef`), answered by one statement outside any transaction
+ * when it can be (docs/decisions/0050): the statement (svc_search_one) sees one snapshot, as the search's transaction
+ * does. Undefined, and the caller searches in its transaction, when no project has the slug, the glossary expands the
+ * query (`terms`: its expandable terms), the query is not one lexeme, or the first postings read do not settle the
+ * page. `ttl` is research's time to live the statement filters by, the caller's guess: it checks it against the
+ * project answered (`project`) and searches again when it was wrong.
+ */
+export async function searchOneStatement(
+  db: Kysely<Database>,
+  projectRef: string,
+  terms: string[],
+  plan: TsPlan,
+  ttl: number | undefined,
+  limit: number,
+): Promise<{ project: Project; ttl: number | undefined; hits: SearchHit[] } | undefined> {
+  const slug = slugOf(projectRef);
+  if (slug === undefined || (plan.op !== 'word' && plan.op !== 'phrase')) return undefined;
+  const k = limit + 1;
+  const plans: [TsPlan] = [plan];
+  const { leafTexts, leaves } = queryLeaves(plans);
+  const { rows } = await db.executeQuery<{ r: { project: ProjectRow; synonyms: boolean; analysis?: AnalysisRow | null } | null }>(
+    CompiledQuery.raw(SEARCH_ONE, [slug, terms, SYNONYMS_TO_READ, leafTexts, ttl ?? null, ...leafParams(leaves, k)]),
+  );
+  const r = rows[0]?.r;
+  if (!r || r.synonyms) return undefined;
+  const project = toProject(r.project);
+  const query = preparedFrom(plans, readAnalysis(r.analysis ?? null));
+  if (typeof query !== 'object' || !oneLexeme(query)) return undefined;
+  const [term] = query.queryTerms as [string];
+  const f = { project_id: project.id, research_ttl_days: ttl };
+  const top = await oneTerm(undefined, term, query.weight.get(term) ?? 0, query.first, query.stats.avgdl, impactBound(query.stats.ref_avgdl, query.stats.avgdl), f, k);
+  const hits = top && (await withSnippetsFrom(undefined, top, query, limit, query.first.page));
+  return hits ? { project, ttl, hits } : undefined;
+}
+
 /**
  * The exact top `limit + 1` by BM25F among every current item matching `plan` under the filters, read in
  * impact order (docs/decisions/0026-search-bm25.md, 0038-search-threshold-walk.md), a threshold algorithm with
@@ -784,9 +894,8 @@ export async function searchItems(
 
   const q = query.queries[0] ?? '';
   const bound = impactBound(stats.ref_avgdl, stats.avgdl);
-  const [only] = queryTerms;
-  if (strategy !== 'all' && only !== undefined && query.first && queryTerms.length === 1 && q === `'${only.replaceAll("'", "''")}'`) {
-    const top = await oneTerm(db, only, weight.get(only) ?? 0, query.first, stats.avgdl, bound, f, k);
+  if (strategy !== 'all' && oneLexeme(query)) {
+    const top = (await oneTerm(db, queryTerms[0] as string, weight.get(queryTerms[0] as string) ?? 0, query.first, stats.avgdl, bound, f, k)) as Scored[];
     return withSnippets(db, top, query, limit, query.first.page);
   }
   const lists = new Map<string, TermList>();
@@ -969,7 +1078,7 @@ const READ_ONE_TERM = prepared(
  * every posting not read (`bound` of the last impact read).
  */
 async function oneTerm(
-  db: Kysely<Database>,
+  db: Kysely<Database> | undefined,
   term: string,
   idf: number,
   first: FirstRead,
@@ -977,7 +1086,7 @@ async function oneTerm(
   bound: (impact: number) => number,
   f: SearchFilters,
   k: number,
-): Promise<Scored[]> {
+): Promise<Scored[] | undefined> {
   const top: Scored[] = [];
   let { rows, n, read, last } = first;
   for (;;) {
@@ -989,6 +1098,7 @@ async function oneTerm(
     // As the walk: settled when no posting left can score as much as the page's last, within TIE (it could tie, and
     // a tie goes to the newer, which may be among them).
     if (kth && kth.score > idf * (BM25.K1 + 1) * bound(last[0]) * (1 + TIE)) return top;
+    if (!db) return undefined;
     n = Math.min(n * 4, 4_000);
     const next = await db.executeQuery<{ id: string; impact: number; tf: number; dl: number; at: number }>(
       CompiledQuery.raw(READ_ONE_TERM, [...filterParams(f), term, last[0], last[1], n]),
@@ -1215,6 +1325,17 @@ async function withSnippets(
   limit: number,
   known: ReadonlyMap<string, PageRow> = new Map(),
 ): Promise<SearchHit[]> {
+  return (await withSnippetsFrom(db, top, query, limit, known)) as SearchHit[];
+}
+
+/** withSnippets, or without `db` from `known` alone: undefined when a row the page needs is not there. */
+async function withSnippetsFrom(
+  db: Kysely<Database> | undefined,
+  top: Scored[],
+  query: Pick<PreparedQuery, 'queryTerms' | 'within'> | undefined,
+  limit: number,
+  known: ReadonlyMap<string, PageRow>,
+): Promise<SearchHit[] | undefined> {
   if (top.length === 0) return [];
   const byId = new Map<string, PageRow>();
   const missing: string[] = [];
@@ -1224,6 +1345,7 @@ async function withSnippets(
     else missing.push(s.id);
   }
   if (missing.length > 0) {
+    if (!db) return undefined;
     const { rows } = await db.executeQuery<{ id: string; chain_id: string; item_type: string; title: string; body: string; at: number }>(
       CompiledQuery.raw(SNIPPET_ROWS, [missing, SNIPPET_SOURCE_CHARS]),
     );

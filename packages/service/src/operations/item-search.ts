@@ -1,5 +1,5 @@
-import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery, snippetMarkdown } from '@svc/domain';
-import { listItemTypes, openItemSearch, resolveSystem, searchItems, searchNearMisses } from '@svc/store';
+import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery, projectSettings, snippetMarkdown } from '@svc/domain';
+import { listItemTypes, openItemSearch, resolveSystem, type SearchHit, searchItems, searchNearMisses, searchOneStatement } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -29,6 +29,24 @@ export const itemSearch = defineOperation({
   annotations: { idempotentHint: true },
   // statistics and postings are read in several statements: one snapshot keeps them consistent
   snapshot: true,
+  // A search of one word or phrase, without type or system filters, in a project named by its slug, in one
+  // statement where its first postings settle the page (decision 0050); anything else in the transaction.
+  async oneStatement(ctx, input) {
+    if ((input.item_types?.length ?? 0) > 0 || (input.system_ids?.length ?? 0) > 0) return undefined;
+    const ast = parseQuery(input.query);
+    if (ast.clauses.length !== 1) return undefined;
+    const { plan, expansion_cut } = expandQuery(ast, new Map());
+    if (!plan) return undefined;
+    const slug = input.project_id.trim().toLowerCase();
+    // Research's time to live is the project's setting; the statement filters by a guess (the last seen for this
+    // slug, else the default) and the answer is kept only when the guess was the project's.
+    const guess = input.include_expired ? undefined : (ttlSeen.get(slug) ?? DEFAULT_TTL);
+    const found = await searchOneStatement(ctx.db, input.project_id, expandableTerms(ast), plan, guess, boundedLimit(input.limit));
+    if (!found) return undefined;
+    const ttl = input.include_expired ? undefined : found.project.settings.research.ttl_days;
+    rememberTtl(found.project.slug, found.project.settings.research.ttl_days);
+    return ttl === found.ttl ? strictAnswer(found.hits, boundedLimit(input.limit), expansion_cut) : undefined;
+  },
   async run(ctx, input) {
     const ast = parseQuery(input.query);
     // A query of no word is named before anything else is looked up, as capture and idea search name it.
@@ -57,19 +75,18 @@ export const itemSearch = defineOperation({
       system_ids: systemIds,
       research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
     };
+    rememberTtl(project.slug, project.settings.research.ttl_days);
     const hits = await searchItems(ctx.db, plan, filters, max);
-    // The store marks matches with control characters; the answer says them as markdown, the body's own * escaped.
-    const items = hits.slice(0, max).map((h) => ({ ...h, snippet: snippetMarkdown(h.snippet) }));
-    const truncated = truncation({ limit: hits.length > max, glossary_expansion: expansion_cut });
+    const strict = strictAnswer(hits, max, expansion_cut);
+    const { items } = strict;
     const near = items.length < max ? nearMissPlan(ast, plan) : undefined;
-    if (!near) return { items, truncated, expansion_cut };
+    if (!near) return strict;
     // Near misses: items holding at least half but not all of the bare words, most words first, then by rank;
     // exact over every such item, or `truncated` says `partial` (docs/decisions/0032).
-    const strict = new Set(items.map((h) => h.id));
     // One more than the places left: more near misses than fit are cut by the limit, and `truncated` says so (an
     // attacker saw 1 of 3 near misses answered with truncated: false).
     const places = max - items.length;
-    const { hits: nearHits, cut } = await searchNearMisses(ctx.db, near, filters, places + 1, strict);
+    const { hits: nearHits, cut } = await searchNearMisses(ctx.db, near, filters, places + 1, new Set(items.map((h) => h.id)));
     const page = nearHits
       .slice(0, places)
       .map(({ held, ...hit }) => ({ ...hit, snippet: snippetMarkdown(hit.snippet), missing: near.words.filter((_, i) => !held[i]).map((w) => w.word) }));
@@ -77,3 +94,25 @@ export const itemSearch = defineOperation({
     return page.length > 0 ? { items, truncated: all, expansion_cut, partial: page } : { items, truncated: all, expansion_cut };
   },
 });
+
+/** The answer's items from the store's hits (`max` + 1 of them at most, the last saying whether more match). */
+function strictAnswer(
+  hits: SearchHit[],
+  max: number,
+  expansion_cut: boolean,
+): { items: SearchHit[]; truncated: ReturnType<typeof truncation>; expansion_cut: boolean; partial?: undefined } {
+  // The store marks matches with control characters; the answer says them as markdown, the body's own * escaped.
+  const items = hits.slice(0, max).map((h) => ({ ...h, snippet: snippetMarkdown(h.snippet) }));
+  return { items, truncated: truncation({ limit: hits.length > max, glossary_expansion: expansion_cut }), expansion_cut };
+}
+
+const DEFAULT_TTL = projectSettings({}).research.ttl_days;
+
+/** Research's time to live last seen per project slug (a guess for oneStatement, checked there), at most 1,000 slugs. */
+const ttlSeen = new Map<string, number>();
+
+function rememberTtl(slug: string, ttl: number): void {
+  if (ttlSeen.get(slug) === ttl) return;
+  if (ttlSeen.size >= 1_000) ttlSeen.clear();
+  ttlSeen.set(slug, ttl);
+}

@@ -1,0 +1,110 @@
+import { expandableTerms, parseQuery, planQuery, type TsPlan } from '@svc/domain';
+import { searchOneStatement } from '@svc/store';
+import { describe, expect, it } from 'vitest';
+import { ops } from '../catalog.js';
+import { type Call, DAY, testBackends, type TestService } from '../testing/index.js';
+import { useTestService } from '../testing/suite.js';
+
+interface Hit {
+  id: string;
+  title: string;
+  rank: number;
+  snippet: string;
+  updated_at: string;
+}
+type Answer = { items: Hit[]; truncated: unknown; expansion_cut: boolean };
+
+/** A small deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Decision 0050: a search of one word or phrase in a project named by its slug is answered by one statement
+// (svc_search_one) where it can be, else in the search's transaction. Named by its id, a project is always searched
+// in the transaction, which makes the two comparable through the operation itself.
+describe.each(testBackends())('item search in one statement on $name', (backend) => {
+  let svc: TestService;
+  let call: Call;
+
+  useTestService(backend, 'one', (t) => {
+    ({ svc, call } = t);
+  });
+
+  const add = async (title: string, body = '', extra: Record<string, unknown> = {}) =>
+    (await call(ops.svc_item_upsert, { project_id: 'one', title, body, ...extra })) as { id: string };
+  const search = async (project: string, query: string, extra: Record<string, unknown> = {}) =>
+    (await call(ops.svc_item_search, { project_id: project, query, ...extra })) as Answer;
+  const projectId = async () => (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'one').executeTakeFirstOrThrow()).id;
+  /** What the store's one statement answers for `query` (undefined: the transaction must). */
+  const oneStatement = (query: string, limit: number, ttl: number | undefined = 90) => {
+    const ast = parseQuery(query);
+    return searchOneStatement(svc.store.db, 'one', expandableTerms(ast), planQuery(ast) as TsPlan, ttl, limit);
+  };
+
+  it('answers a one-word search exactly as the transaction does, page rows, snippets and order included', async () => {
+    const next = random(7);
+    const words = ['cache', 'queue', 'lease', 'retry', 'shard', 'index', 'vacuum', 'replica'];
+    for (let i = 0; i < 150; i++) {
+      const pick = () => words[Math.floor(next() ** 2 * words.length)] as string;
+      const body = Array.from({ length: 3 + Math.floor(next() * 30) }, pick).join(' ');
+      await add(`${pick()} note ${i}`, body);
+    }
+    for (const title of ['Zephyr one', 'Zephyr two', 'Zephyr three']) await add(title, 'zephyr cache');
+    const id = await projectId();
+    for (const word of [...words, 'zephyr', '"shard index"', 'missing']) {
+      for (const limit of [1, 5, 20]) {
+        const direct = await oneStatement(word, limit);
+        const viaSlug = await search('one', word, { limit });
+        const viaId = await search(id, word, { limit });
+        expect(viaSlug, `${word} limit ${limit}`).toEqual(viaId);
+        // A phrase of two words is not one lexeme; a rare word's postings, read to their end, settle its page (a
+        // frequent one's first postings may not); where the one statement answers, it answers as the transaction.
+        if (word.startsWith('"')) expect(direct).toBeUndefined();
+        if (word === 'zephyr' || word === 'missing') expect(direct, `${word} limit ${limit}`).toBeDefined();
+        if (direct) expect(direct.hits.slice(0, limit).map((h) => h.id), `${word} limit ${limit}`).toEqual(viaId.items.map((h) => h.id));
+      }
+    }
+  });
+
+  it('leaves to the transaction what one statement cannot answer: synonyms, several lexemes, unsettled pages, unknown slugs', async () => {
+    await add('Orchestration', 'we run k8s in two regions');
+    await add('Clusters', 'kubernetes upgrades every quarter');
+    await add('Replicas', 'a read-only replica serves reports');
+    expect(await oneStatement('k8s', 20)).toBeDefined();
+    await call(ops.glossary_group_add, { project_id: 'one', name: 'orchestration' });
+    await call(ops.glossary_term_add, { project_id: 'one', group: 'orchestration', term: 'k8s' });
+    await call(ops.glossary_term_add, { project_id: 'one', group: 'orchestration', term: 'kubernetes' });
+    expect(await oneStatement('k8s', 20)).toBeUndefined();
+    expect((await search('one', 'k8s')).items.map((h) => h.title).sort()).toEqual(['Clusters', 'Orchestration']);
+    // A hyphenated word is its whole and its parts: three lexemes.
+    expect(await oneStatement('read-only', 20)).toBeUndefined();
+    expect((await search('one', 'read-only')).items.map((h) => h.title)).toEqual(['Replicas']);
+    expect(await searchOneStatement(svc.store.db, 'nowhere', ['k8s'], planQuery(parseQuery('k8s')) as TsPlan, 90, 20)).toBeUndefined();
+
+    // Items scored alike: the first postings cannot tell which is newest, so the page is not settled by them.
+    const same: string[] = [];
+    for (let i = 0; i < 80; i++) same.push((await add(`Twin ${i}`, 'identical words about ledgers')).id);
+    expect(await oneStatement('ledgers', 1)).toBeUndefined();
+    const newest = (await search('one', 'ledgers', { limit: 1 })).items;
+    expect(newest.map((h) => h.id)).toEqual([same.at(-1)]);
+  });
+
+  it("filters research by the project's time to live, not by its guess of it", async () => {
+    await call(ops.project_config_import, { project_id: 'one', config: '[research]\nttl_days = 10\n' });
+    const old = await add('Quota research', 'quota study', { item_type: 'research', source_url: 'https://example.test/q' });
+    await add('Quota decision', 'quota is ten');
+    await svc.backdate('items', old.id, 20 * DAY);
+    // The default guess (90 days) would show the study: its answer is not kept.
+    expect((await oneStatement('quota', 20, 90))?.hits.map((h) => h.title).sort()).toEqual(['Quota decision', 'Quota research']);
+    expect((await search('one', 'quota')).items.map((h) => h.title)).toEqual(['Quota decision']);
+    expect((await search('one', 'quota')).items.map((h) => h.title)).toEqual(['Quota decision']);
+    expect((await search('one', 'quota', { include_expired: true })).items.map((h) => h.title).sort()).toEqual(['Quota decision', 'Quota research']);
+    expect((await oneStatement('quota', 20, 10))?.hits.map((h) => h.title)).toEqual(['Quota decision']);
+  });
+});

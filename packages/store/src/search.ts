@@ -1,4 +1,4 @@
-import { type Compounds, invalidInput, markSnippet, type NearMissPlan, type SvcError, positiveLeaves, type Project, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
+import { type Compounds, invalidInput, isUuid, markSnippet, type NearMissPlan, type SvcError, positiveLeaves, type Project, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { CompiledQuery, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { prepared } from './prepared.js';
 import { PROJECT_COLUMNS, resolveProject, slugOf, toProject } from './projects.js';
@@ -290,9 +290,10 @@ const ANALYZE = `with leaf as (
  * The bodies of the search's PL/pgSQL functions, as migration 0017 created them (docs/decisions/0050): a test requires
  * the database's to be these texts, so a change here needs a migration that replaces the function.
  * - svc_search_analyze: ANALYZE, its parameters in ANALYZE's order.
- * - svc_search_one: a one-word search in one statement (searchOneStatement): the project by its slug ($1), whether the
- *   glossary expands the query's words ($2, $3 per term: then it answers no analysis), and ANALYZE of the texts $4 under
- *   research's time to live $5 (the caller's guess, checked against the project it answers) with $6–$9 as ANALYZE's.
+ * - svc_search_one: a one-word search in one statement (searchOneStatement): the project by its slug or else its id,
+ *   whether the glossary expands the query's words (`syn_terms`, at most `syn_per_term` each: then it answers no
+ *   analysis), and ANALYZE of the texts under research's time to live `a_ttl` (the caller's guess, checked against the
+ *   project it answers), the rest as ANALYZE's.
  * Both plan their statements once per connection (`plan_cache_mode`, as planMode sets it in the search's transaction,
  * but for the call alone), and read in the snapshot of the statement that calls them.
  */
@@ -306,13 +307,17 @@ END
 DECLARE
   p record;
 BEGIN
-  SELECT ${PROJECT_COLUMNS.join(', ')} INTO p FROM projects WHERE slug = $1;
+  IF ref_slug IS NOT NULL THEN
+    SELECT ${PROJECT_COLUMNS.join(', ')} INTO p FROM projects WHERE slug = ref_slug;
+  ELSE
+    SELECT ${PROJECT_COLUMNS.join(', ')} INTO p FROM projects WHERE id = ref_id;
+  END IF;
   IF NOT FOUND THEN RETURN NULL; END IF;
-  IF EXISTS (${synonymRows('p.id', '$2', '$3')}) THEN
+  IF EXISTS (${synonymRows('p.id', 'syn_terms', 'syn_per_term')}) THEN
     RETURN json_build_object('project', to_json(p), 'synonyms', true);
   END IF;
   RETURN json_build_object('project', to_json(p), 'synonyms', false,
-    'analysis', svc_search_analyze($4, p.id, NULL, NULL, $5, $6, $7, $8, $9));
+    'analysis', svc_search_analyze(a_texts, p.id, NULL, NULL, a_ttl, a_leaves, a_phrases, a_k, a_chars));
 END
 `,
 } as const;
@@ -323,10 +328,10 @@ const ANALYZE_CALL = prepared(
   'select svc_search_analyze($1::text[], $2::uuid, $3::text[], $4::uuid[], $5::int, $6::text[], $7::boolean[], $8::int, $9::int) as a',
 );
 
-/** searchOneStatement's statement ($1–$9 as svc_search_one's), prepared by name. */
+/** searchOneStatement's statement ($1–$10 as svc_search_one's parameters), prepared by name. */
 const SEARCH_ONE = prepared(
   'search_one',
-  'select svc_search_one($1::text, $2::text[], $3::int, $4::text[], $5::int, $6::text[], $7::boolean[], $8::int, $9::int) as r',
+  'select svc_search_one($1::text, $2::uuid, $3::text[], $4::int, $5::text[], $6::int, $7::text[], $8::boolean[], $9::int, $10::int) as r',
 );
 
 
@@ -815,7 +820,7 @@ function oneLexeme(query: PreparedQuery): query is PreparedQuery & { first: Firs
 }
 
 /**
- * A search of one word or phrase in the project named by its slug (`projectRef`), answered by one statement outside any transaction
+ * A search of one word or phrase in the project named by its slug or id (`projectRef`; an id prefix is not), answered by one statement outside any transaction
  * when it can be (docs/decisions/0050): the statement (svc_search_one) sees one snapshot, as the search's transaction
  * does. Undefined, and the caller searches in its transaction, when no project has the slug, the glossary expands the
  * query (`terms`: its expandable terms), the query is not one lexeme, or the first postings read do not settle the
@@ -831,12 +836,13 @@ export async function searchOneStatement(
   limit: number,
 ): Promise<{ project: Project; ttl: number | undefined; hits: SearchHit[] } | undefined> {
   const slug = slugOf(projectRef);
-  if (slug === undefined || (plan.op !== 'word' && plan.op !== 'phrase')) return undefined;
+  const id = slug === undefined && isUuid(projectRef.trim()) ? projectRef.trim() : undefined;
+  if ((slug === undefined && id === undefined) || (plan.op !== 'word' && plan.op !== 'phrase')) return undefined;
   const k = limit + 1;
   const plans: [TsPlan] = [plan];
   const { leafTexts, leaves } = queryLeaves(plans);
   const { rows } = await db.executeQuery<{ r: { project: ProjectRow; synonyms: boolean; analysis?: AnalysisRow | null } | null }>(
-    CompiledQuery.raw(SEARCH_ONE, [slug, terms, SYNONYMS_TO_READ, leafTexts, ttl ?? null, ...leafParams(leaves, k)]),
+    CompiledQuery.raw(SEARCH_ONE, [slug ?? null, id ?? null, terms, SYNONYMS_TO_READ, leafTexts, ttl ?? null, ...leafParams(leaves, k)]),
   );
   const r = rows[0]?.r;
   if (!r || r.synonyms) return undefined;

@@ -1,7 +1,9 @@
 import { expandableTerms, parseQuery, planQuery, type TsPlan } from '@svc/domain';
-import { searchOneStatement } from '@svc/store';
+import { searchOneStatement, type Store } from '@svc/store';
+import type { KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ops } from '../catalog.js';
+import { createService } from '../service.js';
 import { type Call, DAY, testBackends, type TestService } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
@@ -25,9 +27,9 @@ function random(seed: number): () => number {
   };
 }
 
-// Decision 0050: a search of one word or phrase in a project named by its slug is answered by one statement
-// (svc_search_one) where it can be, else in the search's transaction. Named by its id, a project is always searched
-// in the transaction, which makes the two comparable through the operation itself.
+// Decision 0050: a search of one word or phrase in a project named by its slug or id is answered by one statement
+// (svc_search_one) where it can be, else in the search's transaction. Named by a prefix of its id, a project is always
+// searched in the transaction, which makes the two comparable through the operation itself.
 describe.each(testBackends())('item search in one statement on $name', (backend) => {
   let svc: TestService;
   let call: Call;
@@ -57,19 +59,48 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
     }
     for (const title of ['Zephyr one', 'Zephyr two', 'Zephyr three']) await add(title, 'zephyr cache');
     const id = await projectId();
+    const prefix = id.slice(0, 8);
     for (const word of [...words, 'zephyr', '"shard index"', 'missing']) {
       for (const limit of [1, 5, 20]) {
         const direct = await oneStatement(word, limit);
         const viaSlug = await search('one', word, { limit });
         const viaId = await search(id, word, { limit });
-        expect(viaSlug, `${word} limit ${limit}`).toEqual(viaId);
+        const viaPrefix = await search(prefix, word, { limit });
+        expect(viaSlug, `${word} limit ${limit}`).toEqual(viaPrefix);
+        expect(viaId, `${word} limit ${limit}`).toEqual(viaPrefix);
         // A phrase of two words is not one lexeme; a rare word's postings, read to their end, settle its page (a
         // frequent one's first postings may not); where the one statement answers, it answers as the transaction.
         if (word.startsWith('"')) expect(direct).toBeUndefined();
         if (word === 'zephyr' || word === 'missing') expect(direct, `${word} limit ${limit}`).toBeDefined();
-        if (direct) expect(direct.hits.slice(0, limit).map((h) => h.id), `${word} limit ${limit}`).toEqual(viaId.items.map((h) => h.id));
+        if (direct) expect(direct.hits.slice(0, limit).map((h) => h.id), `${word} limit ${limit}`).toEqual(viaPrefix.items.map((h) => h.id));
       }
     }
+  });
+
+  it('runs one statement for a one-word search in a project named by slug or id, and its transaction otherwise', async () => {
+    await add('Shards', 'shard keys pick the node');
+    await add('Indexes', 'a shard index per tenant');
+    // Every statement the service runs goes through this plugin (begin and commit do not).
+    let statements = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        statements++;
+        return args.result;
+      },
+    };
+    const counted = createService({ ...svc.store, db: svc.store.db.withPlugin(counting) } as Store);
+    const id = await projectId();
+    const statementsFor = async (input: Record<string, unknown>) => {
+      statements = 0;
+      const answer = (await counted.call(ops.svc_item_search, { project_id: 'one', ...input }, { source: 'test' })) as Answer;
+      return { statements, titles: answer.items.map((h) => h.title) };
+    };
+    expect(await statementsFor({ query: 'shard' })).toEqual({ statements: 1, titles: ['Shards', 'Indexes'] });
+    expect(await statementsFor({ query: 'shard', project_id: id })).toEqual({ statements: 1, titles: ['Shards', 'Indexes'] });
+    // The transaction: the project and glossary, then the analysis (and the one statement's try before, where made).
+    expect((await statementsFor({ query: 'shard', project_id: id.slice(0, 8) })).statements).toBeGreaterThanOrEqual(2);
+    expect((await statementsFor({ query: 'shard index' })).statements).toBeGreaterThanOrEqual(2);
   });
 
   it('leaves to the transaction what one statement cannot answer: synonyms, several lexemes, unsettled pages, unknown slugs', async () => {
@@ -85,7 +116,9 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
     // A hyphenated word is its whole and its parts: three lexemes.
     expect(await oneStatement('read-only', 20)).toBeUndefined();
     expect((await search('one', 'read-only')).items.map((h) => h.title)).toEqual(['Replicas']);
-    expect(await searchOneStatement(svc.store.db, 'nowhere', ['k8s'], planQuery(parseQuery('k8s')) as TsPlan, 90, 20)).toBeUndefined();
+    const k8s = planQuery(parseQuery('k8s')) as TsPlan;
+    expect(await searchOneStatement(svc.store.db, 'nowhere', ['k8s'], k8s, 90, 20)).toBeUndefined();
+    expect(await searchOneStatement(svc.store.db, (await projectId()).slice(0, 8), ['k8s'], k8s, 90, 20)).toBeUndefined();
 
     // Items scored alike: the first postings cannot tell which is newest, so the page is not settled by them.
     const same: string[] = [];

@@ -29,7 +29,7 @@ export const itemSearch = defineOperation({
   annotations: { idempotentHint: true },
   // statistics and postings are read in several statements: one snapshot keeps them consistent
   snapshot: true,
-  // A search of one word or phrase, without type or system filters, in a project named by its slug, in one
+  // A search of one word or phrase, without type or system filters, in a project named by its slug or id, in one
   // statement where its first postings settle the page (decision 0050); anything else in the transaction.
   async oneStatement(ctx, input) {
     if ((input.item_types?.length ?? 0) > 0 || (input.system_ids?.length ?? 0) > 0) return undefined;
@@ -37,14 +37,13 @@ export const itemSearch = defineOperation({
     if (ast.clauses.length !== 1) return undefined;
     const { plan, expansion_cut } = expandQuery(ast, new Map());
     if (!plan) return undefined;
-    const slug = input.project_id.trim().toLowerCase();
     // Research's time to live is the project's setting; the statement filters by a guess (the last seen for this
-    // slug, else the default) and the answer is kept only when the guess was the project's.
-    const guess = input.include_expired ? undefined : (ttlSeen.get(slug) ?? DEFAULT_TTL);
+    // project, else the default) and the answer is kept only when the guess was the project's.
+    const guess = input.include_expired ? undefined : (ttlSeen.get(input.project_id.trim().toLowerCase()) ?? DEFAULT_TTL);
     const found = await searchOneStatement(ctx.db, input.project_id, expandableTerms(ast), plan, guess, boundedLimit(input.limit));
     if (!found) return undefined;
     const ttl = input.include_expired ? undefined : found.project.settings.research.ttl_days;
-    rememberTtl(found.project.slug, found.project.settings.research.ttl_days);
+    rememberTtl(found.project, found.project.settings.research.ttl_days);
     return ttl === found.ttl ? strictAnswer(found.hits, boundedLimit(input.limit), expansion_cut) : undefined;
   },
   async run(ctx, input) {
@@ -75,7 +74,7 @@ export const itemSearch = defineOperation({
       system_ids: systemIds,
       research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
     };
-    rememberTtl(project.slug, project.settings.research.ttl_days);
+    rememberTtl(project, project.settings.research.ttl_days);
     const hits = await searchItems(ctx.db, plan, filters, max);
     const strict = strictAnswer(hits, max, expansion_cut);
     const { items } = strict;
@@ -108,11 +107,12 @@ function strictAnswer(
 
 const DEFAULT_TTL = projectSettings({}).research.ttl_days;
 
-/** Research's time to live last seen per project slug (a guess for oneStatement, checked there), at most 1,000 slugs. */
+/** Research's time to live last seen per project, by slug and by id (a guess for oneStatement, checked there); at most 1,000 names. */
 const ttlSeen = new Map<string, number>();
 
-function rememberTtl(slug: string, ttl: number): void {
-  if (ttlSeen.get(slug) === ttl) return;
+function rememberTtl(project: { id: string; slug: string }, ttl: number): void {
+  if (ttlSeen.get(project.slug) === ttl && ttlSeen.get(project.id) === ttl) return;
   if (ttlSeen.size >= 1_000) ttlSeen.clear();
-  ttlSeen.set(slug, ttl);
+  ttlSeen.set(project.slug, ttl);
+  ttlSeen.set(project.id, ttl);
 }

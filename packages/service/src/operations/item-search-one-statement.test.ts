@@ -4,7 +4,7 @@ import type { KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ops } from '../catalog.js';
 import { createService } from '../service.js';
-import { type Call, DAY, testBackends, type TestService } from '../testing/index.js';
+import { type Call, DAY, random, testBackends, type TestService } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 
 interface Hit {
@@ -15,17 +15,6 @@ interface Hit {
   updated_at: string;
 }
 type Answer = { items: Hit[]; truncated: unknown; expansion_cut: boolean };
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Decision 0050: a search of one word or phrase in a project named by its slug or id is answered by one statement
 // (svc_search_one) where it can be, else in the search's transaction. Named by a prefix of its id, a project is always
@@ -91,7 +80,7 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
     };
     const counted = createService({ ...svc.store, db: svc.store.db.withPlugin(counting) } as Store);
     const id = await projectId();
-    const statementsFor = async (input: Record<string, unknown>) => {
+    const statementsFor = async (input: { query: string; project_id?: string }) => {
       statements = 0;
       const answer = (await counted.call(ops.svc_item_search, { project_id: 'one', ...input }, { source: 'test' })) as Answer;
       return { statements, titles: answer.items.map((h) => h.title) };

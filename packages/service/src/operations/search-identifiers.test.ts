@@ -2,7 +2,7 @@ import { parseQuery, planQuery } from '@svc/domain';
 import { bm25Tf, idf, searchItems } from '@svc/store';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { type Call, testBackends, type TestService } from '../testing/index.js';
+import { type Call, random, testBackends, type TestService } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 import { bm25Corpus } from '../testing/bm25.js';
 import { ops } from '../catalog.js';
@@ -12,17 +12,6 @@ interface Hit {
   title: string;
   snippet: string;
   rank: number;
-}
-
-/** A small deterministic generator (mulberry32), so a failing corpus can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

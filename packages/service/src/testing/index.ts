@@ -102,3 +102,14 @@ export async function refusal(promise: Promise<unknown>): Promise<{ code: string
   }
   throw new Error('expected the call to be refused');
 }
+
+/** A small deterministic generator (mulberry32), so a failing corpus can be replayed. */
+export function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -6,7 +6,7 @@
 -- call and a wake-up of the server (at 5,000 items: 1.7 ms p50 and 4.0 ms p95 of a 1.3 ms statement).
 -- - svc_search_analyze runs the search's analysis statement (store's ANALYZE, its text in search.ts, which a test
 --   compares with this one) for the search's transaction, as the statement prepared by name did.
--- - svc_search_one answers a search of one word or phrase in one call outside a transaction: the project by slug or id,
+-- - svc_search_one answers a search of one word in one call outside a transaction: the project by slug or id,
 --   whether the glossary expands the query (then no analysis: the caller searches in its transaction), and the
 --   analysis. A function reads in its calling statement's snapshot, so statistics and postings agree as in the
 --   transaction.
@@ -35,17 +35,29 @@ BEGIN
               + coalesce((select sum(len) from search_deltas where project_id = $2::uuid), 0) as len
    ),
    one as (
-     select t.term, least(8 * $8::int, greatest(2 * $8::int, 32) + ceil(greatest(t.df, 0) / 64.0)::int) as n
+     select t.term,
+            case when $3::text[] is null and $4::uuid[] is null then greatest(8 * $8::int, 256) else 8 * $8::int end
+              as most,
+            greatest(2 * $8::int, 32) + ceil(greatest(t.df, 0) / 64.0)::int as want
      from term t
      where $8::int is not null and (select count(*) from term) = 1
    ),
    post as (
-     select s.item_id as id, s.impact::float8 as impact, s.tf::float8 as tf, s.dl,
-            s.tf::float8 / (s.tf::float8 + 0.3::float8 + 0.8999999999999999::float8 / greatest(case when stats.docs > 0 then stats.len::float8 / stats.docs else 1 end, 1) * s.dl) as score
-     from search_postings s, stats
-     where s.project_id = $2::uuid and s.term = (select term from one)
-     order by s.impact desc, s.item_id desc
-     limit (select n from one)
+     (select s.item_id as id, s.impact::float8 as impact, s.tf::float8 as tf, s.dl, s.tf::float8 / (s.tf::float8 + 0.3::float8 + 0.8999999999999999::float8 / greatest(case when stats.docs > 0 then stats.len::float8 / stats.docs else 1 end, 1) * s.dl) as score
+      from search_postings s, stats
+      where $3::text[] is null and $4::uuid[] is null and s.project_id = $2::uuid and s.term = (select term from one)
+      order by s.impact desc, s.item_id desc
+      limit (select least(most, want) from one))
+     union all
+     (select s.item_id, s.impact::float8, s.tf::float8, s.dl, s.tf::float8 / (s.tf::float8 + 0.3::float8 + 0.8999999999999999::float8 / greatest(case when stats.docs > 0 then stats.len::float8 / stats.docs else 1 end, 1) * s.dl)
+      from search_postings s
+      cross join lateral (select i.updated_at, i.project_id, i.is_head, i.deleted_at, i.item_type, i.system_id, i.refreshed_at
+     from items i where i.id = s.item_id offset 0) i
+      cross join stats
+      where ($3::text[] is not null or $4::uuid[] is not null) and s.project_id = $2::uuid and s.term = (select term from one)
+        and i.project_id = $2::uuid and i.is_head and i.deleted_at is null and ($3::text[] is null or i.item_type = any($3::text[])) and ($4::uuid[] is null or i.system_id = any($4::uuid[])) and ($5::int is null or not (i.item_type = 'research' and i.refreshed_at < now() - make_interval(days => $5::int)))
+      order by s.impact desc, s.item_id desc
+      limit (select least(most, want) from one))
    ),
    best as (
      select p.id, p.impact, p.tf, p.dl, p.score, i.at, i.chain_id, i.item_type, i.title, left(i.body, $9::int) as body
@@ -84,7 +96,7 @@ BEGIN
              (select impact from search_postings s where s.project_id = $2::uuid and s.term = t.term
                order by impact desc, item_id desc limit 1)::float8))
            from term t) as terms,
-          (select n from one) as first_n,
+          (select least(most, want) from one) as first_n,
           (select count(*) from post)::int as first_read,
           (select json_build_array(p.impact, p.id) from post p order by p.impact, p.id limit 1) as first_last,
           (select json_agg(json_build_array(f.id, f.impact, f.tf, f.dl, f.at)) from first f) as first,

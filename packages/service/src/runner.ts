@@ -185,7 +185,7 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
     if (op.kind === 'read') {
       const base = baseContext(runtime, call, requestId);
       if (!op.snapshot) return await op.run({ ...base, db: runtime.store.db }, input);
-      const quick = await op.oneStatement?.({ ...base, db: runtime.store.db }, input);
+      const quick = await tryOneStatement(op, { ...base, db: runtime.store.db }, input);
       if (quick !== undefined) return quick;
       for (let attempt = 1; ; attempt++) {
         try {
@@ -262,4 +262,19 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
 function baseContext(runtime: Runtime, call: CallContext, requestId: string): Omit<ReadContext, 'db'> {
   const progress = call.onProgress ?? (() => {});
   return { source: call.source, requestId, logger: runtime.logger, progress };
+}
+
+/**
+ * A snapshot read's one-statement answer (ReadOperation.oneStatement), or undefined: then its transaction answers,
+ * also when the statement failed (a lost connection, a standby's recovery conflict): the transaction retries what
+ * can be retried and refuses in its own words what cannot.
+ */
+async function tryOneStatement(op: AnyOperation & { kind: 'read' }, ctx: ReadContext, input: Record<string, unknown>): Promise<unknown> {
+  if (!op.oneStatement) return undefined;
+  try {
+    return await op.oneStatement(ctx, input);
+  } catch (error) {
+    ctx.logger.debug({ requestId: ctx.requestId, op: op.name, err: error }, 'one-statement answer failed; answering in the transaction');
+    return undefined;
+  }
 }

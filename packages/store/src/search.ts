@@ -192,14 +192,18 @@ interface TermStat {
   max_impact: number;
 }
 
+/** A posting's score in ANALYZE's first read (`s`), without its idf and K1 + 1: bm25TfSql at the project's average length. */
+const ONE_SCORE = bm25TfSql('s.tf::float8', 's.dl', `${BM25.K1 * BM25.B}::float8 / greatest(case when stats.docs > 0 then stats.len::float8 / stats.docs else 1 end, 1)`);
+
 /** What ANALYZE's first read takes of an item besides the filters' columns (itemById): updated_at in epoch ms and the page row's. */
 const PAGE_COLUMNS = 'floor(extract(epoch from i.updated_at) * 1000)::float8 as at, i.chain_id, i.title, i.body';
 
 /**
  * analyzeWithStatistics' statement ($1 the texts; $2–$5 the filters, as filterText(2) reads them; $6 and $7 every
  * leaf's text and whether it is a phrase, for its tsquery, as tsquery() writes it; $8 the page's size k when the
- * query may be one term, else null), prepared by name (prepared.ts): it is the same for every search, and planning
- * it cost more than running it.
+ * query may be one term, else null; $9 how much of a body a snippet reads), the body of svc_search_analyze
+ * (SEARCH_FUNCTIONS), which plans it once per connection: it is the same for every search, and planning it cost
+ * more than running it.
  *
  * When $8 is given and the texts hold one lexeme, it also reads that term's first postings (`post`, `first_n` asked
  * for), which saves a one-word search a round trip (FirstRead). It reads twice the page, and more for a frequent
@@ -207,12 +211,18 @@ const PAGE_COLUMNS = 'floor(extract(epoch from i.updated_at) * 1000)::float8 as 
  * max(2k, 32) + ⌈df / 64⌉, at most 8k. Measured on the bench's peer corpus (5,000 items, k = 21), the postings
  * needed before the bound held: 24, 40, 38, 51, 83 for terms held by 239, 430, 831, 1,967, 4,938 items; with 2k
  * alone the two most frequent took a second read, which reads four times as many (1.3–1.8 ms of a 4.6 ms search).
- * At most 8k: beyond, a second read costs less than reading many postings that are not needed.
+ * At most 8k where each posting's item is looked up as it is read (a type or system filter): beyond, a second read
+ * costs less than reading many postings that are not needed. Without those filters, a posting read costs little
+ * (its item is looked up only if it can make the page) and at most max(8k, 256) are read: at limit 1, 8k was 16
+ * postings, which settled no frequent word, and the one statement (decision 0050) handed most such searches to the
+ * transaction (an attacker, 2026-11-27).
  *
  * Only the items that can make the page are read (`best`, then `first`): the postings are scored from their own tf
  * and dl, and their items looked up best score first until `k` pass the filters, with any that may tie with the
  * `k`-th. Until 2026-11-27 every posting read had its item looked up: 120 where the page needs 21 (`service`,
- * 4,938 items), two thirds of the statement's time; the page's rows now come from the same look-ups.
+ * 4,938 items), two thirds of the statement's time; the page's rows now come from the same look-ups. With a type
+ * or system filter, which may pass few of the term's items, the read still takes `n` postings of items that pass
+ * (each looked up as it is read), so that the page is not left short of what `n` postings would have given.
  */
 const ANALYZE = `with leaf as (
      select u.ord, coalesce(svc_query_terms(u.t), '{}') as lexemes
@@ -231,17 +241,28 @@ const ANALYZE = `with leaf as (
               + coalesce((select sum(len) from search_deltas where project_id = $2::uuid), 0) as len
    ),
    one as (
-     select t.term, least(8 * $8::int, greatest(2 * $8::int, 32) + ceil(greatest(t.df, 0) / 64.0)::int) as n
+     select t.term,
+            case when $3::text[] is null and $4::uuid[] is null then greatest(8 * $8::int, 256) else 8 * $8::int end
+              as most,
+            greatest(2 * $8::int, 32) + ceil(greatest(t.df, 0) / 64.0)::int as want
      from term t
      where $8::int is not null and (select count(*) from term) = 1
    ),
    post as (
-     select s.item_id as id, s.impact::float8 as impact, s.tf::float8 as tf, s.dl,
-            ${bm25TfSql('s.tf::float8', 's.dl', `${BM25.K1 * BM25.B}::float8 / greatest(case when stats.docs > 0 then stats.len::float8 / stats.docs else 1 end, 1)`)} as score
-     from search_postings s, stats
-     where s.project_id = $2::uuid and s.term = (select term from one)
-     order by s.impact desc, s.item_id desc
-     limit (select n from one)
+     (select s.item_id as id, s.impact::float8 as impact, s.tf::float8 as tf, s.dl, ${ONE_SCORE} as score
+      from search_postings s, stats
+      where $3::text[] is null and $4::uuid[] is null and s.project_id = $2::uuid and s.term = (select term from one)
+      order by s.impact desc, s.item_id desc
+      limit (select least(most, want) from one))
+     union all
+     (select s.item_id, s.impact::float8, s.tf::float8, s.dl, ${ONE_SCORE}
+      from search_postings s
+      ${itemById('s.item_id', 'i.updated_at')}
+      cross join stats
+      where ($3::text[] is not null or $4::uuid[] is not null) and s.project_id = $2::uuid and s.term = (select term from one)
+        and ${filterText(2)}
+      order by s.impact desc, s.item_id desc
+      limit (select least(most, want) from one))
    ),
    best as (
      select p.id, p.impact, p.tf, p.dl, p.score, i.at, i.chain_id, i.item_type, i.title, left(i.body, $9::int) as body
@@ -278,7 +299,7 @@ const ANALYZE = `with leaf as (
              (select impact from search_postings s where s.project_id = $2::uuid and s.term = t.term
                order by impact desc, item_id desc limit 1)::float8))
            from term t) as terms,
-          (select n from one) as first_n,
+          (select least(most, want) from one) as first_n,
           (select count(*) from post)::int as first_read,
           (select json_build_array(p.impact, p.id) from post p order by p.impact, p.id limit 1) as first_last,
           (select json_agg(json_build_array(f.id, f.impact, f.tf, f.dl, f.at)) from first f) as first,
@@ -820,7 +841,7 @@ function oneLexeme(query: PreparedQuery): query is PreparedQuery & { first: Firs
 }
 
 /**
- * A search of one word or phrase in the project named by its slug or id (`projectRef`; an id prefix is not), answered by one statement outside any transaction
+ * A search of one word in the project named by its slug or id (`projectRef`; an id prefix is not), answered by one statement outside any transaction
  * when it can be (docs/decisions/0050): the statement (svc_search_one) sees one snapshot, as the search's transaction
  * does. Undefined, and the caller searches in its transaction, when no project has the slug, the glossary expands the
  * query (`terms`: its expandable terms), the query is not one lexeme, or the first postings read do not settle the
@@ -837,7 +858,7 @@ export async function searchOneStatement(
 ): Promise<{ project: Project; ttl: number | undefined; hits: SearchHit[] } | undefined> {
   const slug = slugOf(projectRef);
   const id = slug === undefined && isUuid(projectRef.trim()) ? projectRef.trim() : undefined;
-  if ((slug === undefined && id === undefined) || (plan.op !== 'word' && plan.op !== 'phrase')) return undefined;
+  if ((slug === undefined && id === undefined) || plan.op !== 'word') return undefined;
   const k = limit + 1;
   const plans: [TsPlan] = [plan];
   const { leafTexts, leaves } = queryLeaves(plans);
@@ -849,11 +870,10 @@ export async function searchOneStatement(
   const project = toProject(r.project);
   const query = preparedFrom(plans, readAnalysis(r.analysis ?? null));
   if (typeof query !== 'object' || !oneLexeme(query)) return undefined;
-  const [term] = query.queryTerms as [string];
-  const f = { project_id: project.id, research_ttl_days: ttl };
-  const top = await oneTerm(undefined, term, query.weight.get(term) ?? 0, query.first, query.stats.avgdl, impactBound(query.stats.ref_avgdl, query.stats.avgdl), f, k);
-  const hits = top && (await withSnippetsFrom(undefined, top, query, limit, query.first.page));
-  return hits ? { project, ttl, hits } : undefined;
+  const top = await oneTerm(query.first, oneTermScore(query), k);
+  // A page row the first read does not hold (a near tie JavaScript orders otherwise) would take a statement more.
+  if (!top || top.slice(0, limit).some((s) => !query.first.page.has(s.id))) return undefined;
+  return { project, ttl, hits: pageFrom(top, query, limit, query.first.page) };
 }
 
 /**
@@ -901,7 +921,7 @@ export async function searchItems(
   const q = query.queries[0] ?? '';
   const bound = impactBound(stats.ref_avgdl, stats.avgdl);
   if (strategy !== 'all' && oneLexeme(query)) {
-    const top = (await oneTerm(db, queryTerms[0] as string, weight.get(queryTerms[0] as string) ?? 0, query.first, stats.avgdl, bound, f, k)) as Scored[];
+    const top = await oneTerm(query.first, oneTermScore(query), k, { db, f });
     return withSnippets(db, top, query, limit, query.first.page);
   }
   const lists = new Map<string, TermList>();
@@ -1076,6 +1096,20 @@ const READ_ONE_TERM = prepared(
    limit $8::int`,
 );
 
+/** What a one-lexeme query's scores are made of: its term, the term's idf, the average length and the impact bound. */
+interface OneTermScore {
+  term: string;
+  idf: number;
+  avgdl: number;
+  bound: (impact: number) => number;
+}
+
+/** The OneTermScore of a query that is one lexeme (oneLexeme). */
+function oneTermScore(query: PreparedQuery): OneTermScore {
+  const term = query.queryTerms[0] as string;
+  return { term, idf: query.weight.get(term) ?? 0, avgdl: query.stats.avgdl, bound: impactBound(query.stats.ref_avgdl, query.stats.avgdl) };
+}
+
 /**
  * The exact top `k` of a query that is one lexeme (a word, or an identifier the index holds as one term): an
  * item matches it exactly when it has a posting of the term, and its score is its posting's, so the walk needs no
@@ -1083,16 +1117,9 @@ const READ_ONE_TERM = prepared(
  * (the first read by ANALYZE with the query's analysis: `first`), until the `k`-th score reaches the bound of
  * every posting not read (`bound` of the last impact read).
  */
-async function oneTerm(
-  db: Kysely<Database> | undefined,
-  term: string,
-  idf: number,
-  first: FirstRead,
-  avgdl: number,
-  bound: (impact: number) => number,
-  f: SearchFilters,
-  k: number,
-): Promise<Scored[] | undefined> {
+async function oneTerm(first: FirstRead, score: OneTermScore, k: number, more: { db: Kysely<Database>; f: SearchFilters }): Promise<Scored[]>;
+async function oneTerm(first: FirstRead, score: OneTermScore, k: number): Promise<Scored[] | undefined>;
+async function oneTerm(first: FirstRead, { term, idf, avgdl, bound }: OneTermScore, k: number, more?: { db: Kysely<Database>; f: SearchFilters }): Promise<Scored[] | undefined> {
   const top: Scored[] = [];
   let { rows, n, read, last } = first;
   for (;;) {
@@ -1104,10 +1131,10 @@ async function oneTerm(
     // As the walk: settled when no posting left can score as much as the page's last, within TIE (it could tie, and
     // a tie goes to the newer, which may be among them).
     if (kth && kth.score > idf * (BM25.K1 + 1) * bound(last[0]) * (1 + TIE)) return top;
-    if (!db) return undefined;
+    if (!more) return undefined;
     n = Math.min(n * 4, 4_000);
-    const next = await db.executeQuery<{ id: string; impact: number; tf: number; dl: number; at: number }>(
-      CompiledQuery.raw(READ_ONE_TERM, [...filterParams(f), term, last[0], last[1], n]),
+    const next = await more.db.executeQuery<{ id: string; impact: number; tf: number; dl: number; at: number }>(
+      CompiledQuery.raw(READ_ONE_TERM, [...filterParams(more.f), term, last[0], last[1], n]),
     );
     rows = next.rows.map((r) => [r.id, r.impact, r.tf, r.dl, r.at]);
     read = rows.length;
@@ -1331,36 +1358,22 @@ async function withSnippets(
   limit: number,
   known: ReadonlyMap<string, PageRow> = new Map(),
 ): Promise<SearchHit[]> {
-  return (await withSnippetsFrom(db, top, query, limit, known)) as SearchHit[];
+  const missing = top.slice(0, limit).filter((s) => !known.has(s.id)).map((s) => s.id);
+  if (missing.length === 0) return pageFrom(top, query, limit, known);
+  const { rows } = await db.executeQuery<{ id: string; chain_id: string; item_type: string; title: string; body: string; at: number }>(
+    CompiledQuery.raw(SNIPPET_ROWS, [missing, SNIPPET_SOURCE_CHARS]),
+  );
+  const all = new Map(known);
+  for (const r of rows) all.set(r.id, [r.id, r.chain_id, r.item_type, r.title, r.body, r.at]);
+  return pageFrom(top, query, limit, all);
 }
 
-/** withSnippets, or without `db` from `known` alone: undefined when a row the page needs is not there. */
-async function withSnippetsFrom(
-  db: Kysely<Database> | undefined,
-  top: Scored[],
-  query: Pick<PreparedQuery, 'queryTerms' | 'within'> | undefined,
-  limit: number,
-  known: ReadonlyMap<string, PageRow>,
-): Promise<SearchHit[] | undefined> {
-  if (top.length === 0) return [];
-  const byId = new Map<string, PageRow>();
-  const missing: string[] = [];
-  for (const s of top.slice(0, limit)) {
-    const r = known.get(s.id);
-    if (r) byId.set(s.id, r);
-    else missing.push(s.id);
-  }
-  if (missing.length > 0) {
-    if (!db) return undefined;
-    const { rows } = await db.executeQuery<{ id: string; chain_id: string; item_type: string; title: string; body: string; at: number }>(
-      CompiledQuery.raw(SNIPPET_ROWS, [missing, SNIPPET_SOURCE_CHARS]),
-    );
-    for (const r of rows) byId.set(r.id, [r.id, r.chain_id, r.item_type, r.title, r.body, r.at]);
-  }
+/** withSnippets' hits from the page rows `known` (a hit whose row is not there keeps only its id, score and time). */
+function pageFrom(top: Scored[], query: Pick<PreparedQuery, 'queryTerms' | 'within'> | undefined, limit: number, known: ReadonlyMap<string, PageRow>): SearchHit[] {
   const terms = new Set(query?.queryTerms);
   const within: Compounds = query?.within ?? new Map();
-  return top.map((s) => {
-    const r = byId.get(s.id);
+  return top.map((s, i) => {
+    const r = i < limit ? known.get(s.id) : undefined;
     return {
       id: s.id,
       chain_id: r?.[1] ?? '',

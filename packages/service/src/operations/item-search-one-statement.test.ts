@@ -1,6 +1,6 @@
 import { expandableTerms, parseQuery, planQuery, type TsPlan } from '@svc/domain';
 import { searchOneStatement, type Store } from '@svc/store';
-import type { KyselyPlugin } from 'kysely';
+import { type KyselyPlugin, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ops } from '../catalog.js';
 import { createService } from '../service.js';
@@ -32,6 +32,23 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
   const search = async (project: string, query: string, extra: Record<string, unknown> = {}) =>
     (await call(ops.svc_item_search, { project_id: project, query, ...extra })) as Answer;
   const projectId = async () => (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'one').executeTakeFirstOrThrow()).id;
+  /**
+   * The operation through a service that counts the statements it runs (every statement goes through the plugin;
+   * begin and commit do not): one when the one statement answered.
+   */
+  const counted = async (project: string, query: string, extra: Record<string, unknown> = {}) => {
+    let statements = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        statements++;
+        return args.result;
+      },
+    };
+    const service = createService({ ...svc.store, db: svc.store.db.withPlugin(counting) } as Store);
+    const answer = (await service.call(ops.svc_item_search, { project_id: project, query, ...extra }, { source: 'test' })) as Answer;
+    return { answer, statements };
+  };
   /** What the store's one statement answers for `query` (undefined: the transaction must). */
   const oneStatement = (query: string, limit: number, ttl: number | undefined = 90) => {
     const ast = parseQuery(query);
@@ -52,11 +69,13 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
     for (const word of [...words, 'zephyr', '"shard index"', 'missing']) {
       for (const limit of [1, 5, 20]) {
         const direct = await oneStatement(word, limit);
-        const viaSlug = await search('one', word, { limit });
+        const viaSlug = await counted('one', word, { limit });
         const viaId = await search(id, word, { limit });
         const viaPrefix = await search(prefix, word, { limit });
-        expect(viaSlug, `${word} limit ${limit}`).toEqual(viaPrefix);
+        expect(viaSlug.answer, `${word} limit ${limit}`).toEqual(viaPrefix);
         expect(viaId, `${word} limit ${limit}`).toEqual(viaPrefix);
+        // The operation took the one statement exactly when the store's answered.
+        expect(viaSlug.statements === 1, `${word} limit ${limit}: ${viaSlug.statements} statements`).toBe(direct !== undefined);
         // A phrase of two words is not one lexeme; a rare word's postings, read to their end, settle its page (a
         // frequent one's first postings may not); where the one statement answers, it answers as the transaction.
         if (word.startsWith('"')) expect(direct).toBeUndefined();
@@ -69,27 +88,31 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
   it('runs one statement for a one-word search in a project named by slug or id, and its transaction otherwise', async () => {
     await add('Shards', 'shard keys pick the node');
     await add('Indexes', 'a shard index per tenant');
-    // Every statement the service runs goes through this plugin (begin and commit do not).
-    let statements = 0;
-    const counting: KyselyPlugin = {
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        statements++;
-        return args.result;
-      },
-    };
-    const counted = createService({ ...svc.store, db: svc.store.db.withPlugin(counting) } as Store);
     const id = await projectId();
-    const statementsFor = async (input: { query: string; project_id?: string }) => {
-      statements = 0;
-      const answer = (await counted.call(ops.svc_item_search, { project_id: 'one', ...input }, { source: 'test' })) as Answer;
+    const run = async (project: string, query: string) => {
+      const { answer, statements } = await counted(project, query);
       return { statements, titles: answer.items.map((h) => h.title) };
     };
-    expect(await statementsFor({ query: 'shard' })).toEqual({ statements: 1, titles: ['Shards', 'Indexes'] });
-    expect(await statementsFor({ query: 'shard', project_id: id })).toEqual({ statements: 1, titles: ['Shards', 'Indexes'] });
+    expect(await run('one', 'shard')).toEqual({ statements: 1, titles: ['Shards', 'Indexes'] });
+    expect(await run(id, 'shard')).toEqual({ statements: 1, titles: ['Shards', 'Indexes'] });
+    expect(await run(` ${id.toUpperCase()} `, 'shard')).toEqual({ statements: 1, titles: ['Shards', 'Indexes'] });
     // The transaction: the project and glossary, then the analysis (and the one statement's try before, where made).
-    expect((await statementsFor({ query: 'shard', project_id: id.slice(0, 8) })).statements).toBeGreaterThanOrEqual(2);
-    expect((await statementsFor({ query: 'shard index' })).statements).toBeGreaterThanOrEqual(2);
+    expect((await run(id.slice(0, 8), 'shard')).statements).toBeGreaterThanOrEqual(2);
+    expect((await run('one', 'shard index')).statements).toBeGreaterThanOrEqual(2);
+  });
+
+  it("settles a one-word search under a type filter that passes few of the word's items in its first read (a reviewer, 2026-11-27)", async () => {
+    for (let i = 0; i < 200; i++) await add(`Alpha decision ${i}`, 'alpha alpha');
+    const policies: string[] = [];
+    for (let i = 0; i < 10; i++) policies.push((await add(`Alpha policy ${i}`, 'alpha', { item_type: 'policy' })).id);
+    for (const limit of [5, 20]) {
+      const { answer, statements } = await counted('one', 'alpha', { item_types: ['policy'], limit });
+      expect(new Set(answer.items.map((h) => h.id)).size, `limit ${limit}`).toBe(Math.min(limit, 10));
+      expect(answer.items.every((h) => policies.includes(h.id))).toBe(true);
+      // The project and glossary, the registered types, the analysis with the first read: the first read took
+      // postings of policies only, as before 2026-11-27 (it had taken any 42 postings, then two statements more).
+      expect(statements, `limit ${limit}`).toBe(3);
+    }
   });
 
   it('leaves to the transaction what one statement cannot answer: synonyms, several lexemes, unsettled pages, unknown slugs', async () => {
@@ -117,6 +140,27 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
     expect(newest.map((h) => h.id)).toEqual([same.at(-1)]);
   });
 
+  it('answers in the transaction when the one statement fails', async () => {
+    await add('Leases', 'lease renewal every minute');
+    // The one statement's function as a standby cancelling it over a recovery conflict would: SQLSTATE 40001.
+    await svc.store.db.transaction().execute(async (tx) => {
+      await sql`alter function svc_search_one rename to svc_search_one_kept`.execute(tx);
+      await sql`create function svc_search_one(text, uuid, text[], integer, text[], integer, text[], boolean[], integer, integer) returns json
+        language plpgsql as $$ begin raise exception 'canceling statement due to conflict with recovery' using errcode = '40001'; end $$`.execute(tx);
+    });
+    try {
+      const { answer, statements } = await counted('one', 'lease');
+      expect(answer.items.map((h) => h.title)).toEqual(['Leases']);
+      // The failed statement is not counted (the plugin sees results): the transaction's project and analysis are.
+      expect(statements).toBe(2);
+    } finally {
+      await svc.store.db.transaction().execute(async (tx) => {
+        await sql`drop function svc_search_one(text, uuid, text[], integer, text[], integer, text[], boolean[], integer, integer)`.execute(tx);
+        await sql`alter function svc_search_one_kept rename to svc_search_one`.execute(tx);
+      });
+    }
+  });
+
   it("filters research by the project's time to live, not by its guess of it", async () => {
     await call(ops.project_config_import, { project_id: 'one', config: '[research]\nttl_days = 10\n' });
     const old = await add('Quota research', 'quota study', { item_type: 'research', source_url: 'https://example.test/q' });
@@ -128,5 +172,20 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
     expect((await search('one', 'quota')).items.map((h) => h.title)).toEqual(['Quota decision']);
     expect((await search('one', 'quota', { include_expired: true })).items.map((h) => h.title).sort()).toEqual(['Quota decision', 'Quota research']);
     expect((await oneStatement('quota', 20, 10))?.hits.map((h) => h.title)).toEqual(['Quota decision']);
+    // Its guess is kept apart from another project's whose slug is spelt as this one's id (an attacker, 2026-11-27:
+    // each search of one made the other's guess wrong, and every search of either took both ways).
+    const id = await projectId();
+    const other = (await call(ops.project_create, { slug: id })) as { id: string };
+    await call(ops.project_config_import, { project_id: other.id, config: '[research]\nttl_days = 30\n' });
+    await call(ops.svc_item_upsert, { project_id: other.id, title: 'Quota elsewhere', body: 'quota' });
+    await search(other.id, 'quota');
+    for (const [name, project] of [
+      ['one', id],
+      ['other', other.id],
+      ['one', id],
+      ['other', other.id],
+    ]) {
+      expect((await counted(project as string, 'quota')).statements, name).toBe(1);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { expandableTerms, expandQuery, invalidInput, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery, projectSettings, snippetMarkdown } from '@svc/domain';
+import { expandableTerms, expandQuery, invalidInput, isUuid, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery, projectSettings, snippetMarkdown } from '@svc/domain';
 import { listItemTypes, openItemSearch, resolveSystem, type SearchHit, searchItems, searchNearMisses, searchOneStatement } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef, searchQuery, truncation } from '../inputs.js';
@@ -29,22 +29,24 @@ export const itemSearch = defineOperation({
   annotations: { idempotentHint: true },
   // statistics and postings are read in several statements: one snapshot keeps them consistent
   snapshot: true,
-  // A search of one word or phrase, without type or system filters, in a project named by its slug or id, in one
+  // A search of one word, without type or system filters, in a project named by its slug or id, in one
   // statement where its first postings settle the page (decision 0050); anything else in the transaction.
   async oneStatement(ctx, input) {
     if ((input.item_types?.length ?? 0) > 0 || (input.system_ids?.length ?? 0) > 0) return undefined;
     const ast = parseQuery(input.query);
     if (ast.clauses.length !== 1) return undefined;
-    const { plan, expansion_cut } = expandQuery(ast, new Map());
-    if (!plan) return undefined;
+    // Without synonyms: the statement answers only when the glossary has none for the query's words. A word only: a
+    // quoted phrase of one lexeme is rare, and of more its first read would be made twice (an attacker, 2026-11-27).
+    const { plan } = expandQuery(ast, new Map());
+    if (plan?.op !== 'word') return undefined;
     // Research's time to live is the project's setting; the statement filters by a guess (the last seen for this
     // project, else the default) and the answer is kept only when the guess was the project's.
-    const guess = input.include_expired ? undefined : (ttlSeen.get(input.project_id.trim().toLowerCase()) ?? DEFAULT_TTL);
+    const guess = input.include_expired ? undefined : (seenTtl(input.project_id) ?? DEFAULT_TTL);
     const found = await searchOneStatement(ctx.db, input.project_id, expandableTerms(ast), plan, guess, boundedLimit(input.limit));
     if (!found) return undefined;
     const ttl = input.include_expired ? undefined : found.project.settings.research.ttl_days;
     rememberTtl(found.project, found.project.settings.research.ttl_days);
-    return ttl === found.ttl ? strictAnswer(found.hits, boundedLimit(input.limit), expansion_cut) : undefined;
+    return ttl === found.ttl ? strictAnswer(found.hits, boundedLimit(input.limit), false) : undefined;
   },
   async run(ctx, input) {
     const ast = parseQuery(input.query);
@@ -107,12 +109,25 @@ function strictAnswer(
 
 const DEFAULT_TTL = projectSettings({}).research.ttl_days;
 
-/** Research's time to live last seen per project, by slug and by id (a guess for oneStatement, checked there); at most 1,000 names. */
-const ttlSeen = new Map<string, number>();
+/**
+ * Research's time to live last seen per project in this process, by slug and by id apart (a slug may be spelt as
+ * another project's id: one map let each overwrite the other's guess, an attacker, 2026-11-27), whatever the
+ * database: the guess for oneStatement, checked there. At most 1,000 projects, the longest unused leaving first.
+ */
+const ttlSeen = { slug: new Map<string, number>(), id: new Map<string, number>() };
+
+function seenTtl(projectRef: string): number | undefined {
+  const ref = projectRef.trim().toLowerCase();
+  return isUuid(ref) ? ttlSeen.id.get(ref) : ttlSeen.slug.get(ref);
+}
 
 function rememberTtl(project: { id: string; slug: string }, ttl: number): void {
-  if (ttlSeen.get(project.slug) === ttl && ttlSeen.get(project.id) === ttl) return;
-  if (ttlSeen.size >= 1_000) ttlSeen.clear();
-  ttlSeen.set(project.slug, ttl);
-  ttlSeen.set(project.id, ttl);
+  for (const [names, name] of [
+    [ttlSeen.slug, project.slug],
+    [ttlSeen.id, project.id],
+  ] as const) {
+    names.delete(name);
+    names.set(name, ttl);
+    if (names.size > 1_000) names.delete(names.keys().next().value as string);
+  }
 }

@@ -855,7 +855,7 @@ export async function searchOneStatement(
   plan: TsPlan,
   ttl: number | undefined,
   limit: number,
-): Promise<{ project: Project; ttl: number | undefined; hits: SearchHit[] } | undefined> {
+): Promise<{ project: Project; hits: SearchHit[] } | undefined> {
   const slug = slugOf(projectRef);
   const id = slug === undefined && isUuid(projectRef.trim()) ? projectRef.trim() : undefined;
   if ((slug === undefined && id === undefined) || plan.op !== 'word') return undefined;
@@ -873,7 +873,7 @@ export async function searchOneStatement(
   const top = await oneTerm(query.first, oneTermScore(query), k);
   // A page row the first read does not hold (a near tie JavaScript orders otherwise) would take a statement more.
   if (!top || top.slice(0, limit).some((s) => !query.first.page.has(s.id))) return undefined;
-  return { project, ttl, hits: pageFrom(top, query, limit, query.first.page) };
+  return { project, hits: pageFrom(top, query, limit, query.first.page) };
 }
 
 /**
@@ -918,12 +918,12 @@ export async function searchItems(
     .filter((anchors) => anchors.size > 0);
   if (clauses.length === 0 || clauses.some((anchors) => [...anchors].every((t) => df(t) === 0))) return [];
 
-  const q = query.queries[0] ?? '';
-  const bound = impactBound(stats.ref_avgdl, stats.avgdl);
   if (strategy !== 'all' && oneLexeme(query)) {
     const top = await oneTerm(query.first, oneTermScore(query), k, { db, f });
     return withSnippets(db, top, query, limit, query.first.page);
   }
+  const q = query.queries[0] ?? '';
+  const bound = impactBound(stats.ref_avgdl, stats.avgdl);
   const lists = new Map<string, TermList>();
   for (const t of queryTerms) {
     const max = terms.get(t)?.max_impact ?? 0;

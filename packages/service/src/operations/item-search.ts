@@ -42,11 +42,12 @@ export const itemSearch = defineOperation({
     // Research's time to live is the project's setting; the statement filters by a guess (the last seen for this
     // project, else the default) and the answer is kept only when the guess was the project's.
     const guess = input.include_expired ? undefined : (seenTtl(input.project_id) ?? DEFAULT_TTL);
-    const found = await searchOneStatement(ctx.db, input.project_id, expandableTerms(ast), plan, guess, boundedLimit(input.limit));
+    const max = boundedLimit(input.limit);
+    const found = await searchOneStatement(ctx.db, input.project_id, expandableTerms(ast), plan, guess, max);
     if (!found) return undefined;
-    const ttl = input.include_expired ? undefined : found.project.settings.research.ttl_days;
-    rememberTtl(found.project, found.project.settings.research.ttl_days);
-    return ttl === found.ttl ? strictAnswer(found.hits, boundedLimit(input.limit), false) : undefined;
+    const { ttl_days } = found.project.settings.research;
+    rememberTtl(found.project, ttl_days);
+    return input.include_expired || guess === ttl_days ? strictAnswer(found.hits, max, false) : undefined;
   },
   async run(ctx, input) {
     const ast = parseQuery(input.query);

@@ -56,6 +56,7 @@ export {
   glossarySynonyms,
   idf,
   NEAR_MISS_BUDGET,
+  openAnalyzedSearch,
   openItemSearch,
   rebuildSearchIndex,
   refuseWordless,

@@ -526,11 +526,14 @@ async function prepareQuery(
   plans: [TsPlan, ...TsPlan[]],
   f: SearchFilters,
   k: number | null = null,
+  known?: Analysis,
 ): Promise<PreparedQuery | 'stop_words_only' | undefined> {
   const { leafTexts, leaves, oneLeaf } = queryLeaves(plans);
   // A query of exclusions only is analysed too, for them alone: `-the` answered [] and `-cache -the` dropped `-the`
   // (a reviewer, 2026-11-27), where `cache -the` is refused.
   if (leaves.length === 0) return undefined;
+  // Read ahead by openAnalyzedSearch (for a plan of more than one word or phrase, so without a first read).
+  if (known) return preparedFrom(plans, known);
   await planMode(db, 'force_generic_plan');
   return preparedFrom(plans, await analyzeWithStatistics(db, f, leafTexts, leaves, oneLeaf ? k : null));
 }
@@ -662,7 +665,8 @@ export function occurrencesText(vector: string, terms: string, which: 'title' | 
 /**
  * A check's statement, `which` selecting the items: $1 the ids, or every item in the postings of the terms $1.
  * $2–$5 the filters, $6 the query, $7 the query's terms, $8 the plans whose match is asked about (`held`), $9
- * whether to read the item's length from its vector. Prepared by name, one text per kind of selection.
+ * whether to read the item's length from its vector, $10 how many characters of each body to read for its page row
+ * (null: no page rows; snippetRows' columns). Prepared by name, one text per kind of selection.
  */
 function checkText(which: 'ids' | 'terms'): string {
   // The ids asked about, each item then read by itemById.
@@ -676,9 +680,12 @@ function checkText(which: 'ids' | 'terms'): string {
             array(select i.search @@ e.q from unnest($8::tsquery[]) with ordinality as e(q, n) order by e.n) as held,
             case when $9::boolean then svc_search_dl(i.search) end as dl,
             ${occurrencesText('i.search', '$7', 'title')} as title,
-            ${occurrencesText('i.search', '$7', 'all')} as all
+            ${occurrencesText('i.search', '$7', 'all')} as all,
+            case when $10::int is not null then
+              json_build_array(i.id, i.chain_id, i.item_type, i.title, left(i.body, $10::int), floor(extract(epoch from i.updated_at) * 1000)::float8)
+            end as row
      from ${ids}
-     ${itemById('p.item_id', 'i.id, i.updated_at, i.search')}
+     ${itemById('p.item_id', 'i.id, i.updated_at, i.search, i.chain_id, i.title, i.body')}
      where ${filterText(2)} and i.search @@ $6::tsquery`,
   );
 }
@@ -695,7 +702,8 @@ const CHECK = { ids: checkText('ids'), terms: checkText('terms') };
  * item's vector cut down to the query's terms by built-in functions that pass over the vector once each (its
  * title's positions, and all of them: occurrencesText), rather than from a row per lexeme: a third of the cost of
  * an item's check. dl is the item's length as its postings hold it, given by the caller where it read them (the walk),
- * else svc_search_dl of the vector.
+ * else svc_search_dl of the vector. Given `pageRows`, each matching item's page row is put there as well, which spares
+ * withSnippets its statement when the page is made of them.
  */
 async function scoreItems(
   db: Kysely<Database>,
@@ -705,13 +713,15 @@ async function scoreItems(
   q: string,
   each: string[] = [],
   lengths?: ReadonlyMap<string, number>,
+  pageRows?: Map<string, PageRow>,
 ): Promise<Map<string, Checked>> {
   const [text, selected] = 'ids' in which ? [CHECK.ids, which.ids] : [CHECK.terms, which.terms];
-  const { rows } = await db.executeQuery<{ id: string; updated_at: Date; held: boolean[]; title: string; all: string; dl: number | null }>(
-    CompiledQuery.raw(text, [selected, ...filterParams(f), q, query.queryTerms, each, lengths === undefined]),
+  const { rows } = await db.executeQuery<{ id: string; updated_at: Date; held: boolean[]; title: string; all: string; dl: number | null; row: PageRow | null }>(
+    CompiledQuery.raw(text, [selected, ...filterParams(f), q, query.queryTerms, each, lengths === undefined, pageRows ? SNIPPET_SOURCE_CHARS : null]),
   );
   const scored = new Map<string, Checked>();
   for (const r of rows) {
+    if (pageRows && r.row) pageRows.set(r.id, r.row);
     const dl = r.dl ?? lengths?.get(r.id) ?? 0;
     let score = 0;
     const title = occurrences(r.title);
@@ -902,9 +912,10 @@ export async function searchItems(
   f: SearchFilters,
   limit: number,
   strategy: SearchStrategy = 'auto',
+  analysis?: SearchAnalysis,
 ): Promise<SearchHit[]> {
   const k = limit + 1;
-  const query = await prepareQuery(db, [plan], f, k);
+  const query = await prepareQuery(db, [plan], f, k, analysis);
   if (query === 'stop_words_only' && !excludesOnly(plan)) {
     // Every word the query requires or offers is left out of every item's index: an empty page would read as
     // "nothing was recorded" (a newcomer's first search, 2026-11-26).
@@ -959,6 +970,7 @@ export async function searchItems(
 
   const pending = new Map<string, Pending>();
   const checked = new Set<string>();
+  const pageRows = new Map<string, PageRow>();
   const top: Scored[] = [];
   let budget = Math.max(2 * k, 32);
   let checks = Math.max(2 * k, 32);
@@ -973,7 +985,7 @@ export async function searchItems(
   const everything = queryTerms.reduce((sum, t) => sum + df(t), 0);
   // Where scoring everything costs less than a walk's first round of checks (about 2k items), it answers.
   if (strategy === 'all' || (strategy === 'auto' && everything <= 2 * k * CHECK_COST)) {
-    return withSnippets(db, await scoreAll(db, query, f, q, k), query, limit);
+    return withSnippets(db, await scoreAll(db, query, f, q, k, pageRows), query, limit, pageRows);
   }
   /**
    * How many more rounds the walk needs, foreseen from `gap` (undefined before the page is full) and the last round's:
@@ -1004,7 +1016,7 @@ export async function searchItems(
       const wanted = Math.min(everything, Math.ceil((2 * k) / share));
       const allCost = everything + CHECK_COST * wanted + SCORE_COST * k;
       if (2 * work >= allCost || work * 2 ** forecast(top.length >= k ? unseenBound() - threshold() : undefined) >= allCost) {
-        return withSnippets(db, await scoreAll(db, query, f, q, k, wanted), query, limit);
+        return withSnippets(db, await scoreAll(db, query, f, q, k, pageRows, wanted), query, limit, pageRows);
       }
     }
     const open = [...lists.values()].filter((l) => !l.done);
@@ -1065,7 +1077,9 @@ export async function searchItems(
       pending.delete(id);
       checked.add(id);
     }
-    const scored = await scoreItems(db, query, { ids: batch }, f, q, [], lengths);
+    // A small batch brings its items' page rows along: the page is usually made of them, and withSnippets then needs
+    // no statement of its own (a round trip of a search's five to seven). A large one would bring thousands of bodies.
+    const scored = await scoreItems(db, query, { ids: batch }, f, q, [], lengths, batch.length <= ROWS_WITH_CHECKS ? pageRows : undefined);
     work += CHECK_COST * batch.length + SCORE_COST * scored.size;
     accepted += scored.size;
     top.push(...scored.values());
@@ -1073,8 +1087,11 @@ export async function searchItems(
     top.length = Math.min(top.length, k);
     checks = Math.min(checks * 2, 2_000);
   }
-  return withSnippets(db, top, query, limit);
+  return withSnippets(db, top, query, limit, pageRows);
 }
+
+/** How many items a check may have for it to read their page rows as well (scoreItems' `pageRows`). */
+const ROWS_WITH_CHECKS = 64;
 
 /**
  * oneTerm's statement after its first read ($1–$4 the filters, $5 the term, $6 and $7 the cursor (impact, item),
@@ -1160,7 +1177,15 @@ const SCORE_COST = 48;
  * read again with every item tied with it (a cut by id kept the older of two items scored alike and left out the
  * newer, which the page prefers: an attacker, 2026-11-27).
  */
-async function scoreAll(db: Kysely<Database>, query: PreparedQuery, f: SearchFilters, q: string, k: number, first = 8 * k): Promise<Scored[]> {
+async function scoreAll(
+  db: Kysely<Database>,
+  query: PreparedQuery,
+  f: SearchFilters,
+  q: string,
+  k: number,
+  pageRows: Map<string, PageRow>,
+  first = 8 * k,
+): Promise<Scored[]> {
   const terms = query.queryTerms.filter((t) => query.df(t) > 0);
   const w = terms.map((t) => (query.weight.get(t) ?? 0) * (BM25.K1 + 1));
   // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
@@ -1168,11 +1193,15 @@ async function scoreAll(db: Kysely<Database>, query: PreparedQuery, f: SearchFil
   notePlanMode(db, 'auto');
   for (let n = Math.max(first, k); ; n *= 4) {
     const round = async (text: string) => {
-      const { rows } = await db.executeQuery<{ id: string | null; score: number | null; updated_at: Date | null; read: string; least: number | null }>(
-        CompiledQuery.raw(text, [terms, w, (BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1), n, ...filterParams(f), q]),
+      const { rows } = await db.executeQuery<{ id: string | null; score: number | null; updated_at: Date | null; read: string; least: number | null; row: PageRow | null }>(
+        CompiledQuery.raw(text, [terms, w, (BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1), n, ...filterParams(f), q, k, SNIPPET_SOURCE_CHARS]),
       );
       const hits: Scored[] = [];
-      for (const r of rows) if (r.id !== null && r.updated_at !== null) hits.push({ id: r.id, score: Number(r.score), updated_at: r.updated_at });
+      for (const r of rows) {
+        if (r.id === null || r.updated_at === null) continue;
+        hits.push({ id: r.id, score: Number(r.score), updated_at: r.updated_at });
+        if (r.row) pageRows.set(r.id, r.row);
+      }
       hits.sort(byScore);
       return { hits, read: Number(rows[0]?.read ?? 0), least: Number(rows[0]?.least ?? 0) };
     };
@@ -1189,8 +1218,11 @@ async function scoreAll(db: Kysely<Database>, query: PreparedQuery, f: SearchFil
 
 /**
  * scoreAll's statement ($1 the terms, $2 their weights idf × (K1 + 1), $3 K1 B / avgdl, $4 how many of the best
- * to read, $5–$8 the filters, $9 the query), prepared by name. One row at least: how many items were read and the
- * least score read, and each of them that matches (none: id null). The sum is bm25Tf's arithmetic:
+ * to read, $5–$8 the filters, $9 the query, $10 how many of the best matches come with their page rows, $11 how many
+ * characters of each body those read), prepared by name. One row at least: how many items were read and the
+ * least score read, and each of them that matches (none: id null), the best $10 in the page's order (score, the
+ * newer first, then id) with their page rows (snippetRows' columns; withSnippets reads any the page needs that it
+ * lacks, should JavaScript order a near tie otherwise). The sum is bm25Tf's arithmetic:
  * w × tf / (tf + K1 (1 − B) + K1 B dl / avgdl). `cut` reads the best $4 (ties by id: a top-N heap sort), `ties` those
  * and every item tied with the last (a sort of every item: 20% slower on the bench's glossary shapes).
  */
@@ -1205,12 +1237,16 @@ function scoreAllText(name: string, limit: string): string {
      ${limit}
    ),
    hits as (
-     select s.item_id as id, s.score, i.updated_at
+     select s.item_id as id, s.score, i.updated_at, i.chain_id, i.item_type, i.title, i.body,
+            row_number() over (order by s.score desc, i.updated_at desc, s.item_id) as n
      from scored s
-     ${itemById('s.item_id', 'i.updated_at, i.search')}
+     ${itemById('s.item_id', 'i.updated_at, i.search, i.chain_id, i.title, i.body')}
      where ${filterText(5)} and i.search @@ $9::tsquery
    )
-   select h.id, h.score, h.updated_at, c.read, c.least
+   select h.id, h.score, h.updated_at, c.read, c.least,
+          case when h.n <= $10::int then
+            json_build_array(h.id, h.chain_id, h.item_type, h.title, left(h.body, $11::int), floor(extract(epoch from h.updated_at) * 1000)::float8)
+          end as row
    from (select count(*) as read, min(score)::float8 as least from scored) c left join hits h on true`,
   );
 }
@@ -1469,6 +1505,47 @@ export async function openItemSearch(
   }
   const project = await resolveProject(db, projectRef);
   return { project, synonyms: await glossarySynonyms(db, project.id, terms) };
+}
+
+/** A query's analysis read ahead of searchItems (openAnalyzedSearch), which then need not read it. */
+export type SearchAnalysis = Analysis;
+
+/**
+ * openAnalyzedSearch's statement ($1–$10 as svc_search_one's parameters), prepared by name: svc_search_one, and the
+ * search's plan mode set for the statements that follow (planMode; svc_search_one sets its own only while it runs).
+ */
+const OPEN_ANALYZED = prepared(
+  'search_open_analyzed',
+  `select svc_search_one($1::text, $2::uuid, $3::text[], $4::int, $5::text[], $6::int, $7::text[], $8::boolean[], $9::int, $10::int) as r,
+          set_config('plan_cache_mode', 'force_generic_plan', true) as mode`,
+);
+
+/**
+ * What a search of several words or clauses (`plan`, before any glossary expansion) in its transaction starts from,
+ * in one round trip: the project named by its slug or id (`projectRef`; an id prefix is not) and the query's analysis
+ * (svc_search_one, without a first read), with the search's plan mode set. Undefined, and the caller opens the search
+ * as openItemSearch does, when no project has that slug or id, the glossary has synonyms for `terms`, or the plan is
+ * one word or phrase (whose analysis reads its first postings: the one statement's, decision 0050). Unfiltered
+ * searches only: the analysis is made without the item types and systems, which are resolved in the project.
+ */
+export async function openAnalyzedSearch(
+  db: Kysely<Database>,
+  projectRef: string,
+  terms: string[],
+  plan: TsPlan,
+): Promise<{ project: Project; analysis: SearchAnalysis } | undefined> {
+  const slug = slugOf(projectRef);
+  const id = slug === undefined && isUuid(projectRef.trim()) ? projectRef.trim() : undefined;
+  if ((slug === undefined && id === undefined) || plan.op === 'word' || plan.op === 'phrase') return undefined;
+  const { leafTexts, leaves } = queryLeaves([plan]);
+  if (leaves.length === 0) return undefined;
+  const { rows } = await db.executeQuery<{ r: { project: ProjectRow; synonyms: boolean; analysis?: AnalysisRow | null } | null }>(
+    CompiledQuery.raw(OPEN_ANALYZED, [slug ?? null, id ?? null, terms, SYNONYMS_TO_READ, leafTexts, null, ...leafParams(leaves, null)]),
+  );
+  notePlanMode(db, 'force_generic_plan');
+  const r = rows[0]?.r;
+  if (!r || r.synonyms) return undefined;
+  return { project: toProject(r.project), analysis: readAnalysis(r.analysis ?? null) };
 }
 
 /** Leave the search index alone for the rest of this transaction (bulk import), until rebuildSearchIndex. */

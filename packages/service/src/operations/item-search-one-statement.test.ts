@@ -101,6 +101,49 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
     expect((await run('one', 'shard index')).statements).toBeGreaterThanOrEqual(2);
   });
 
+  it('opens a search of several words with its analysis in one statement, and reads no page rows its checks brought', async () => {
+    const next = random(11);
+    const words = ['cache', 'queue', 'lease', 'retry', 'shard', 'index', 'vacuum', 'replica'];
+    for (let i = 0; i < 150; i++) {
+      const pick = () => words[Math.floor(next() ** 2 * words.length)] as string;
+      const body = Array.from({ length: 3 + Math.floor(next() * 30) }, pick).join(' ');
+      await add(`${pick()} note ${i}`, body);
+    }
+    for (const title of ['Zephyr one', 'Zephyr two', 'Zephyr three']) await add(title, 'zephyr cache');
+    const id = await projectId();
+    const counts = new Map<string, number>();
+    for (const query of ['cache queue', 'cache OR zephyr', '"shard index" cache', 'cache -queue', 'lease retry shard', 'zephyr cache', 'replica vacuum index lease']) {
+      for (const limit of [1, 3, 20]) {
+        const viaSlug = await counted('one', query, { limit });
+        const viaId = await counted(id, query, { limit });
+        const viaPrefix = await counted(id.slice(0, 8), query, { limit });
+        // The same answer, near misses included, whichever way the search was opened.
+        expect(viaSlug.answer, `${query} limit ${limit}`).toEqual(viaPrefix.answer);
+        expect(viaId.answer, `${query} limit ${limit}`).toEqual(viaPrefix.answer);
+        expect(viaId.statements, `${query} limit ${limit}`).toBe(viaSlug.statements);
+        counts.set(`${query} ${limit}`, viaSlug.statements);
+      }
+    }
+    // Counted before this change (2026-11-27), the same searches by slug took two statements more each: the analysis
+    // after the project and glossary, and the page's rows after the checks.
+    // scoreAll (a small project): the opening statement with the analysis, scoreAll's settings, scoreAll with its rows.
+    expect(counts.get('zephyr cache 3')).toBe(3);
+    expect(counts.get('cache queue 20')).toBe(3);
+    // The walk: the opening statement, then two rounds of postings and checks, whose page rows came with the checks.
+    expect(counts.get('cache queue 3')).toBe(5);
+    expect(counts.get('lease retry shard 1')).toBe(5);
+
+    // With glossary synonyms for its words, the search opens as before and expands them, however the project is named.
+    await add('Quorum', 'a quorum of voters');
+    await call(ops.glossary_group_add, { project_id: 'one', name: 'consensus' });
+    await call(ops.glossary_term_add, { project_id: 'one', group: 'consensus', term: 'zephyr' });
+    await call(ops.glossary_term_add, { project_id: 'one', group: 'consensus', term: 'quorum' });
+    for (const project of ['one', id, id.slice(0, 8)]) {
+      const { answer } = await counted(project, 'zephyr OR vacuum', { limit: 50 });
+      expect(answer.items.map((h) => h.title), project).toContain('Quorum');
+    }
+  });
+
   it("settles a one-word search under a type filter that passes few of the word's items in its first read (a reviewer, 2026-11-27)", async () => {
     for (let i = 0; i < 200; i++) await add(`Alpha decision ${i}`, 'alpha alpha');
     const policies: string[] = [];

@@ -1,5 +1,5 @@
 import { expandableTerms, expandQuery, invalidInput, isUuid, MAX_EXPANSIONS, MAX_SYNONYMS_PER_TERM, nearMissPlan, parseQuery, projectSettings, snippetMarkdown } from '@svc/domain';
-import { listItemTypes, openItemSearch, resolveSystem, type SearchHit, searchItems, searchNearMisses, searchOneStatement } from '@svc/store';
+import { listItemTypes, openAnalyzedSearch, openItemSearch, resolveSystem, type SearchHit, searchItems, searchNearMisses, searchOneStatement } from '@svc/store';
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
@@ -53,8 +53,14 @@ export const itemSearch = defineOperation({
     const ast = parseQuery(input.query);
     // A query of no word is named before anything else is looked up, as capture and idea search name it.
     if (ast.clauses.length === 0) throw wordlessQuery();
-    // The project and the query's glossary synonyms, in one round trip where the project is named by its slug.
-    const { project, synonyms } = await openItemSearch(ctx.db, input.project_id, expandableTerms(ast));
+    // The project and the query's glossary synonyms, in one round trip where the project is named by its slug; with the
+    // query's analysis too, when the query is more than one word, has no synonyms and no type or system filter.
+    const filtered = (input.item_types?.length ?? 0) > 0 || (input.system_ids?.length ?? 0) > 0;
+    const bare = filtered ? undefined : expandQuery(ast, new Map()).plan;
+    const opened = bare ? await openAnalyzedSearch(ctx.db, input.project_id, expandableTerms(ast), bare) : undefined;
+    const { project, synonyms } = opened
+      ? { project: opened.project, synonyms: new Map<string, string[]>() }
+      : await openItemSearch(ctx.db, input.project_id, expandableTerms(ast));
     const systemIds = [];
     for (const [i, ref] of (input.system_ids ?? []).entries()) {
       systemIds.push((await resolveSystem(ctx.db, project.id, ref, `system_ids[${i}]`)).id);
@@ -78,7 +84,7 @@ export const itemSearch = defineOperation({
       research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
     };
     rememberTtl(project, project.settings.research.ttl_days);
-    const hits = await searchItems(ctx.db, plan, filters, max);
+    const hits = await searchItems(ctx.db, plan, filters, max, 'auto', opened?.analysis);
     const strict = strictAnswer(hits, max, expansion_cut);
     const { items } = strict;
     const near = items.length < max ? nearMissPlan(ast, plan) : undefined;

@@ -140,7 +140,8 @@ function jsonErrorPlace(text: string, message: string): string {
 /**
  * Write an export to `path` for this user only: 0600 whether it is created or was there (an existing file keeps
  * its mode otherwise), never through a symbolic link someone planted there (O_NOFOLLOW), and never into a file of
- * another user's (refused before anything in it is truncated).
+ * another user's (refused before anything in it is truncated). A device (/dev/null) is written as it is; a write that
+ * fails (a full disk) is refused naming `--out`.
  */
 export function writePrivateFile(path: string, text: string): void {
   let fd: number;
@@ -156,13 +157,25 @@ export function writePrivateFile(path: string, text: string): void {
     throw new SvcError('invalid_input', `--out: cannot write ${path} (${code ?? 'error'})`, { field: '--out' });
   }
   try {
-    // A file another user made (a world-writable one in /tmp) would hand them the export.
-    if (process.getuid && fstatSync(fd).uid !== process.getuid()) {
+    const file = fstatSync(fd);
+    // A file another user made (a world-writable one in /tmp, or a pipe) would hand them the export; a device such as
+    // /dev/null is the system's, and hands nothing on.
+    if (process.getuid && file.uid !== process.getuid() && !file.isCharacterDevice()) {
       throw new SvcError('invalid_input', `--out: ${path} belongs to another user; svc does not write an export into it`, { field: '--out' });
     }
-    fchmodSync(fd, 0o600);
-    ftruncateSync(fd, 0);
-    writeFileSync(fd, text);
+    // Only a regular file is made private and emptied first: a device or pipe is written as it is (run as root, svc
+    // made /dev/full 0600 for every user of the machine, then failed to truncate it: an attacker, 2026-11-27).
+    if (file.isFile()) {
+      fchmodSync(fd, 0o600);
+      ftruncateSync(fd, 0);
+    }
+    try {
+      writeFileSync(fd, text);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      const partial = file.isFile() ? '; the file may hold part of the export' : '';
+      throw new SvcError('invalid_input', `--out: could not write ${path} (${code})${partial}`, { field: '--out' });
+    }
   } finally {
     closeSync(fd);
   }

@@ -36,4 +36,12 @@ async function main(): Promise<number> {
   }
 }
 
+// Standard output that cannot be written is said in one line, never as a stack: a reader gone (`svc export p | head`)
+// ends the command quietly, anything else (`> /dev/full`) fails it (an unhandled 'error' event printed Node's stack).
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  processIo.err(`svc: cannot write standard output (${error.code ?? error.message})`);
+  process.exit(1);
+});
+
 process.exitCode = await main();

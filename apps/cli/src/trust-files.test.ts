@@ -74,6 +74,34 @@ describe('files the svc binary writes', () => {
     expect(existsSync(join(dir, 'not-yet'))).toBe(false);
   }, 240_000);
 
+  it.skipIf(!existsSync('/dev/full') || !existsSync('/dev/null'))(
+    '`export` to a device or a full disk: the device keeps its mode, and a failed write is one line naming where, never a stack',
+    async () => {
+      const env = svcEnv({ SVC_DATA_DIR: freshDataDir() });
+      expect((await svc(['project', 'create', 'p'], env)).code).toBe(0);
+      const modes = { null: mode('/dev/null'), full: mode('/dev/full') };
+      // Run as root, svc made /dev/full 0600 for every user, then failed on ftruncate with "internal error: EINVAL".
+      const full = await svc(['export', 'p', '--out', '/dev/full'], env);
+      expect(full.code).toBe(1);
+      expect(full.stderr).toBe('svc: invalid_input: --out: could not write /dev/full (ENOSPC)\n');
+      const toNull = await svc(['export', 'p', '--out', '/dev/null'], env);
+      expect(toNull.code).toBe(0);
+      expect(toNull.stdout).toContain('to /dev/null');
+      expect({ null: mode('/dev/null'), full: mode('/dev/full') }).toEqual(modes);
+      // Standard output on a full disk: Node's unhandled 'error' event printed a stack and the command said nothing else.
+      const quoted = [process.execPath, ...svcArgs(['export', 'p'])].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+      const stdout = await new Promise<Run>((resolve) => {
+        execFile('/bin/sh', ['-c', `exec ${quoted} > /dev/full`], { cwd: REPO_ROOT, env: env as NodeJS.ProcessEnv }, (error, out, err) => {
+          const code = error ? (error as { code?: unknown }).code : 0;
+          resolve({ code: typeof code === 'number' ? code : -1, stdout: out, stderr: err });
+        });
+      });
+      expect(stdout.code).toBe(1);
+      expect(stdout.stderr).toBe('svc: cannot write standard output (ENOSPC)\n');
+    },
+    240_000,
+  );
+
   it('`type add --schema` names where a file is not JSON, never a byte of what it holds', async () => {
     const env = svcEnv({ SVC_DATA_DIR: freshDataDir() });
     const dir = mkdtempSync(join(tmpdir(), 'svc-json-'));

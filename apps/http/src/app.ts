@@ -76,7 +76,37 @@ function isJson(contentType: string | undefined): boolean {
   return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
 }
 
+/**
+ * Refuse a query string part that is not percent-encoded UTF-8 (`?query=%ED%A0%80`, an encoded lone surrogate, or
+ * `%zz`): the router keeps such a value as written, so the search would look for the text `%ED%A0%80` and answer
+ * as though that had been asked (an attacker, 2026-11-27).
+ */
+function refuseBadEncoding(url: string): void {
+  const at = url.indexOf('?');
+  if (at < 0) return;
+  for (const part of url.slice(at + 1).split('#', 1)[0]?.split('&') ?? []) {
+    const [key = '', value = ''] = part.split(/=(.*)/s);
+    for (const text of [key, value]) {
+      try {
+        decodeURIComponent(text.replaceAll('+', ' '));
+      } catch {
+        const name = safeDecode(key) ?? key;
+        throw new SvcError('invalid_input', `${name}: not valid percent-encoded UTF-8 (${JSON.stringify(text.slice(0, 60))})`, { field: name });
+      }
+    }
+  }
+}
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
 function fromQuery(op: AnyOperation, c: Context<Env>): Record<string, unknown> {
+  refuseBadEncoding(c.req.url);
   // No prototype: `?__proto__=x` must arrive as a key the runner refuses, not vanish into a setter.
   const input: Record<string, unknown> = Object.create(null);
   for (const [key, values] of Object.entries(c.req.queries())) {

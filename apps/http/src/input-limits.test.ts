@@ -115,6 +115,10 @@ describe.each(testBackends())('hostile input against a listening server on $name
       ['query=x&limit=2&limit=3', 'limit', 'limit: given 2 times; give it once'],
       ['query=x&limit=1e1', 'limit', 'limit: must be a number written in digits, such as 20 (got "1e1")'],
       ['query=x&limit=%2B5', 'limit', 'limit: must be a number written in digits, such as 20 (got "+5")'],
+      // Not UTF-8 when decoded (a lone surrogate, a bare %): the value was kept as written and searched for as such.
+      ['query=%ED%A0%80', 'query', 'query: not valid percent-encoded UTF-8 ("%ED%A0%80")'],
+      ['query=50%', 'query', 'query: not valid percent-encoded UTF-8 ("50%")'],
+      ['query=x&%FF=1', '%FF', '%FF: not valid percent-encoded UTF-8 ("%FF")'],
     ] as const) {
       const response = await fetch(`${server.url}/projects/probe/items/search?${query}`);
       expect(response.status, query).toBe(400);

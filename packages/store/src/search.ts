@@ -1237,16 +1237,14 @@ function scoreAllText(name: string, limit: string): string {
      ${limit}
    ),
    hits as (
-     select s.item_id as id, s.score, i.updated_at, i.chain_id, i.item_type, i.title, i.body,
-            row_number() over (order by s.score desc, i.updated_at desc, s.item_id) as n
+     select s.item_id as id, s.score, i.updated_at, row_number() over (order by s.score desc, i.updated_at desc, s.item_id) as n
      from scored s
-     ${itemById('s.item_id', 'i.updated_at, i.search, i.chain_id, i.title, i.body')}
+     ${itemById('s.item_id', 'i.updated_at, i.search')}
      where ${filterText(5)} and i.search @@ $9::tsquery
    )
    select h.id, h.score, h.updated_at, c.read, c.least,
-          case when h.n <= $10::int then
-            json_build_array(h.id, h.chain_id, h.item_type, h.title, left(h.body, $11::int), floor(extract(epoch from h.updated_at) * 1000)::float8)
-          end as row
+          (select json_build_array(r.id, r.chain_id, r.item_type, r.title, left(r.body, $11::int), floor(extract(epoch from r.updated_at) * 1000)::float8)
+           from items r where r.id = h.id and h.n <= $10::int) as row
    from (select count(*) as read, min(score)::float8 as least from scored) c left join hits h on true`,
   );
 }
@@ -1495,9 +1493,10 @@ export async function openItemSearch(
   db: Kysely<Database>,
   projectRef: string,
   terms: string[],
+  slugTried = false,
 ): Promise<{ project: Project; synonyms: Map<string, string[]> }> {
   const slug = slugOf(projectRef);
-  if (slug !== undefined) {
+  if (slug !== undefined && !slugTried) {
     const { rows } = await db.executeQuery<ProjectRow & { synonyms: [string, string][] | null }>(CompiledQuery.raw(OPEN_SEARCH, [slug, terms, SYNONYMS_TO_READ]));
     notePlanMode(db, 'force_generic_plan');
     const row = rows[0];
@@ -1524,8 +1523,9 @@ const OPEN_ANALYZED = prepared(
  * What a search of several words or clauses (`plan`, before any glossary expansion) in its transaction starts from,
  * in one round trip: the project named by its slug or id (`projectRef`; an id prefix is not) and the query's analysis
  * (svc_search_one, without a first read), with the search's plan mode set. Undefined, and the caller opens the search
- * as openItemSearch does, when no project has that slug or id, the glossary has synonyms for `terms`, or the plan is
- * one word or phrase (whose analysis reads its first postings: the one statement's, decision 0050). Unfiltered
+ * as openItemSearch does, when the glossary has synonyms for `terms` or the plan is one word or phrase (whose analysis
+ * reads its first postings: the one statement's, decision 0050); `no_such_project` when no project has that slug or
+ * id (openItemSearch, told `slugTried`, then looks for it as an id prefix without asking for the slug again). Unfiltered
  * searches only: the analysis is made without the item types and systems, which are resolved in the project.
  */
 export async function openAnalyzedSearch(
@@ -1533,7 +1533,7 @@ export async function openAnalyzedSearch(
   projectRef: string,
   terms: string[],
   plan: TsPlan,
-): Promise<{ project: Project; analysis: SearchAnalysis } | undefined> {
+): Promise<{ project: Project; analysis: SearchAnalysis } | 'no_such_project' | undefined> {
   const slug = slugOf(projectRef);
   const id = slug === undefined && isUuid(projectRef.trim()) ? projectRef.trim() : undefined;
   if ((slug === undefined && id === undefined) || plan.op === 'word' || plan.op === 'phrase') return undefined;
@@ -1544,7 +1544,8 @@ export async function openAnalyzedSearch(
   );
   notePlanMode(db, 'force_generic_plan');
   const r = rows[0]?.r;
-  if (!r || r.synonyms) return undefined;
+  if (!r) return 'no_such_project';
+  if (r.synonyms) return undefined;
   return { project: toProject(r.project), analysis: readAnalysis(r.analysis ?? null) };
 }
 

@@ -124,8 +124,9 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
         counts.set(`${query} ${limit}`, viaSlug.statements);
       }
     }
-    // Counted before this change (2026-11-27), the same searches by slug took two statements more each: the analysis
-    // after the project and glossary, and the page's rows after the checks.
+    // Counted before this change (2026-11-27), the same searches took two statements more each by slug and four by id:
+    // the analysis after the project and glossary (by id: the project, the glossary and the plan mode apart), and the
+    // page's rows after the checks.
     // scoreAll (a small project): the opening statement with the analysis, scoreAll's settings, scoreAll with its rows.
     expect(counts.get('zephyr cache 3')).toBe(3);
     expect(counts.get('cache queue 20')).toBe(3);
@@ -141,6 +142,44 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
     for (const project of ['one', id, id.slice(0, 8)]) {
       const { answer } = await counted(project, 'zephyr OR vacuum', { limit: 50 });
       expect(answer.items.map((h) => h.title), project).toContain('Quorum');
+    }
+  });
+
+  it('makes every hit from its own item row, where the rows came with the checks, with scoreAll or on their own (a reviewer, 2026-11-27)', async () => {
+    const next = random(5);
+    const words = ['cache', 'queue', 'lease', 'retry', 'shard'];
+    for (let i = 0; i < 120; i++) {
+      const pick = () => words[Math.floor(next() ** 2 * words.length)] as string;
+      await add(`${pick()} entry ${i}`, Array.from({ length: 3 + Math.floor(next() * 20) }, pick).join(' '), i % 7 === 0 ? { item_type: 'policy' } : {});
+    }
+    // Items scored alike whose times share a millisecond and differ below it: SQL orders them by microseconds,
+    // JavaScript by milliseconds, then id, so scoreAll's rows may not be the page's and the page reads its own.
+    const twins: string[] = [];
+    for (let i = 0; i < 6; i++) twins.push((await add(`Twin ${i}`, 'identical ledger words')).id);
+    for (const [i, id] of twins.entries()) {
+      await sql`update items set updated_at = timestamptz '2026-01-01 00:00:00.000' + ${5 - i} * interval '1 microsecond' where id = ${id}::uuid`.execute(svc.store.db);
+    }
+    const rows = new Map(
+      (await svc.store.db.selectFrom('items').select(['id', 'chain_id', 'item_type', 'title', 'updated_at']).where('is_head', '=', true).execute()).map((r) => [r.id, r]),
+    );
+    for (const query of ['cache queue', 'lease OR retry', 'shard -cache', 'retry lease shard', 'ledger words', 'identical OR ledger']) {
+      for (const limit of [1, 2, 3, 20]) {
+        const { answer } = await counted('one', query, { limit });
+        for (const hit of answer.items as (Hit & { chain_id: string; item_type: string })[]) {
+          const row = rows.get(hit.id);
+          expect(row, `${query} ${limit}`).toBeDefined();
+          expect({ chain_id: hit.chain_id, item_type: hit.item_type, title: hit.title, updated_at: hit.updated_at }, `${query} ${limit}`).toEqual({
+            chain_id: row?.chain_id,
+            item_type: row?.item_type,
+            title: row?.title,
+            updated_at: new Date(row?.updated_at as Date).toISOString(),
+          });
+        }
+        if (query === 'ledger words') {
+          // Alike to the millisecond: the page takes them by id (decision 0026), whatever order SQL read them in.
+          expect(answer.items.map((h) => h.id)).toEqual([...twins].sort().slice(0, limit));
+        }
+      }
     }
   });
 

@@ -57,10 +57,12 @@ export const itemSearch = defineOperation({
     // query's analysis too, when the query is more than one word, has no synonyms and no type or system filter.
     const filtered = (input.item_types?.length ?? 0) > 0 || (input.system_ids?.length ?? 0) > 0;
     const bare = filtered ? undefined : expandQuery(ast, new Map()).plan;
-    const opened = bare ? await openAnalyzedSearch(ctx.db, input.project_id, expandableTerms(ast), bare) : undefined;
+    const tried = bare ? await openAnalyzedSearch(ctx.db, input.project_id, expandableTerms(ast), bare) : undefined;
+    const opened = typeof tried === 'object' ? tried : undefined;
+    // No project by that slug or id: openItemSearch looks for an id prefix (or refuses) without asking again.
     const { project, synonyms } = opened
       ? { project: opened.project, synonyms: new Map<string, string[]>() }
-      : await openItemSearch(ctx.db, input.project_id, expandableTerms(ast));
+      : await openItemSearch(ctx.db, input.project_id, expandableTerms(ast), tried === 'no_such_project');
     const systemIds = [];
     for (const [i, ref] of (input.system_ids ?? []).entries()) {
       systemIds.push((await resolveSystem(ctx.db, project.id, ref, `system_ids[${i}]`)).id);

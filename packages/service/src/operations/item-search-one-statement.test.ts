@@ -55,8 +55,9 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
     return searchOneStatement(svc.store.db, 'one', expandableTerms(ast), planQuery(ast) as TsPlan, ttl, limit);
   };
 
-  it('answers a one-word search exactly as the transaction does, page rows, snippets and order included', async () => {
-    const next = random(7);
+  /** 150 notes of eight words drawn by a seeded generator (the first words far more often), and three rare `zephyr` items. */
+  const addNotes = async (seed: number) => {
+    const next = random(seed);
     const words = ['cache', 'queue', 'lease', 'retry', 'shard', 'index', 'vacuum', 'replica'];
     for (let i = 0; i < 150; i++) {
       const pick = () => words[Math.floor(next() ** 2 * words.length)] as string;
@@ -64,6 +65,11 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
       await add(`${pick()} note ${i}`, body);
     }
     for (const title of ['Zephyr one', 'Zephyr two', 'Zephyr three']) await add(title, 'zephyr cache');
+    return words;
+  };
+
+  it('answers a one-word search exactly as the transaction does, page rows, snippets and order included', async () => {
+    const words = await addNotes(7);
     const id = await projectId();
     const prefix = id.slice(0, 8);
     for (const word of [...words, 'zephyr', '"shard index"', 'missing']) {
@@ -102,14 +108,7 @@ describe.each(testBackends())('item search in one statement on $name', (backend)
   });
 
   it('opens a search of several words with its analysis in one statement, and reads no page rows its checks brought', async () => {
-    const next = random(11);
-    const words = ['cache', 'queue', 'lease', 'retry', 'shard', 'index', 'vacuum', 'replica'];
-    for (let i = 0; i < 150; i++) {
-      const pick = () => words[Math.floor(next() ** 2 * words.length)] as string;
-      const body = Array.from({ length: 3 + Math.floor(next() * 30) }, pick).join(' ');
-      await add(`${pick()} note ${i}`, body);
-    }
-    for (const title of ['Zephyr one', 'Zephyr two', 'Zephyr three']) await add(title, 'zephyr cache');
+    await addNotes(11);
     const id = await projectId();
     const counts = new Map<string, number>();
     for (const query of ['cache queue', 'cache OR zephyr', '"shard index" cache', 'cache -queue', 'lease retry shard', 'zephyr cache', 'replica vacuum index lease']) {

@@ -30,7 +30,7 @@ function readCapped(path: string, flag: string, maxBytes: number, maxLineBytes: 
   try {
     fd = openSync(path, 'r');
   } catch (error) {
-    throw new SvcError('invalid_input', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
+    throw new SvcError('invalid_input', `${flag}: cannot read ${shown(path)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
   }
   // Bytes that are not UTF-8 are refused, not replaced with U+FFFD: the text would be stored other than it was
   // written, without a word (an attacker's --body-file, 2026-11-27).
@@ -40,7 +40,7 @@ function readCapped(path: string, flag: string, maxBytes: number, maxLineBytes: 
     try {
       return utf8.decode(bytes);
     } catch {
-      throw new SvcError('invalid_input', `${flag}: line ${line} of ${path} is not valid UTF-8; svc stores text as written, so save the file as UTF-8`, {
+      throw new SvcError('invalid_input', `${flag}: line ${line} of ${shown(path)} is not valid UTF-8; svc stores text as written, so save the file as UTF-8`, {
         field: flag,
         line,
       });
@@ -52,17 +52,17 @@ function readCapped(path: string, flag: string, maxBytes: number, maxLineBytes: 
     let pendingBytes = 0;
     let total = 0;
     const tooLong = () =>
-      new SvcError('payload_too_large', `${flag}: line ${line} of ${path} is longer than ${maxLineBytes / MIB} MiB, the most a line may hold`, { field: flag, line });
+      new SvcError('payload_too_large', `${flag}: line ${line} of ${shown(path)} is longer than ${maxLineBytes / MIB} MiB, the most a line may hold`, { field: flag, line });
     for (;;) {
       let n: number;
       try {
         n = readSync(fd, chunk, 0, chunk.length, null);
       } catch (error) {
-        throw new SvcError('invalid_input', `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
+        throw new SvcError('invalid_input', `${flag}: cannot read ${shown(path)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { field: flag });
       }
       if (n === 0) break;
       total += n;
-      if (total > maxBytes) throw new SvcError('payload_too_large', `${flag}: ${path} is larger than ${maxBytes / MIB} MiB, the most svc reads from such a file`, { field: flag });
+      if (total > maxBytes) throw new SvcError('payload_too_large', `${flag}: ${shown(path)} is larger than ${maxBytes / MIB} MiB, the most svc reads from such a file`, { field: flag });
       let start = 0;
       for (let at = chunk.indexOf(10, 0); at !== -1 && at < n; at = chunk.indexOf(10, start)) {
         if (pendingBytes + at - start > maxLineBytes) throw tooLong();
@@ -102,7 +102,7 @@ export function readJsonFile(path: string, flag: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     // JSON.parse quotes the text it refused: the file may be anyone's (--schema /etc/shadow), so say where, never what.
-    throw new SvcError('invalid_input', `${flag}: ${path} is not valid JSON (${jsonErrorPlace(text, (error as Error).message)})`, { field: flag });
+    throw new SvcError('invalid_input', `${flag}: ${shown(path)} is not valid JSON (${jsonErrorPlace(text, (error as Error).message)})`, { field: flag });
   }
 }
 
@@ -138,6 +138,15 @@ function jsonErrorPlace(text: string, message: string): string {
 }
 
 /**
+ * A path as a message names it: quoted as JSON when it holds a control character, so that a newline in a file name
+ * cannot print a line of its own that reads as svc's (an attacker, 2026-11-27); as given otherwise.
+ */
+function shown(path: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  return /[\u0000-\u001f\u007f]/.test(path) ? JSON.stringify(path) : path;
+}
+
+/**
  * Write an export to `path` for this user only: 0600 whether it is created or was there (an existing file keeps
  * its mode otherwise), never through a symbolic link someone planted there (O_NOFOLLOW), and never into a file of
  * another user's (refused before anything in it is truncated). A device (/dev/null) is written as it is; a write that
@@ -150,18 +159,18 @@ export function writePrivateFile(path: string, text: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') {
-      throw new SvcError('invalid_input', `--out: ${path} is a symbolic link; svc does not write through one (remove it or name another file)`, {
+      throw new SvcError('invalid_input', `--out: ${shown(path)} is a symbolic link; svc does not write through one (name the file itself, or leave --out out for standard output)`, {
         field: '--out',
       });
     }
-    throw new SvcError('invalid_input', `--out: cannot write ${path} (${code ?? 'error'})`, { field: '--out' });
+    throw new SvcError('invalid_input', `--out: cannot write ${shown(path)} (${code ?? 'error'})`, { field: '--out' });
   }
   try {
     const file = fstatSync(fd);
     // A file another user made (a world-writable one in /tmp, or a pipe) would hand them the export; a device such as
     // /dev/null is the system's, and hands nothing on.
     if (process.getuid && file.uid !== process.getuid() && !file.isCharacterDevice()) {
-      throw new SvcError('invalid_input', `--out: ${path} belongs to another user; svc does not write an export into it`, { field: '--out' });
+      throw new SvcError('invalid_input', `--out: ${shown(path)} belongs to another user; svc does not write an export into it`, { field: '--out' });
     }
     // Only a regular file is made private and emptied first: a device or pipe is written as it is (run as root, svc
     // made /dev/full 0600 for every user of the machine, then failed to truncate it: an attacker, 2026-11-27).
@@ -174,7 +183,7 @@ export function writePrivateFile(path: string, text: string): void {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
       const partial = file.isFile() ? '; the file may hold part of the export' : '';
-      throw new SvcError('invalid_input', `--out: could not write ${path} (${code})${partial}`, { field: '--out' });
+      throw new SvcError('invalid_input', `--out: could not write ${shown(path)} (${code})${partial}`, { field: '--out' });
     }
   } finally {
     closeSync(fd);

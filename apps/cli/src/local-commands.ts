@@ -17,7 +17,7 @@ import type { Cli } from './command-table.js';
 import { completionScript, type Shell } from './completion.js';
 import { type Connection, connection, localUrl, renderGuide, renderPointer } from './connect-guide.js';
 import { requireEmbeddedDatabase, writePrivateFile } from './files.js';
-import { print } from './output.js';
+import { print, writeStdout } from './output.js';
 
 /** The actions of the commands the CLI runs itself, named by the command table (commands.ts). */
 
@@ -170,6 +170,7 @@ export async function exportFile(cli: Cli, [project]: string[], opts: { inbox?: 
   if ((project === undefined) === (opts.inbox !== true)) {
     command.error('error: name a project to export, or pass --inbox for the shared inbox (not both)', { exitCode: 2 });
   }
+  if (opts.out === '') throw new SvcError('invalid_input', '--out: give a file name (or leave --out out: the export goes to standard output)', { field: '--out' });
   const bar = cli.progressBar();
   const call = { source: 'cli', onProgress: bar.onProgress } as const;
   const result = await cli
@@ -179,8 +180,10 @@ export async function exportFile(cli: Cli, [project]: string[], opts: { inbox?: 
     })
     .finally(() => bar.stop());
   const text = `${result.lines.join('\n')}\n`;
-  if (!opts.out) {
-    process.stdout.write(text);
+  // `--out -` is standard output, as for most tools; an empty name (`--out "$FILE"` with FILE unset) is refused rather
+  // than taken as no option, which printed the project's whole memory (an attacker, 2026-11-27).
+  if (opts.out === undefined || opts.out === '-') {
+    writeStdout(text);
     return;
   }
   writePrivateFile(opts.out, text);

@@ -1,3 +1,5 @@
+import { fstatSync, writeFileSync } from 'node:fs';
+
 /** Results go to stdout (JSON with --json, readable text otherwise); messages and logs go to stderr. */
 export interface Io {
   out(text: string): void;
@@ -33,8 +35,36 @@ function terminalSafe(text: string): string {
   });
 }
 
+/** Whether standard output is a regular file (worked out once). */
+let stdoutIsFile: boolean | undefined;
+
+/**
+ * Write `text` to standard output whole. To a regular file, writes are repeated until every byte is out: Node's stream
+ * writes once and drops what a short write left, so on a full disk `svc export p > file` cut the export at 1 MiB and
+ * exited 0 (an attacker, 2026-11-27); a failed write ends the command with `cannot write standard output`. A terminal
+ * or pipe goes through process.stdout, whose errors main.ts reports.
+ */
+export function writeStdout(text: string): void {
+  if (stdoutIsFile === undefined) {
+    try {
+      stdoutIsFile = fstatSync(1).isFile();
+    } catch {
+      stdoutIsFile = false;
+    }
+  }
+  if (!stdoutIsFile) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    writeFileSync(1, text);
+  } catch (error) {
+    throw new ExitCode(1, `cannot write standard output (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
 export const processIo: Io = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  out: (text) => writeStdout(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => {
     const safe = terminalSafe(text);
     process.stderr.write(safe.endsWith('\n') ? safe : `${safe}\n`);

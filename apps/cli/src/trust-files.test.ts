@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freshDataDir, REPO_ROOT, type Run, svc, svcArgs, svcEnv } from './testing/svc-process.js';
+import { freshDataDir, migratedPostgres, REPO_ROOT, type Run, svc, svcArgs, svcEnv } from './testing/svc-process.js';
 
 /** Run `svc args…` from a shell whose umask is 022, as a login shell usually has. */
 function svcUnderUmask022(args: string[], env: Record<string, string | undefined>): Promise<Run> {
@@ -98,6 +98,46 @@ describe('files the svc binary writes', () => {
       });
       expect(stdout.code).toBe(1);
       expect(stdout.stderr).toBe('svc: cannot write standard output (ENOSPC)\n');
+    },
+    240_000,
+  );
+
+  // PostgreSQL: the file-size limit that makes standard output's file fill up would stop the embedded database too.
+  it.skipIf(!process.env.SVC_TEST_DATABASE_URL)(
+    '`export` never leaves a cut export behind exit 0: a file that fills fails the command; `--out ""` is refused, `--out -` is standard output',
+    async () => {
+      const db = await migratedPostgres();
+      try {
+        const { env } = db;
+        expect((await svc(['project', 'create', 'p'], env)).code).toBe(0);
+        expect((await svc(['item', 'add', 'p', 'Long', '--body', 'lorem ipsum dolor '.repeat(200)], env)).code).toBe(0);
+        const dir = mkdtempSync(join(tmpdir(), 'svc-cut-'));
+        const quoted = [process.execPath, ...svcArgs(['export', 'p'])].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+        // A file limited to 1 KiB (a full disk behaves alike): Node's stream wrote 1 KiB, dropped the rest and exited 0.
+        const cut = await new Promise<Run>((resolve) => {
+          execFile('/bin/sh', ['-c', `ulimit -f 1; exec ${quoted} > '${join(dir, 'cut.jsonl')}'`], { cwd: REPO_ROOT, env: env as NodeJS.ProcessEnv }, (error, out, err) => {
+            const code = error ? (error as { code?: unknown }).code : 0;
+            resolve({ code: typeof code === 'number' ? code : -1, stdout: out, stderr: err });
+          });
+        });
+        expect(cut.stderr).toBe('svc: cannot write standard output (EFBIG)\n');
+        expect(cut.code).toBe(1);
+        // `--out "$FILE"` with FILE unset printed the whole project on standard output.
+        const empty = await svc(['export', 'p', '--out', ''], env);
+        expect(empty.code).toBe(1);
+        expect(empty.stdout).toBe('');
+        expect(empty.stderr).toContain('invalid_input: --out: give a file name');
+        const dash = await svc(['export', 'p', '--out', '-'], env);
+        expect(dash.code).toBe(0);
+        expect(dash.stdout).toContain('"type":"project"');
+        expect(existsSync(join(REPO_ROOT, '-'))).toBe(false);
+        // A newline in a path cannot print a line of its own that reads as svc's.
+        const odd = await svc(['export', 'p', '--out', '/nonexistent-svc-dir/a\nsvc: all good'], env);
+        expect(odd.code).toBe(1);
+        expect(odd.stderr).toBe('svc: invalid_input: --out: cannot write "/nonexistent-svc-dir/a\\nsvc: all good" (ENOENT)\n');
+      } finally {
+        await db.close();
+      }
     },
     240_000,
   );

@@ -223,8 +223,11 @@ describe.each(testBackends())('MCP resources, prompts and completions on $name',
     return contents[0] as { uri: string; mimeType: string; text: string };
   };
 
-  it('declares resources, prompts and completions without list_changed, and keeps exactly the 33 tools', async () => {
+  it('declares tools, resources, prompts and completions without list_changed, and keeps exactly the 33 tools', async () => {
     const caps = client.getServerCapabilities();
+    // The SDK declares list_changed for tools once its completion handlers are set; svc never sends it (a newcomer saw
+    // `"tools":{"listChanged":true}` beside the README's "no list_changed notifications").
+    expect(caps?.tools).toEqual({ listChanged: false });
     expect(caps?.resources).toEqual({ listChanged: false });
     expect(caps?.prompts).toEqual({ listChanged: false });
     expect(caps?.completions).toEqual({});

@@ -148,6 +148,9 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Mcp
     },
   );
   const server = mcp.server;
+  // The SDK's McpServer, given the tools capability, sets its own tool handlers (replaced below) and declares
+  // list_changed for them; svc never sends it (docs/decisions/0023), so it says so (a newcomer, 2026-11-27).
+  server.registerCapabilities({ tools: { listChanged: false } });
   const call = { source: options.source ?? ('mcp' as const), actorId: options.actorId, transport: options.transport ?? ('stdio' as const) };
   const tools = listTools();
   const byName = new Map(toolOperations().map((op) => [op.name, op]));

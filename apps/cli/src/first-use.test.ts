@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { createEmptyPostgresDatabase } from '@svc/service/testing';
 import { describe, expect, it } from 'vitest';
@@ -128,6 +129,11 @@ describe('the first start of svc serve http on an empty data directory', () => {
         'project ok',
         'port ok',
       ]);
+      // Doctor run without the server's data directory: its fix was `svc init`, which made a second, empty database
+      // beside the one the server used (a newcomer, 2026-11-27); it now points at the server's data first.
+      const astray = await doctor({ ...env, SVC_DATA_DIR: join(freshDataDir(), 'none'), SVC_HTTP_PORT: port });
+      expect(astray.check.database?.status).toBe('fail');
+      expect(astray.check.database?.fix).toContain(`the svc on 127.0.0.1:${port} keeps its data elsewhere: run this with the SVC_DATA_DIR`);
     } finally {
       await stop(second);
     }

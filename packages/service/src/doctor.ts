@@ -52,9 +52,26 @@ export async function diagnose(env: Record<string, string | undefined>, options:
   );
   // A project named by a bad SVC_PROJECT is not checked as if none were named (it said "SVC_PROJECT is not set").
   const projectSetAside = env.SVC_PROJECT !== undefined && config.project === undefined;
-  checks.push(...(await databaseChecks(config, options, projectSetAside)));
-  checks.push(await portCheck(options.host ?? config.httpHost, options.port ?? config.httpPort));
+  const database = await databaseChecks(config, options, projectSetAside);
+  const host = options.host ?? config.httpHost;
+  const port = options.port ?? config.httpPort;
+  const { check: portChecked, serving } = await portCheck(host, port);
+  checks.push(...database.map((c) => (serving && c.status === 'fail' && c.message.startsWith(NO_EMBEDDED) ? elsewhere(c, `${host}:${port}`) : c)), portChecked);
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
+}
+
+const NO_EMBEDDED = 'no embedded database at';
+
+/**
+ * No embedded database here while an svc server answers on the port: that server most likely keeps its data in
+ * another directory, and `svc init` here would make a second, empty one beside it (a newcomer who started the
+ * server with SVC_DATA_DIR and ran doctor without it, 2026-11-27).
+ */
+function elsewhere(check: Check, where: string): Check {
+  return {
+    ...check,
+    fix: `the svc on ${where} keeps its data elsewhere: run this with the SVC_DATA_DIR (or SVC_DATABASE_URL) it was started with; or, for a database of your own here, ${check.fix}`,
+  };
 }
 
 /** loadConfig, with each invalid variable reported and dropped in turn so the other checks can still run. */
@@ -78,10 +95,7 @@ async function databaseChecks(config: Config, options: DiagnoseOptions, projectS
   const dependents = ['schema', 'actor', 'project'];
   const skipAll = (why: string) => dependents.map((name) => skipped(name, why));
   if (config.databaseUrl === undefined && !config.dataDir.startsWith('memory://') && !existsSync(config.dataDir)) {
-    return [
-      fail('database', `no embedded database at ${resolve(config.dataDir)} yet`, 'svc init (or `pnpm start`: the first start sets it up)'),
-      ...skipAll('no database'),
-    ];
+    return [fail('database', `${NO_EMBEDDED} ${resolve(config.dataDir)} yet`, 'svc init (or `pnpm start`: the first start sets it up)'), ...skipAll('no database')];
   }
   let store: Store;
   try {
@@ -186,18 +200,19 @@ async function actorCheck(store: Store, config: Config, given: string | undefine
 }
 
 /** The port `svc serve http` would take: free, or already serving svc, is fine; anything else says how to move. */
-async function portCheck(host: string, port: number): Promise<Check> {
+/** Whether svc serve http could listen on host:port, and whether an svc server already answers there (`serving`). */
+async function portCheck(host: string, port: number): Promise<{ check: Check; serving: boolean }> {
   const where = `${host}:${port}`;
   const error = await new Promise<NodeJS.ErrnoException | undefined>((done) => {
     const server = createServer();
     server.once('error', (e: NodeJS.ErrnoException) => done(e));
     server.listen({ host, port, exclusive: true }, () => server.close(() => done(undefined)));
   });
-  if (error === undefined) return ok('port', `${where} is free for svc serve http`);
+  if (error === undefined) return { check: ok('port', `${where} is free for svc serve http`), serving: false };
   const move = `stop what listens there, or choose another port: SVC_HTTP_PORT=${port === 8080 ? 8081 : port + 1} svc serve http (or --port)`;
-  if (error.code !== 'EADDRINUSE') return fail('port', `cannot listen on ${where}: ${error.code ?? error.message}`, move);
-  if (await answersAsSvc(host, port)) return ok('port', `${where} is taken by a running svc serve http`);
-  return fail('port', `${where} is taken by another program`, move);
+  if (error.code !== 'EADDRINUSE') return { check: fail('port', `cannot listen on ${where}: ${error.code ?? error.message}`, move), serving: false };
+  if (await answersAsSvc(host, port)) return { check: ok('port', `${where} is taken by a running svc serve http`), serving: true };
+  return { check: fail('port', `${where} is taken by another program`, move), serving: false };
 }
 
 /** Whether what listens there is an svc server: its /health answers {"status":"ok"} with an X-Request-Id. */

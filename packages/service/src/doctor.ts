@@ -56,11 +56,15 @@ export async function diagnose(env: Record<string, string | undefined>, options:
   const host = options.host ?? config.httpHost;
   const port = options.port ?? config.httpPort;
   const { check: portChecked, serving } = await portCheck(host, port);
-  checks.push(...database.map((c) => (serving && c.status === 'fail' && c.message.startsWith(NO_EMBEDDED) ? elsewhere(c, `${host}:${port}`) : c)), portChecked);
+  const astray = serving && noEmbeddedDatabase(config);
+  checks.push(...database.map((c) => (astray && c.name === 'database' ? elsewhere(c, `${host}:${port}`) : c)), portChecked);
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }
 
-const NO_EMBEDDED = 'no embedded database at';
+/** No database is configured but the embedded one, and its data directory does not exist yet. */
+function noEmbeddedDatabase(config: Config): boolean {
+  return config.databaseUrl === undefined && !config.dataDir.startsWith('memory://') && !existsSync(config.dataDir);
+}
 
 /**
  * No embedded database here while an svc server answers on the port: that server most likely keeps its data in
@@ -94,8 +98,8 @@ function settings(env: Record<string, string | undefined>): { config: Config; pr
 async function databaseChecks(config: Config, options: DiagnoseOptions, projectSetAside = false): Promise<Check[]> {
   const dependents = ['schema', 'actor', 'project'];
   const skipAll = (why: string) => dependents.map((name) => skipped(name, why));
-  if (config.databaseUrl === undefined && !config.dataDir.startsWith('memory://') && !existsSync(config.dataDir)) {
-    return [fail('database', `${NO_EMBEDDED} ${resolve(config.dataDir)} yet`, 'svc init (or `pnpm start`: the first start sets it up)'), ...skipAll('no database')];
+  if (noEmbeddedDatabase(config)) {
+    return [fail('database', `no embedded database at ${resolve(config.dataDir)} yet`, 'svc init (or `pnpm start`: the first start sets it up)'), ...skipAll('no database')];
   }
   let store: Store;
   try {

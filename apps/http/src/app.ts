@@ -86,18 +86,16 @@ function refuseBadEncoding(url: string): void {
   if (at < 0) return;
   for (const part of url.slice(at + 1).split('#', 1)[0]?.split('&') ?? []) {
     const [key = '', value = ''] = part.split(/=(.*)/s);
-    for (const text of [key, value]) {
-      try {
-        decodeURIComponent(text.replaceAll('+', ' '));
-      } catch {
-        const name = safeDecode(key) ?? key;
-        throw new SvcError('invalid_input', `${name}: not valid percent-encoded UTF-8 (${JSON.stringify(text.slice(0, 60))})`, { field: name });
-      }
+    const bad = [key, value].find((text) => decoded(text) === undefined);
+    if (bad !== undefined) {
+      const name = decoded(key) ?? key;
+      throw new SvcError('invalid_input', `${name}: not valid percent-encoded UTF-8 (${JSON.stringify(bad.slice(0, 60))})`, { field: name });
     }
   }
 }
 
-function safeDecode(text: string): string | undefined {
+/** A query string part decoded (`+` a space), or undefined when it is not percent-encoded UTF-8. */
+function decoded(text: string): string | undefined {
   try {
     return decodeURIComponent(text.replaceAll('+', ' '));
   } catch {

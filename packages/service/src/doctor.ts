@@ -203,8 +203,10 @@ async function actorCheck(store: Store, config: Config, given: string | undefine
     : fail('actor', `${source} ${id} is not a registered actor`, register);
 }
 
-/** The port `svc serve http` would take: free, or already serving svc, is fine; anything else says how to move. */
-/** Whether svc serve http could listen on host:port, and whether an svc server already answers there (`serving`). */
+/**
+ * The port `svc serve http` would take: free, or already serving svc, is fine; anything else says how to move. With
+ * whether an svc server already answers there (`serving`).
+ */
 async function portCheck(host: string, port: number): Promise<{ check: Check; serving: boolean }> {
   const where = `${host}:${port}`;
   const error = await new Promise<NodeJS.ErrnoException | undefined>((done) => {

@@ -866,17 +866,11 @@ export async function searchOneStatement(
   ttl: number | undefined,
   limit: number,
 ): Promise<{ project: Project; hits: SearchHit[] } | undefined> {
-  const slug = slugOf(projectRef);
-  const id = slug === undefined && isUuid(projectRef.trim()) ? projectRef.trim() : undefined;
-  if ((slug === undefined && id === undefined) || plan.op !== 'word') return undefined;
+  if (plan.op !== 'word') return undefined;
   const k = limit + 1;
   const plans: [TsPlan] = [plan];
-  const { leafTexts, leaves } = queryLeaves(plans);
-  const { rows } = await db.executeQuery<{ r: { project: ProjectRow; synonyms: boolean; analysis?: AnalysisRow | null } | null }>(
-    CompiledQuery.raw(SEARCH_ONE, [slug ?? null, id ?? null, terms, SYNONYMS_TO_READ, leafTexts, ttl ?? null, ...leafParams(leaves, k)]),
-  );
-  const r = rows[0]?.r;
-  if (!r || r.synonyms) return undefined;
+  const r = await callSearchOne(db, SEARCH_ONE, projectRef, terms, plan, ttl ?? null, k);
+  if (typeof r !== 'object' || r.synonyms) return undefined;
   const project = toProject(r.project);
   const query = preparedFrom(plans, readAnalysis(r.analysis ?? null));
   if (typeof query !== 'object' || !oneLexeme(query)) return undefined;
@@ -1506,6 +1500,37 @@ export async function openItemSearch(
   return { project, synonyms: await glossarySynonyms(db, project.id, terms) };
 }
 
+/** svc_search_one's answer: the project, whether the glossary expands the query, and its analysis when it does not. */
+interface SearchOneRow {
+  project: ProjectRow;
+  synonyms: boolean;
+  analysis?: AnalysisRow | null;
+}
+
+/**
+ * Run `text` (a statement calling svc_search_one: SEARCH_ONE or OPEN_ANALYZED) for `plan` in the project named by its
+ * slug or full id (`projectRef`), with research's time to live `ttl` and the page's size `k` (null: no first read).
+ * `not_slug_or_id` without running it when `projectRef` is neither (an id prefix); `no_such_project` when none has it.
+ */
+async function callSearchOne(
+  db: Kysely<Database>,
+  text: string,
+  projectRef: string,
+  terms: string[],
+  plan: TsPlan,
+  ttl: number | null,
+  k: number | null,
+): Promise<SearchOneRow | 'not_slug_or_id' | 'no_such_project'> {
+  const slug = slugOf(projectRef);
+  const id = slug === undefined && isUuid(projectRef.trim()) ? projectRef.trim() : undefined;
+  if (slug === undefined && id === undefined) return 'not_slug_or_id';
+  const { leafTexts, leaves } = queryLeaves([plan]);
+  const { rows } = await db.executeQuery<{ r: SearchOneRow | null }>(
+    CompiledQuery.raw(text, [slug ?? null, id ?? null, terms, SYNONYMS_TO_READ, leafTexts, ttl, ...leafParams(leaves, k)]),
+  );
+  return rows[0]?.r ?? 'no_such_project';
+}
+
 /** A query's analysis read ahead of searchItems (openAnalyzedSearch), which then need not read it. */
 export type SearchAnalysis = Analysis;
 
@@ -1534,17 +1559,11 @@ export async function openAnalyzedSearch(
   terms: string[],
   plan: TsPlan,
 ): Promise<{ project: Project; analysis: SearchAnalysis } | 'no_such_project' | undefined> {
-  const slug = slugOf(projectRef);
-  const id = slug === undefined && isUuid(projectRef.trim()) ? projectRef.trim() : undefined;
-  if ((slug === undefined && id === undefined) || plan.op === 'word' || plan.op === 'phrase') return undefined;
-  const { leafTexts, leaves } = queryLeaves([plan]);
-  if (leaves.length === 0) return undefined;
-  const { rows } = await db.executeQuery<{ r: { project: ProjectRow; synonyms: boolean; analysis?: AnalysisRow | null } | null }>(
-    CompiledQuery.raw(OPEN_ANALYZED, [slug ?? null, id ?? null, terms, SYNONYMS_TO_READ, leafTexts, null, ...leafParams(leaves, null)]),
-  );
+  if (plan.op === 'word' || plan.op === 'phrase' || queryLeaves([plan]).leaves.length === 0) return undefined;
+  const r = await callSearchOne(db, OPEN_ANALYZED, projectRef, terms, plan, null, null);
+  if (r === 'not_slug_or_id') return undefined;
   notePlanMode(db, 'force_generic_plan');
-  const r = rows[0]?.r;
-  if (!r) return 'no_such_project';
+  if (r === 'no_such_project') return 'no_such_project';
   if (r.synonyms) return undefined;
   return { project: toProject(r.project), analysis: readAnalysis(r.analysis ?? null) };
 }

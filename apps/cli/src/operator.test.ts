@@ -237,6 +237,34 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     expect((await svc(['import', same], env)).stderr).toContain('invalid_input: line 1: format_version must be the number 1, not "1"');
   }, 120_000);
 
+  it("a new project's slug may not read as another project's short id, or writes by that id would land in it", async () => {
+    const made = await svc(['project', 'create', 'shadowed', '--json'], env);
+    expect(made.code, made.stderr).toBe(0);
+    const { id } = JSON.parse(made.stdout) as { id: string };
+    const short = id.slice(0, 8);
+    const hint = "reads as a project id or id prefix (8 or more hex digits): a slug must not, or it would hide the project whose id begins with it";
+    expect(await svc(['project', 'create', short], env)).toEqual({ code: 1, stdout: '', stderr: `svc: invalid_input: <slug>: '${short}' ${hint}; add a letter beyond a-f\n` });
+    expect((await svc(['project', 'create', id], env)).stderr).toContain(`'${id}' ${hint}`);
+    expect((await svc(['init', '--project', id.slice(0, 11)], env)).stderr).toContain(`--project: '${id.slice(0, 11)}' ${hint}`);
+    // The short id still names the project it belongs to; slugs that are no id prefix are kept.
+    const added = await svc(['item', 'add', short, 'Written by short id', '--json'], env);
+    expect(added.code, added.stderr).toBe(0);
+    const shown = await svc(['item', 'show', (JSON.parse(added.stdout) as { id: string }).id, '--json'], env);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ item: { project_id: id } });
+    for (const kept of ['cafe', 'dead-beef']) expect((await svc(['project', 'create', kept], env)).code).toBe(0);
+
+    // An export whose slug reads as an id prefix is imported only as a new slug (--as), with fresh ids.
+    const file = join(dir, 'shadowed.jsonl');
+    expect((await svc(['export', 'shadowed', '--out', file], env)).code).toBe(0);
+    const crafted = join(dir, 'crafted.jsonl');
+    writeFileSync(crafted, readFileSync(file, 'utf8').replace('"slug":"shadowed"', `"slug":"${short}"`).replaceAll(id, '0123abcd-0000-4000-8000-000000000000'));
+    const refused = await svc(['import', crafted], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`^svc: invalid_input: line \\d+: field 'slug' '${short}' reads as a project id or id prefix .*; or import with --as NEW_SLUG`));
+    expect((await svc(['import', crafted, '--as', `${short}-copy`], env)).code).toBe(0);
+    expect((await svc(['import', crafted, '--as', short], env)).stderr).toBe(`svc: invalid_input: --as: '${short}' ${hint}; add a letter beyond a-f\n`);
+  }, 180_000);
+
   it('shows examples in --help', async () => {
     const help = await svc(['export', '--help'], env);
     expect(help.code).toBe(0);

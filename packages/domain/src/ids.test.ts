@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SvcError } from './errors.js';
-import { type IdRef, isUuid, MIN_PREFIX_LENGTH, parseIdRef, SHORT_ID_LENGTH, shortId } from './ids.js';
+import { type IdRef, isUuid, MIN_PREFIX_LENGTH, newSlugRefusal, parseIdRef, SHORT_ID_LENGTH, shortId } from './ids.js';
 
 const HEX = '0123456789abcdef';
 
@@ -183,5 +183,22 @@ describe('shortId', () => {
         expect(within(uuid, asPrefix(parseIdRef(shortId(uuid))))).toBe(true);
       }),
     );
+  });
+});
+
+describe('newSlugRefusal', () => {
+  it('refuses a slug that would hide a project by its short id, and keeps every other slug', () => {
+    // Any project id's short id, or a longer prefix of it, or the whole id: refused, whatever the hex digits.
+    fc.assert(
+      fc.property(hexUuid, fc.integer({ min: SHORT_ID_LENGTH, max: 36 }), (uuid, n) => {
+        const prefix = uuid.slice(0, n).replace(/-$/, '');
+        expect(newSlugRefusal(prefix)).toMatch(/reads as a project id or id prefix \(8 or more hex digits\)/);
+      }),
+    );
+    for (const kept of ['cafe', 'beef123', 'default', 'dead-beef', 'deadbeefx', '2024', 'g0000000', 'a1b2c3d4-e5f6-x']) {
+      expect(newSlugRefusal(kept), kept).toBeUndefined();
+    }
+    expect(newSlugRefusal('Not A Slug')).toMatch(/^'Not A Slug' is not a valid slug/);
+    expect(newSlugRefusal('')).toMatch(/is not a valid slug/);
   });
 });

@@ -54,3 +54,22 @@ const SLUG_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export function isSlug(value: string): boolean {
   return SLUG_RE.test(value);
 }
+
+/**
+ * Why `slug` may not name a new project, or undefined when it may. Besides the slug's form: a slug that reads as an
+ * id prefix as long as the short ids shown to people would hide, wherever a project is named, the project whose id
+ * begins with it (a slug is looked up first), so a write meant for that project by its short id would land in this one.
+ */
+export function newSlugRefusal(slug: string): string | undefined {
+  if (!isSlug(slug)) return `'${slug}' is not a valid slug: use lowercase letters, digits and hyphens (at most 63), starting with a letter or digit`;
+  let ref: IdRef;
+  try {
+    ref = parseIdRef(slug);
+  } catch {
+    return undefined;
+  }
+  if (ref.kind === 'uuid' || slug.replaceAll('-', '').length >= SHORT_ID_LENGTH) {
+    return `'${slug}' reads as a project id or id prefix (${SHORT_ID_LENGTH} or more hex digits): a slug must not, or it would hide the project whose id begins with it; add a letter beyond a-f`;
+  }
+  return undefined;
+}

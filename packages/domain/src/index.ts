@@ -4,6 +4,7 @@ export {
   type IdRef,
   isSlug,
   isUuid,
+  newSlugRefusal,
   parseIdRef,
   shortId,
 } from './ids.js';

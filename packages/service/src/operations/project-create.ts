@@ -1,4 +1,4 @@
-import { invalidInput, isSlug } from '@svc/domain';
+import { invalidInput, newSlugRefusal } from '@svc/domain';
 import { insertProject } from '@svc/store';
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
@@ -15,9 +15,8 @@ export const projectCreate = defineOperation({
   kind: 'write',
   annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
-    if (!isSlug(input.slug)) {
-      throw invalidInput('slug', `'${input.slug}' is not a valid slug: use lowercase letters, digits and hyphens (at most 63), starting with a letter or digit`);
-    }
+    const refused = newSlugRefusal(input.slug);
+    if (refused) throw invalidInput('slug', refused);
     const project = await insertProject(ctx.tx, { slug: input.slug, name: input.name ?? input.slug });
     ctx.audit({ project_id: project.id, target_kind: 'project', target_id: project.id });
     return project;

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { userInfo } from 'node:os';
-import { invalidInput, isSlug, type Project } from '@svc/domain';
+import { invalidInput, isSlug, newSlugRefusal, type Project } from '@svc/domain';
 import {
   type Database,
   findActorByEmail,
@@ -84,16 +84,15 @@ export const setup = defineOperation({
   kind: 'write',
   annotations: { destructiveHint: false, idempotentHint: true },
   async run(ctx, input) {
-    if (input.project !== undefined && !isSlug(input.project)) {
-      throw invalidInput(
-        'project',
-        `'${input.project}' is not a valid slug: use lowercase letters, digits and hyphens (at most 63), starting with a letter or digit`,
-      );
-    }
+    const named = input.project;
+    const refused = named === undefined ? undefined : newSlugRefusal(named);
+    // Not a slug: refused at once. A slug that reads as an id prefix: only for a project to be created (below).
+    if (refused && !isSlug(named as string)) throw invalidInput('project', refused);
     await lockFirstUse(ctx.tx);
 
     const found = await firstUseProject(ctx.tx, input.project);
     const projectCreated = found === undefined;
+    if (projectCreated && refused) throw invalidInput('project', refused);
     const slug = input.project ?? DEFAULT_PROJECT;
     const project = found?.project ?? (await insertProject(ctx.tx, { slug, name: slug }));
     const chosen = found?.chosen ?? (input.project === undefined ? 'default' : 'named');

@@ -1,4 +1,4 @@
-import { checkSourceUrl, isSlug, isTypeKey, type JsonSchema, SvcError, validateContext, validateTypeSchema } from '@svc/domain';
+import { checkSourceUrl, isSlug, isTypeKey, newSlugRefusal, type JsonSchema, SvcError, validateContext, validateTypeSchema } from '@svc/domain';
 import {
   actorIdsByEmail,
   type Database,
@@ -123,6 +123,8 @@ async function checkProjectRecord(tx: Transaction<Database>, projectRecord: Impo
   if (typeof slug !== 'string' || !isSlug(slug)) throw lineError(projectRecord.line, `field 'slug' '${String(slug)}' is not a valid slug`, 'slug');
   refusedAtLine(projectRecord, 'settings', (m) => `field 'settings': ${m}`, () => validateProjectSettings(settings));
   if (fresh) return;
+  const refused = newSlugRefusal(slug);
+  if (refused) throw lineError(projectRecord.line, `field 'slug' ${refused}; or import with --as NEW_SLUG (as_slug)`, 'slug');
   const clash = await findProjectByIdOrSlug(tx, projectId, slug);
   if (clash) {
     const what = clash.slug === slug ? `project slug '${slug}' already exists` : `project id ${projectId} already exists (as '${clash.slug}')`;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isSlug, SvcError } from '@svc/domain';
+import { newSlugRefusal, SvcError } from '@svc/domain';
 import {
   type ColumnType,
   type Database,
@@ -33,7 +33,8 @@ type Progress = WriteContext['progress'];
  * Returns the map from old id to new, and renames the project record.
  */
 export async function renewIds(tx: Transaction<Database>, records: ImportRecord[], projectRecord: ImportRecord, slug: string): Promise<Map<string, string>> {
-  if (!isSlug(slug)) throw new SvcError('invalid_input', `as_slug: '${slug}' is not a valid slug (lowercase letters, digits and hyphens, up to 63)`, { field: 'as_slug' });
+  const refused = newSlugRefusal(slug);
+  if (refused) throw new SvcError('invalid_input', `as_slug: ${refused}`, { field: 'as_slug' });
   const taken = await findProjectBySlug(tx, slug);
   if (taken) throw new SvcError('conflict', `project slug '${slug}' already exists: choose another slug for --as`, { field: 'as_slug', project_id: taken.id });
   const ids = new Map<string, string>();

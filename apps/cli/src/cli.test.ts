@@ -439,6 +439,14 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     const [file, host] = await Promise.all([svc(['search', 'reads', 'search.ts'], env), svc(['search', 'reads', 'prod.example.com'], env)]);
     expect(file.stdout).toContain('Ranking lives in src/store/**search.ts** on');
     expect(host.stdout).toContain('on db-01.**prod.example.com**.');
+    // A version with or without its `v` finds both spellings (an outsider searched 0.8.1 for v0.8.1, 2026-11-27).
+    expect((await svc(['item', 'add', 'reads', 'Pinned client', '--body', 'We pinned the client at v0.8.1 after the leak.'], env)).code).toBe(0);
+    expect((await svc(['item', 'add', 'reads', 'Server upgrade', '--body', 'The server moved to 0.8.1 (from 0.7.9) on Monday.'], env)).code).toBe(0);
+    const [bare, prefixed] = await Promise.all([svc(['search', 'reads', '0.8.1'], env), svc(['search', 'reads', 'v0.8.1'], env)]);
+    for (const found of [bare, prefixed]) {
+      expect(found.stdout).toMatch(/ {10}We pinned the client at \*\*v0\.8\.1\*\* after the leak\.\n/);
+      expect(found.stdout).toMatch(/ {10}The server moved to \*\*0\.8\.1\*\* \(from 0\.7\.9\) on Monday\.\n/);
+    }
   }, 120_000);
 
   it('link add and remove join two seeded items: the edge shows on both ends, adding it again changes nothing, an unknown type and a missing edge are refused', async () => {

@@ -141,6 +141,13 @@ describe('markSnippet on hostile and unusual bodies (outsiders, 2026-11-26)', ()
     expect(/^[\uDC00-\uDFFF]/.test(around) || /[\uD800-\uDBFF]$/.test(around)).toBe(false);
   });
 
+  it('marks a version by its other spelling, as the index holds it (migration 0018)', () => {
+    const body = 'Pinned v0.8.1 (was 0.7.9), node@v20.1.0, dev0.8.1 and 1.2 seconds.';
+    expect(marked(markSnippet(body, new Set(['0.8.1'])))).toEqual(['v0.8.1']);
+    expect(marked(markSnippet(body, new Set(['v0.7.9', '20.1.0'])))).toEqual(['0.7.9', 'v20.1.0']);
+    expect(markSnippet(body, new Set(['v1.2']))).toBe(body);
+  });
+
   it('marks an underscore identifier inside a dotted name or a path, as the index holds it whole', () => {
     expect(marked(markSnippet('we set config.max_pool_size to 20', new Set(['max_pool_size'])))).toEqual(['max_pool_size']);
     expect(marked(markSnippet('see packages/store/src/search_items.ts', new Set(['search_items'])))).toEqual(['search_items']);

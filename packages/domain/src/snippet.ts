@@ -214,9 +214,11 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
     addMark(word, at, core.length, all);
     return;
   }
-  // Runs of a path's or host's pieces (`search.ts`, `prod.example.com`, `/v1/orders`), from the slash before it.
+  // Runs of a path's or host's pieces (`search.ts`, `prod.example.com`, `/v1/orders`), from the slash before it, and
+  // versions by their other spelling (`v0.8.1` for 0.8.1).
   const lead = at > word.start && text[at - 1] === '/' ? 1 : 0;
   const paths = /[/.@:]/.test(core) ? joinedRuns(text.slice(at - lead, at + core.length), PATH_PIECES, lexemes) : [];
+  for (const [a, b, key] of otherSpellings(core, lexemes)) paths.push([a + lead, b + lead, key]);
   for (const [a, b, key] of paths) addMark(word, at - lead + a, b - a, key);
   for (const piece of core.matchAll(PIECES)) {
     if (paths.some(([a, b]) => piece.index + lead < b && piece.index + piece[0].length + lead > a)) continue;
@@ -263,6 +265,24 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
   }
 }
 
+/**
+ * A version as the index also holds it (migration 0018): with its `v`, also without it; of three parts or more
+ * without one, also with it. It starts a token and ends it, as svc_tsvector_pieces reads it.
+ */
+const VERSION = /(?<![\p{L}\p{N}.])([vV]?)(\d+(?:\.\d+)+)(?!\.?[\p{L}\p{N}])/gu;
+
+/** The versions of `core` the query holds by their other spelling (`v0.8.1` for 0.8.1, `0.8.1` for v0.8.1), as [from, to, lexeme]. */
+function otherSpellings(core: string, lexemes: ReadonlySet<string>): [number, number, string][] {
+  if (!/\d\.\d/.test(core)) return [];
+  const out: [number, number, string][] = [];
+  for (const m of core.matchAll(VERSION)) {
+    const digits = m[2] as string;
+    const other = m[1] !== '' ? digits : /\.\d+\./.test(digits) ? `v${digits}` : undefined;
+    if (other !== undefined && lexemes.has(other)) out.push([m.index, m.index + m[0].length, other]);
+  }
+  return out;
+}
+
 /** A decimal joined to what precedes it by a hyphen (`node-20.1`, `v-1.5e3`): the parser reads it as a signed float. */
 const JOINED_DECIMAL = /(?<=[\p{L}\p{N}])-(\d+(?:\.\d+)+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\p{L}\p{N}])/gu;
 
@@ -285,11 +305,14 @@ function joinedDecimals(piece: string, lexemes: ReadonlySet<string>): [number, n
 /**
  * The first character of each lexeme: a word can match a lexeme only if, lowercased, it holds it (a stem keeps its
  * word's first letter: Snowball english changes endings, `y` to `i` past the first letter, and its exceptions such
- * as dying → die keep it too; a part, run, signed number or path is a piece of the word as written). Most words of
- * a body hold none, and are passed over without being analysed.
+ * as dying → die keep it too; a part, run, signed number or path is a piece of the word as written; a version is
+ * also held by its other spelling, `v0.8.1` by 0.8.1, which begins with its first digit). Most words of a body hold
+ * none, and are passed over without being analysed.
  */
 function lexemeHeads(lexemes: ReadonlySet<string>): string[] {
-  return [...new Set([...lexemes].map((l) => String.fromCodePoint(l.codePointAt(0) ?? 0)))].filter((h) => h !== '\0');
+  const heads = [...lexemes].map((l) => String.fromCodePoint(l.codePointAt(0) ?? 0));
+  for (const l of lexemes) if (/^v\d/.test(l)) heads.push(l.charAt(1));
+  return [...new Set(heads)].filter((h) => h !== '\0');
 }
 
 /**

@@ -232,11 +232,30 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
       expect(rows[0]?.hit, word).toBe(true);
     }
-    // Runs keep their order, and a negative number after a space is not joined.
+    // A version by either spelling, with or without its `v` (an outsider searched 0.8.1 for v0.8.1, 2026-11-27).
+    for (const [text, word] of [
+      ['pinned at v0.8.1 now', '0.8.1'],
+      ['moved to 0.8.1 (from 0.7.9)', 'v0.8.1'],
+      ['moved to 0.8.1 (from 0.7.9)', 'v0.7.9'],
+      ['tag release-v0.8.1', '0.8.1'],
+      ['runs node@v20.1.0', '20.1.0'],
+      ['V2.0.1 shipped', '2.0.1'],
+      ['v1.2 shipped', '1.2'],
+      ['built v0.8.1-rc1', '0.8.1'],
+      ['upgrade to 0.8.1.', 'v0.8.1'],
+    ] as const) {
+      const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
+      expect(rows[0]?.hit, `${word} in ${text}`).toBe(true);
+    }
+    // Runs keep their order, a negative number after a space is not joined, and a version is one only at a token's
+    // edges (`dev0.8.1`, `1.2.3.4x`), a bare one of three parts or more (`1.2` is a number, not v1.2).
     for (const [text, word] of [
       ['jobs call pg_try_advisory_lock(1)', 'lock_advisory'],
       ['a range of -5', '5'],
       ['see src/store/search.ts', 'search/store'],
+      ['built dev0.8.1', '0.8.1'],
+      ['build 1.2.3.4x', 'v1.2.3'],
+      ['took 1.2 seconds', 'v1.2'],
     ] as const) {
       const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
       expect(rows[0]?.hit, `${word} not in ${text}`).toBe(false);
@@ -269,6 +288,7 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       'See RFC-0042, OPS-77 (ISO-8601) on 2024-01-05: utf-8 x86-64 node-20.1 sha-256 foo_bar-2 0042 77 8601 256 -5 2024-01 web-01 01',
       'jobs call pg_try_advisory_lock(1) then pg_advisory_unlock; advisory_lock try_advisory_lock a__b_c a__b b_c web-01.prod.example.com',
       'main..release-2 origin/main..feature-2 1..10-20 RFC-0042./x jane-1@example.com src/app-2/main.ts https://ci.example.com/job/build-42/',
+      'v0.8.1 0.8.1 release-v0.8.1 node@v20.1.0 (0.8.2) v1.2 1.2 1.2.3.4x dev0.8.1 V2.0.1 10.0.0.1 v0.8.1-rc1 0.8.1.',
     ];
     for (const text of texts) {
       const lexemes = new Set(Object.keys(await indexed(text)));

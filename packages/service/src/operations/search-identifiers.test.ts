@@ -75,6 +75,8 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
       'v1/orders': 1,
       'v0.8': 1,
       '8.1': 1,
+      // The version without its `v` (migration 0018).
+      '0.8.1': 1,
       path: 3,
     });
   });
@@ -310,6 +312,8 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     const ticket = (await call(ops.svc_capture_add, { text: 'ticket OPS-77 is open' })) as { id: string };
     expect(await captures('77')).toEqual([ticket.id]);
     expect(await captures('OPS-77')).toEqual([ticket.id]);
+    const version = (await call(ops.svc_capture_add, { text: 'client pinned at v0.8.1' })) as { id: string };
+    expect(await captures('0.8.1')).toEqual([version.id]);
 
     const unit = ((await call(ops.svc_work_open, { project_id: 'ident', title: 'Unit' })) as { id: string }).id;
     const idea = (await call(ops.svc_idea_add, { work_unit_id: unit, text: 'try is_head with a read-only pg.Pool' })) as { id: string };
@@ -325,5 +329,7 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     const pinned = (await call(ops.svc_idea_add, { work_unit_id: unit, text: 'pin node-20.1 in CI' })) as { id: string };
     expect(await ideas('20.1')).toEqual([pinned.id]);
     expect(await ideas('node-20.1')).toEqual([pinned.id]);
+    const bump = (await call(ops.svc_idea_add, { work_unit_id: unit, text: 'move the server to 0.9.0' })) as { id: string };
+    expect(await ideas('v0.9.0')).toEqual([bump.id]);
   });
 });

@@ -256,7 +256,7 @@ function text(uri: URL, mimeType: string, body: string): ReadResourceResult {
  * A JSON-RPC error for the SDK to send as is: an integer code, the message unchanged (the SDK's McpError would
  * prefix it with "MCP error <code>:", and the client prefixes it again), data with svc's own code and details.
  */
-class RequestError extends Error {
+export class RequestError extends Error {
   constructor(
     readonly code: number,
     message: string,

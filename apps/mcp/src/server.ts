@@ -1,14 +1,17 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AnyOperation, codeVersion, isSvcError, type Service, type Source, SvcError, toolOperations } from '@svc/service';
 import { z } from 'zod';
-import { registerContext } from './context.js';
+import { RequestError, registerContext } from './context.js';
 
 export interface McpOptions {
   /** The actor of this connection's auth context (--actor, X-Actor); SVC_DEFAULT_ACTOR_ID applies when unset. */
@@ -183,5 +186,47 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Mcp
     }
   });
   registerContext(mcp, service, call);
+  refuseMalformedParams(server);
   return mcp;
+}
+
+type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/**
+ * A request whose params break the protocol's own schema (a prompt argument that is not a string, a tools/call
+ * without a name) is parsed by the SDK before any handler of ours runs, and answered as an internal error (-32603)
+ * whose message is the schema library's issues as JSON (an attacker, 2026-11-27). Every handler is wrapped, once
+ * all are set, so that such a failure is invalid params (-32602) naming each field in words, and an SDK refusal
+ * (an unknown prompt, a missing prompt argument) keeps one "MCP error" prefix (the client adds its own). The SDK
+ * keeps its handlers in a map it does not export; without it svc does not start (an SDK upgrade would otherwise lose
+ * this silently), and the MCP end-to-end test holds the answers.
+ */
+function refuseMalformedParams(server: Server): void {
+  const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(handlers instanceof Map)) throw new Error('the MCP SDK keeps its request handlers elsewhere: refuseMalformedParams needs updating');
+  for (const [method, handler] of handlers as Map<string, RequestHandler>) {
+    handlers.set(method, async (request: unknown, extra: unknown) => {
+      try {
+        return await handler(request, extra);
+      } catch (error) {
+        throw asRequestError(error);
+      }
+    });
+  }
+}
+
+/** A schema library's failure to parse a request as invalid params naming each field; the SDK's McpError with its message as given. */
+function asRequestError(error: unknown): unknown {
+  if (error instanceof McpError) {
+    const message = error.message.replace(/^MCP error -?\d+: /, '');
+    return new RequestError(error.code, message, { code: error.code === ErrorCode.InvalidParams ? 'invalid_input' : 'internal_error' });
+  }
+  const { name, issues } = (error ?? {}) as { name?: unknown; issues?: unknown };
+  if ((name !== 'ZodError' && name !== '$ZodError') || !Array.isArray(issues)) return error;
+  const fields = (issues as { path?: PropertyKey[]; message?: string }[]).map((issue) => ({
+    field: (issue.path ?? []).map(String).join('.') || 'params',
+    why: String(issue.message ?? 'invalid').replace(/^Invalid input: /, ''),
+  }));
+  const message = fields.map((f) => `${f.field}: ${f.why}`).join('; ');
+  return new RequestError(ErrorCode.InvalidParams, message, { code: 'invalid_input', details: { field: fields[0]?.field ?? 'params' } });
 }

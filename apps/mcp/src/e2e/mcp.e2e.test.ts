@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS_LIST_BUDGET } from '../server.js';
 import { runSession } from './session.js';
@@ -152,6 +153,21 @@ describe('MCP over Streamable HTTP: a listening `svc serve http`', () => {
     }
     const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'start-session' }, argument: { name: 'project', value: 'de' } });
     expect(completion.completion.values).toEqual(['demo']);
+    // A request whose params break the protocol's schema is invalid params naming the field, in words: it was an
+    // internal error (-32603) whose message was the schema library's issues as JSON (an attacker, 2026-11-27).
+    const arg = client.getPrompt({ name: 'start-session', arguments: { project: 5 as unknown as string } });
+    await expect(arg).rejects.toMatchObject({
+      code: -32602,
+      message: 'MCP error -32602: params.arguments.project: expected string, received number',
+      data: { code: 'invalid_input', details: { field: 'params.arguments.project' } },
+    });
+    const named = client.request({ method: 'tools/call', params: { name: 7 as unknown as string } }, CallToolResultSchema);
+    await expect(named).rejects.toMatchObject({ code: -32602, message: 'MCP error -32602: params.name: expected string, received number' });
+    const uri = client.request({ method: 'resources/read', params: {} as { uri: string } }, ReadResourceResultSchema);
+    await expect(uri).rejects.toMatchObject({ code: -32602, message: 'MCP error -32602: params.uri: expected string, received undefined' });
+    // The SDK's own refusals keep one "MCP error" prefix (the client adds it; the server's message had it already).
+    await expect(client.getPrompt({ name: 'nope' })).rejects.toMatchObject({ code: -32602, message: 'MCP error -32602: Prompt nope not found' });
+    expect((await client.getPrompt({ name: 'record-decision', arguments: { project: 'demo' } })).messages).toHaveLength(1);
   });
 
   it('refuses a write without an actor as actor_required, and a foreign Host with 403', async () => {

@@ -96,16 +96,20 @@ const json = (value: unknown) =>
 
 /**
  * The block printed (on stderr) by `svc init` and by the start of `svc serve http` that set svc up; `serving`
- * says which, since after `svc init` no server may be running yet.
+ * says which (true: this server), since after `svc init` a server may be running already (its process) or not yet.
  */
-export function renderGuide(c: Connection, serving: boolean): string {
+export function renderGuide(c: Connection, serving: boolean | { pid: number }): string {
   const made = [c.created.project ? `created project '${c.project.slug}'` : '', c.created.actor ? `registered actor ${c.actor.email}` : '']
     .filter((s) => s !== '')
     .join(' and ');
   return [
     `svc is ready${made ? ` (${made})` : ''}: project '${c.project.slug}'${oldestNote(c)}, actor ${c.actor.id} (${c.actor.email}).`,
     '',
-    serving ? 'Connect an assistant over MCP to this server:' : 'Connect an assistant over MCP to `svc serve http` once it runs (`pnpm start` starts it):',
+    serving === true
+      ? 'Connect an assistant over MCP to this server:'
+      : serving
+        ? `Connect an assistant over MCP to the svc serve http running on this data (pid ${serving.pid}):`
+        : 'Connect an assistant over MCP to `svc serve http` once it runs (`pnpm start` starts it):',
     `  URL:    ${c.mcp_url}`,
     `  header: X-Actor: ${c.actor.id}`,
     '',

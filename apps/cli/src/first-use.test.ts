@@ -134,9 +134,20 @@ describe('the first start of svc serve http on an empty data directory', () => {
       const astray = await doctor({ ...env, SVC_DATA_DIR: join(freshDataDir(), 'none'), SVC_HTTP_PORT: port });
       expect(astray.check.database?.status).toBe('fail');
       expect(astray.check.database?.fix).toContain(`the svc on 127.0.0.1:${port} keeps its data elsewhere: run this with the SVC_DATA_DIR`);
+      // svc init beside it, without its port: the guide gives the running server's URL, not the configured 8080
+      // (a newcomer connected to 8080 and got nothing, 2026-11-27).
+      const init = await svc(['init'], env);
+      expect(init.code, init.stderr).toBe(0);
+      expect(init.stderr).toContain(`Connect an assistant over MCP to the svc serve http running on this data (pid ${second.child.pid}):`);
+      expect(init.stderr).toContain(`URL:    ${second.url}/mcp`);
+      expect(init.stderr).not.toContain(':8080');
     } finally {
       await stop(second);
     }
+    // Stopped, it is no longer named: the guide says where a server will listen once it runs.
+    const after = await svc(['init'], { ...env, SVC_HTTP_PORT: '9124' });
+    expect(after.stderr).toContain('Connect an assistant over MCP to `svc serve http` once it runs');
+    expect(after.stderr).toContain('URL:    http://127.0.0.1:9124/mcp');
   }, 300_000);
 });
 

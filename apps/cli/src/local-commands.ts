@@ -1,4 +1,5 @@
 import {
+  announceHttpServer,
   createLogger,
   type Diagnosis,
   diagnose,
@@ -8,6 +9,7 @@ import {
   migrateDatabase,
   openService,
   ops,
+  runningHttpServer,
   SvcError,
   schemaStatus,
   withFieldNamed,
@@ -104,6 +106,7 @@ export async function serveHttp(
     throw listenError(error, host, port);
   });
   service.logger.info({ url: server.url }, 'svc http listening');
+  const withdraw = announceHttpServer(cfg, host, Number(new URL(server.url).port));
   if (first) {
     const guide = connection(first, cfg, localUrl(host, Number(new URL(server.url).port)));
     cli.io.err(first.created.project || first.created.actor ? `${renderGuide(guide, true)}\n` : renderPointer(guide));
@@ -112,6 +115,7 @@ export async function serveHttp(
   await new Promise<void>((resolve) => {
     const stop = () => {
       service.logger.info('shutting down');
+      withdraw();
       server.close().then(resolve, resolve);
     };
     process.once('SIGTERM', stop);
@@ -146,8 +150,10 @@ export async function init(cli: Cli, _args: string[], opts: { project?: string; 
   } finally {
     await service.close();
   }
-  const guide = connection(first, cfg, localUrl(cfg.httpHost, cfg.httpPort));
-  cli.io.err(renderGuide(guide, false));
+  // A server already running on this embedded database is where an assistant connects, whatever this process's settings say.
+  const running = runningHttpServer(cfg);
+  const guide = connection(first, cfg, running ? localUrl(running.bind, running.port) : localUrl(cfg.httpHost, cfg.httpPort));
+  cli.io.err(renderGuide(guide, running ? { pid: running.pid } : false));
   print(cli.io, guide, opts.json === true, (c: Connection) =>
     [`project: ${c.project.slug} (${c.project.id})`, `actor: ${c.actor.id} (${c.actor.email})`, `mcp_url: ${c.mcp_url}`].join('\n'),
   );

@@ -1,4 +1,5 @@
 import type { Actor, Project } from '@svc/domain';
+import { type AnnouncedServer, announcedServer, announceServer } from '@svc/store';
 import type { Config } from './config.js';
 import { defaultActorEmail, type ProjectChoice } from './operations/setup.js';
 import type { Service } from './service.js';
@@ -34,4 +35,19 @@ export async function ensureFirstUse(
     },
     { source: 'cli' },
   )) as FirstUse;
+}
+
+/**
+ * Announce that this process serves the embedded database of `config` over HTTP on `bind`:`port` (nothing on
+ * PostgreSQL, whose servers are an operator's): `svc init` run without this server's settings then gives its URL,
+ * not the configured one (a newcomer connected to 8080 while the server listened elsewhere, 2026-11-27). Returns the
+ * withdrawal, for the server's shutdown.
+ */
+export function announceHttpServer(config: Config, bind: string, port: number): () => void {
+  return config.databaseUrl === undefined ? announceServer(config.dataDir, bind, port) : () => {};
+}
+
+/** The `svc serve http` serving the embedded database of `config`, if one is running on this machine. */
+export function runningHttpServer(config: Config): AnnouncedServer | undefined {
+  return config.databaseUrl === undefined ? announcedServer(config.dataDir) : undefined;
 }

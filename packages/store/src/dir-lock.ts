@@ -43,7 +43,7 @@ export function readDirLockHolder(dataDir: string): DirLockHolder | undefined {
   return readHolder(lockPathFor(dataDir));
 }
 
-function isAlive(holder: Holder): boolean {
+function isAlive(holder: Pick<Holder, 'pid' | 'host'>): boolean {
   if (holder.host !== hostname()) return true; // cannot tell; a shared volume from another host counts as held
   if (holder.pid === process.pid) return false;
   try {
@@ -133,4 +133,54 @@ export function tryAcquireDirLock(dataDir: string): DirLock | undefined {
     rmSync(claimed, { force: true });
   }
   return undefined;
+}
+
+/** A `svc serve http` serving an embedded data directory, as it announced itself beside it: its process and where it listens. */
+export interface AnnouncedServer {
+  pid: number;
+  /** The address it listens on, as given (an IP literal or localhost), and its port. */
+  bind: string;
+  port: number;
+}
+
+function announcePathFor(dataDir: string): string {
+  return lockPathFor(dataDir).replace(/\.lock$/, '.http');
+}
+
+/**
+ * Announce beside `dataDir` that this process serves it over HTTP on `bind`:`port`, so that `svc init` run without
+ * the server's settings names the URL that answers. Returns the withdrawal (only this process's announcement is
+ * removed: another server may have announced since).
+ */
+export function announceServer(dataDir: string, bind: string, port: number): () => void {
+  const path = announcePathFor(dataDir);
+  const me = { pid: process.pid, host: hostname(), bind, port };
+  const next = `${path}.${process.pid}.next`;
+  writeFileSync(next, JSON.stringify(me), { mode: 0o600 });
+  renameSync(next, path);
+  return () => {
+    const current = readAnnouncement(path);
+    if (current?.pid === me.pid && current.host === me.host) rmSync(path, { force: true });
+  };
+}
+
+function readAnnouncement(path: string): (AnnouncedServer & { host: string }) | undefined {
+  try {
+    const read = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    const { pid, host, bind, port } = read;
+    if (!Number.isSafeInteger(pid) || (pid as number) <= 0 || typeof host !== 'string') return undefined;
+    if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65_535) return undefined;
+    // An address to connect to on this machine, never a name it would look up elsewhere.
+    if (typeof bind !== 'string' || !/^(?:localhost|[0-9.]{7,15}|[0-9a-f:]{2,39})$/i.test(bind)) return undefined;
+    return { pid: pid as number, host, bind, port: port as number };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The server announced beside `dataDir` (announceServer), if its process is alive on this host. */
+export function announcedServer(dataDir: string): AnnouncedServer | undefined {
+  const found = readAnnouncement(announcePathFor(dataDir));
+  if (found === undefined || found.host !== hostname() || !isAlive(found)) return undefined;
+  return { pid: found.pid, bind: found.bind, port: found.port };
 }

@@ -69,16 +69,26 @@ BEGIN
       room := room - spent;
     END IF;
   END IF;
-  -- 0018: a version with its `v` also without it (`v0.8.1`: 0.8.1, `v1.2`: 1.2), and one of three parts or more
-  -- without a `v` also with it (`0.8.1`: v0.8.1), so either spelling finds both. A version starts a token (nothing
-  -- but a character other than a letter, digit or `.` before it: `release-v0.8.1`, `node@v20.1.0`, `(0.8.1)`) and
-  -- ends it (no letter or digit after it, nor a `.` and one: `1.2.3.4x` holds none). At most 4,000, in the text's order.
+  -- 0018: a version by both spellings, with its `v` and without (`v0.8.1`: 0.8.1; `0.8.1`: v0.8.1), each unless the
+  -- parser gives it as a token of the text's run already, or signed (0016 adds a joined one unsigned; a number after
+  -- a space stays signed), or 0016 adds it as a run of a path's parts (`/v1.2.3/x`), so it is counted once:
+  -- `v4.4.4-beta` and `release-v0.8.1`
+  -- are one run the parser reads otherwise, and get v4.4.4 and 4.4.4, v0.8.1 and 0.8.1. A version starts a token
+  -- (nothing but a character other than a letter, digit or `.` before it: `node@v20.1.0`, `(0.8.1)`) and ends it (no
+  -- letter or digit after it, nor a `.` and one: `1.2.3.4x` holds none); a bare one gets its `v` only with three parts
+  -- or more (`1.2` is a number). At most 4,000, in the text's order.
   IF txt ~ '[[:digit:]]\.[[:digit:]]' THEN
     SELECT l.added INTO added
     FROM svc_lexemes_in_room(array(
-           SELECT CASE WHEN m.r[1] = '' THEN 'v' || m.r[2] ELSE m.r[2] END
-           FROM regexp_matches(txt, '(?<![[:alnum:].])([vV]?)([[:digit:]]+(?:\.[[:digit:]]+)+)(?!\.?[[:alnum:]])', 'g') AS m(r)
-           WHERE m.r[1] <> '' OR m.r[2] ~ '\.[[:digit:]]+\.'
+           SELECT s.w
+           FROM regexp_matches(txt, '[^[:space:]]*[[:digit:]]\.[[:digit:]][^[:space:]]*', 'g') WITH ORDINALITY AS c(r, n),
+                regexp_matches(c.r[1], '(?<![[:alnum:].])([vV]?)([[:digit:]]+(?:\.[[:digit:]]+)+)(?!\.?[[:alnum:]])', 'g') WITH ORDINALITY AS m(r, o),
+                LATERAL (VALUES (1, 'v' || m.r[2]), (2, m.r[2])) AS s(k, w)
+           WHERE (s.k = 2 OR m.r[1] <> '' OR m.r[2] ~ '\.[[:digit:]]+\.')
+             AND NOT EXISTS (SELECT 1 FROM ts_parse(3722, c.r[1]) AS t
+                             WHERE lower(t.token) IN (s.w, '-' || s.w)
+                                OR (t.tokid IN (4, 6, 18, 19) AND s.w = ANY (svc_joined_runs(lower(t.token), '[/.@:]+'))))
+           ORDER BY c.n, m.o, s.k
            LIMIT 4000), room) AS l;
     IF added IS NOT NULL THEN v := v || added; END IF;
   END IF;

@@ -447,7 +447,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
       expect(found.stdout).toMatch(/ {10}We pinned the client at \*\*v0\.8\.1\*\* after the leak\.\n/);
       expect(found.stdout).toMatch(/ {10}The server moved to \*\*0\.8\.1\*\* \(from 0\.7\.9\) on Monday\.\n/);
     }
-  }, 120_000);
+  }, 180_000);
 
   it('link add and remove join two seeded items: the edge shows on both ends, adding it again changes nothing, an unknown type and a missing edge are refused', async () => {
     expect((await svc(['project', 'create', 'links'], env)).code).toBe(0);

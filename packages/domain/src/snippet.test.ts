@@ -146,6 +146,15 @@ describe('markSnippet on hostile and unusual bodies (outsiders, 2026-11-26)', ()
     expect(marked(markSnippet(body, new Set(['0.8.1'])))).toEqual(['v0.8.1']);
     expect(marked(markSnippet(body, new Set(['v0.7.9', '20.1.0'])))).toEqual(['0.7.9', 'v20.1.0']);
     expect(markSnippet(body, new Set(['v1.2']))).toBe(body);
+    // Either spelling in a run the parser reads otherwise; none where the index holds none (an attacker, 2026-11-27).
+    // `²` is no decimal digit, for PostgreSQL's [[:alnum:]] as here: #v0.1²2 holds 0.1.
+    const tags = 'Tags v4.4.4-beta and release-v0.8.2, not .v1.2.3, but #v0.1²2.';
+    expect(marked(markSnippet(tags, new Set(['v4.4.4', '0.8.2'])))).toEqual(['v4.4.4', 'v0.8.2']);
+    expect(marked(markSnippet(tags, new Set(['1.2.3', '0.1'])))).toEqual(['v0.1']);
+    // A version that is also a run of a path's parts is marked once, its text kept (a reviewer: it was printed twice).
+    expect(markSnippet('see /v1.2.3/x and src/v2.0.1/lib', new Set(['v1.2.3', 'v2.0.1']))).toBe(
+      `see /${MATCH_START}v1.2.3${MATCH_STOP}/x and src/${MATCH_START}v2.0.1${MATCH_STOP}/lib`,
+    );
   });
 
   it('marks an underscore identifier inside a dotted name or a path, as the index holds it whole', () => {

@@ -215,10 +215,15 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
     return;
   }
   // Runs of a path's or host's pieces (`search.ts`, `prod.example.com`, `/v1/orders`), from the slash before it, and
-  // versions by their other spelling (`v0.8.1` for 0.8.1).
+  // versions by either spelling (`v0.8.1` for 0.8.1, `v4.4.4` in `v4.4.4-beta`), read in the whole run as the index
+  // reads them (`.v1.2.3` holds none).
   const lead = at > word.start && text[at - 1] === '/' ? 1 : 0;
   const paths = /[/.@:]/.test(core) ? joinedRuns(text.slice(at - lead, at + core.length), PATH_PIECES, lexemes) : [];
-  for (const [a, b, key] of otherSpellings(core, lexemes)) paths.push([a + lead, b + lead, key]);
+  for (const [a, b, key] of versionSpellings(run, lexemes)) {
+    const [x, y] = [a - from + lead, b - from + lead];
+    // A path's run may be the version itself (`/v1.2.3/x`): marked once.
+    if (!paths.some(([p, q]) => x < q && y > p)) paths.push([x, y, key]);
+  }
   for (const [a, b, key] of paths) addMark(word, at - lead + a, b - a, key);
   for (const piece of core.matchAll(PIECES)) {
     if (paths.some(([a, b]) => piece.index + lead < b && piece.index + piece[0].length + lead > a)) continue;
@@ -266,19 +271,21 @@ function markWord(text: string, run: string, word: Word, lexemes: ReadonlySet<st
 }
 
 /**
- * A version as the index also holds it (migration 0018): with its `v`, also without it; of three parts or more
- * without one, also with it. It starts a token and ends it, as svc_tsvector_pieces reads it.
+ * A version as the index holds it (migration 0018): by both spellings, with its `v` and without (a bare one with a
+ * `v` only of three parts or more). It starts a token and ends it, as svc_tsvector_pieces reads it in a run without
+ * spaces; a letter or digit is one of PostgreSQL's `[[:alnum:]]` (decimal digits: `²` or `½` is none).
  */
-const VERSION = /(?<![\p{L}\p{N}.])([vV]?)(\d+(?:\.\d+)+)(?!\.?[\p{L}\p{N}])/gu;
+const VERSION = /(?<![\p{L}\p{Nd}.])([vV]?)(\d+(?:\.\d+)+)(?!\.?[\p{L}\p{Nd}])/gu;
 
-/** The versions of `core` the query holds by their other spelling (`v0.8.1` for 0.8.1, `0.8.1` for v0.8.1), as [from, to, lexeme]. */
-function otherSpellings(core: string, lexemes: ReadonlySet<string>): [number, number, string][] {
-  if (!/\d\.\d/.test(core)) return [];
+/** The versions of `run` (no spaces) the query holds by either spelling (`v0.8.1` for 0.8.1 or v0.8.1), as [from, to, lexeme]. */
+function versionSpellings(run: string, lexemes: ReadonlySet<string>): [number, number, string][] {
+  if (!/\d\.\d/.test(run)) return [];
   const out: [number, number, string][] = [];
-  for (const m of core.matchAll(VERSION)) {
+  for (const m of run.matchAll(VERSION)) {
     const digits = m[2] as string;
-    const other = m[1] !== '' ? digits : /\.\d+\./.test(digits) ? `v${digits}` : undefined;
-    if (other !== undefined && lexemes.has(other)) out.push([m.index, m.index + m[0].length, other]);
+    const prefixed = m[1] !== '' || /\.\d+\./.test(digits) ? `v${digits}` : undefined;
+    const key = lexemes.has(digits) ? digits : prefixed !== undefined && lexemes.has(prefixed) ? prefixed : undefined;
+    if (key !== undefined) out.push([m.index, m.index + m[0].length, key]);
   }
   return out;
 }

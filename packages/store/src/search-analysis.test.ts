@@ -243,6 +243,15 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       ['v1.2 shipped', '1.2'],
       ['built v0.8.1-rc1', '0.8.1'],
       ['upgrade to 0.8.1.', 'v0.8.1'],
+      // A run the parser reads otherwise holds both spellings (an attacker, 2026-11-27: v4.4.4 missed v4.4.4-beta).
+      ['built v0.8.1-rc1', 'v0.8.1'],
+      ['shipped v4.4.4-beta', 'v4.4.4'],
+      ['shipped v4.4.4-beta', '4.4.4'],
+      ['tag v1.4.2-rc.1', 'v1.4.2'],
+      ['image app:v3.1.0-alpine', 'v3.1.0'],
+      ['tag release-v0.8.1', 'v0.8.1'],
+      ['in /opt/app-3.4.5/bin', '3.4.5'],
+      ['in /opt/app-3.4.5/bin', 'v3.4.5'],
     ] as const) {
       const { rows } = await sql<{ hit: boolean }>`select svc_tsvector(${text}::text) @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
       expect(rows[0]?.hit, `${word} in ${text}`).toBe(true);
@@ -254,6 +263,7 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       ['a range of -5', '5'],
       ['see src/store/search.ts', 'search/store'],
       ['built dev0.8.1', '0.8.1'],
+      ['see .v1.2.3 here', '1.2.3'],
       ['build 1.2.3.4x', 'v1.2.3'],
       ['took 1.2 seconds', 'v1.2'],
     ] as const) {
@@ -278,6 +288,15 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
     const both = await sql<{ hit: boolean }>`select svc_search_vector('Ticket register with a long title', ${tickets}::text) @@ 'regist'::tsquery as hit`.execute(store.db);
     expect(both.rows[0]?.hit).toBe(true);
   }, 60_000);
+
+  it('counts a version once where the parser gives it, and each occurrence of a spelling it does not', async () => {
+    expect(await indexed('v0.8.1 and v0.8.1')).toMatchObject({ 'v0.8.1': 2, '0.8.1': 2 });
+    expect(await indexed('moved to 0.8.1')).toMatchObject({ '0.8.1': 1, 'v0.8.1': 1 });
+    expect(await indexed('shipped v4.4.4-beta')).toMatchObject({ 'v4.4.4-beta': 1, 'v4.4.4': 1, '4.4.4': 1 });
+    // A run of a path's parts that is the version itself (migration 0016) is not added again (a reviewer).
+    expect(await indexed('see /v1.2.3/x')).toMatchObject({ 'v1.2.3': 1, '1.2.3': 1 });
+    expect(await indexed('v0.8.1/v0.8.1')).toMatchObject({ 'v0.8.1': 2, '0.8.1': 2 });
+  });
 
   it('finds every word of a text in that text, by terms the text indexes', async () => {
     const texts = [

@@ -215,15 +215,19 @@ function refuseMalformedParams(server: Server): void {
   }
 }
 
-/** A schema library's failure to parse a request as invalid params naming each field; the SDK's McpError with its message as given. */
+/**
+ * The SDK's failure to parse a request's params (a schema error whose paths start at `params`) as invalid params
+ * naming each field; the SDK's McpError with its message as given (its code and data kept); anything else as is.
+ */
 function asRequestError(error: unknown): unknown {
   if (error instanceof McpError) {
-    const message = error.message.replace(/^MCP error -?\d+: /, '');
-    return new RequestError(error.code, message, { code: error.code === ErrorCode.InvalidParams ? 'invalid_input' : 'internal_error' });
+    return Object.assign(new Error(error.message.replace(/^MCP error -?\d+: /, '')), { code: error.code, data: error.data });
   }
   const { name, issues } = (error ?? {}) as { name?: unknown; issues?: unknown };
   if ((name !== 'ZodError' && name !== '$ZodError') || !Array.isArray(issues)) return error;
-  const fields = (issues as { path?: PropertyKey[]; message?: string }[]).map((issue) => ({
+  const parsed = issues as { path?: PropertyKey[]; message?: string }[];
+  if (!parsed.every((issue) => issue.path?.[0] === 'params')) return error;
+  const fields = parsed.map((issue) => ({
     field: (issue.path ?? []).map(String).join('.') || 'params',
     why: String(issue.message ?? 'invalid').replace(/^Invalid input: /, ''),
   }));

@@ -202,6 +202,9 @@ describe('svc init', () => {
     });
     expect(beta.check.project).toMatchObject({ status: 'ok', message: 'project beta (SVC_PROJECT) exists' });
     expectFailed(gamma, 'project', { message: 'project gamma (SVC_PROJECT) does not exist yet', fix: 'svc project create gamma' });
+    // One that reads as a project id cannot be made (decision 0051): the fix is another name, not a refused command.
+    const idLike = await doctor({ ...quiet, SVC_PROJECT: 'deadbeef' });
+    expectFailed(idLike, 'project', { holds: ["no project has the slug deadbeef (SVC_PROJECT), and none can: 'deadbeef' reads as a project id"], fix: "set SVC_PROJECT to a project's slug" });
     // A bad SVC_PROJECT is a settings failure; the project check does not then say it is not set (an attacker).
     const bad = await doctor({ ...quiet, SVC_PROJECT: 'Bad' });
     expectFailed(bad, 'settings', { holds: ['SVC_PROJECT'], fix: 'correct or unset SVC_PROJECT' });

@@ -252,6 +252,14 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     const shown = await svc(['item', 'show', (JSON.parse(added.stdout) as { id: string }).id, '--json'], env);
     expect(JSON.parse(shown.stdout)).toMatchObject({ item: { project_id: id } });
     for (const kept of ['cafe', 'dead-beef']) expect((await svc(['project', 'create', kept], env)).code).toBe(0);
+    // A system is looked up by name before id too: a name that reads as a short id is refused (an attacker, 2026-11-27).
+    const system = JSON.parse((await svc(['system', 'add', 'shadowed', 'billing', '--json'], env)).stdout) as { id: string };
+    const named = await svc(['system', 'add', 'shadowed', system.id.slice(0, 8).toUpperCase()], env);
+    expect(named).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `svc: invalid_input: <name>: '${system.id.slice(0, 8).toUpperCase()}' reads as a system id or id prefix (8 or more hex digits): a system's name must not, or it would hide the system whose id begins with it; add a letter beyond a-f\n`,
+    });
 
     // An export whose slug reads as an id prefix is imported only as a new slug (--as), with fresh ids.
     const file = join(dir, 'shadowed.jsonl');

@@ -62,14 +62,23 @@ export function isSlug(value: string): boolean {
  */
 export function newSlugRefusal(slug: string): string | undefined {
   if (!isSlug(slug)) return `'${slug}' is not a valid slug: use lowercase letters, digits and hyphens (at most 63), starting with a letter or digit`;
+  return idLikeName(slug, 'project', 'a slug');
+}
+
+/**
+ * Why `name` may not name a new `what` (a project, a system) that is looked up by name before id, or undefined: it
+ * reads as an id or an id prefix as long as the short ids shown to people, so it would hide the `what` whose id
+ * begins with it.
+ */
+export function idLikeName(name: string, what: string, called: string): string | undefined {
   let ref: IdRef;
   try {
-    ref = parseIdRef(slug);
+    ref = parseIdRef(name);
   } catch {
     return undefined;
   }
-  if (ref.kind === 'uuid' || slug.replaceAll('-', '').length >= SHORT_ID_LENGTH) {
-    return `'${slug}' reads as a project id or id prefix (${SHORT_ID_LENGTH} or more hex digits): a slug must not, or it would hide the project whose id begins with it; add a letter beyond a-f`;
+  if (ref.kind === 'uuid' || name.trim().replaceAll('-', '').length >= SHORT_ID_LENGTH) {
+    return `'${name}' reads as a ${what} id or id prefix (${SHORT_ID_LENGTH} or more hex digits): ${called} must not, or it would hide the ${what} whose id begins with it; add a letter beyond a-f`;
   }
   return undefined;
 }

@@ -3,6 +3,7 @@ export { ERROR_CODES, type ErrorCode, invalidInput, isSvcError, notFound, SvcErr
 export {
   type IdRef,
   isSlug,
+  idLikeName,
   isUuid,
   newSlugRefusal,
   parseIdRef,

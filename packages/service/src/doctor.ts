@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { isSvcError, isUuid } from '@svc/domain';
+import { isSvcError, isUuid, newSlugRefusal } from '@svc/domain';
 import { findActor, listActors, listProjects, migrationStatus, openStore, redactUrl, type Store } from '@svc/store';
 import { type Config, loadConfig } from './config.js';
 import { fromDatabase } from './errors.js';
@@ -146,6 +146,16 @@ async function databaseChecks(config: Config, options: DiagnoseOptions, projectS
 }
 
 /**
+ * SVC_PROJECT names no project: svc init (or `svc project create`) makes it, unless its name may not be a new
+ * project's slug (decision 0051: it reads as an id), when the fix is another name (an attacker was told to create it).
+ */
+function missingProject(slug: string): Check {
+  const refused = newSlugRefusal(slug);
+  if (refused) return fail('project', `no project has the slug ${slug} (SVC_PROJECT), and none can: ${refused}`, 'set SVC_PROJECT to a project\'s slug (svc project list shows them)');
+  return fail('project', `project ${slug} (SVC_PROJECT) does not exist yet`, `svc init (or \`svc project create ${slug}\`)`);
+}
+
+/**
  * The project `svc init` and the first `svc serve http` use: SVC_PROJECT's when set, else `default`, else the oldest
  * (a newcomer with two projects was not told which one was taken).
  */
@@ -154,7 +164,7 @@ async function projectCheck(store: Store, config: Config): Promise<Check> {
   if (config.project !== undefined) {
     return first
       ? ok('project', `project ${first.project.slug} (SVC_PROJECT) exists`)
-      : fail('project', `project ${config.project} (SVC_PROJECT) does not exist yet`, `svc init (or \`svc project create ${config.project}\`)`);
+      : missingProject(config.project);
   }
   if (!first) return fail('project', 'no project yet', 'svc init (or `svc project create SLUG`)');
   const projects = await listProjects(store.db, 2);
@@ -222,7 +232,7 @@ async function portCheck(host: string, port: number): Promise<{ check: Check; se
 }
 
 /** Whether what listens there is an svc server: its /health answers {"status":"ok"} with an X-Request-Id. */
-async function answersAsSvc(host: string, port: number): Promise<boolean> {
+export async function answersAsSvc(host: string, port: number): Promise<boolean> {
   const name = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   try {
     const response = await fetch(`http://${name}:${port}/health`, { signal: AbortSignal.timeout(2_000) });

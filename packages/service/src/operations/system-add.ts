@@ -1,3 +1,4 @@
+import { idLikeName, invalidInput } from '@svc/domain';
 import { insertSystem, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import { projectRef } from '../inputs.js';
@@ -15,6 +16,9 @@ export const systemAdd = defineOperation({
   kind: 'write',
   annotations: { destructiveHint: false, idempotentHint: false },
   async run(ctx, input) {
+    // A system is looked up by name before id (resolveSystem), as a project by slug (decision 0051).
+    const refused = idLikeName(input.name, 'system', "a system's name");
+    if (refused) throw invalidInput('name', refused);
     const project = await resolveProject(ctx.tx, input.project_id);
     const system = await insertSystem(ctx.tx, project.id, input.name);
     ctx.audit({ project_id: project.id, target_kind: 'system', target_id: system.id });

@@ -9,6 +9,7 @@ import {
   migrateDatabase,
   openService,
   ops,
+  portOf,
   runningHttpServer,
   SvcError,
   schemaStatus,
@@ -106,9 +107,15 @@ export async function serveHttp(
     throw listenError(error, host, port);
   });
   service.logger.info({ url: server.url }, 'svc http listening');
-  const withdraw = announceHttpServer(cfg, host, Number(new URL(server.url).port));
+  let withdraw = () => {};
+  try {
+    withdraw = announceHttpServer(cfg, host, portOf(server.url));
+  } catch (error) {
+    // Only `svc init` beside it reads the announcement: a directory that refuses it costs that, not the server.
+    service.logger.warn({ err: error }, 'could not announce the server beside the data directory');
+  }
   if (first) {
-    const guide = connection(first, cfg, localUrl(host, Number(new URL(server.url).port)));
+    const guide = connection(first, cfg, localUrl(host, portOf(server.url)));
     cli.io.err(first.created.project || first.created.actor ? `${renderGuide(guide, true)}\n` : renderPointer(guide));
   }
   cli.io.err(`svc listening on ${server.url} (database: ${service.database.location})`);
@@ -151,7 +158,7 @@ export async function init(cli: Cli, _args: string[], opts: { project?: string; 
     await service.close();
   }
   // A server already running on this embedded database is where an assistant connects, whatever this process's settings say.
-  const running = runningHttpServer(cfg);
+  const running = await runningHttpServer(cfg);
   const guide = connection(first, cfg, running ? localUrl(running.bind, running.port) : localUrl(cfg.httpHost, cfg.httpPort));
   cli.io.err(renderGuide(guide, running ? { pid: running.pid } : false));
   print(cli.io, guide, opts.json === true, (c: Connection) =>

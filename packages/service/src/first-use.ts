@@ -1,6 +1,7 @@
 import type { Actor, Project } from '@svc/domain';
-import { type AnnouncedServer, announcedServer, announceServer } from '@svc/store';
+import { type AnnouncedServer, announcedServers, announceServer } from '@svc/store';
 import type { Config } from './config.js';
+import { answersAsSvc } from './doctor.js';
 import { defaultActorEmail, type ProjectChoice } from './operations/setup.js';
 import type { Service } from './service.js';
 
@@ -47,7 +48,18 @@ export function announceHttpServer(config: Config, bind: string, port: number): 
   return config.databaseUrl === undefined ? announceServer(config.dataDir, bind, port) : () => {};
 }
 
-/** The `svc serve http` serving the embedded database of `config`, if one is running on this machine. */
-export function runningHttpServer(config: Config): AnnouncedServer | undefined {
-  return config.databaseUrl === undefined ? announcedServer(config.dataDir) : undefined;
+/** The port of a server's URL (`http://host` on 80 has none written). */
+export function portOf(url: string): number {
+  const parsed = new URL(url);
+  return Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
+}
+
+/**
+ * The `svc serve http` serving the embedded database of `config`, if one is running on this machine: the latest
+ * announced whose process is alive and whose address answers as svc (a process id can be reused after a crash).
+ */
+export async function runningHttpServer(config: Config): Promise<AnnouncedServer | undefined> {
+  if (config.databaseUrl !== undefined) return undefined;
+  for (const server of announcedServers(config.dataDir)) if (await answersAsSvc(server.bind, server.port)) return server;
+  return undefined;
 }

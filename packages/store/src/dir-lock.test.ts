@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireDirLock, announcedServer, announceServer } from './dir-lock.js';
+import { acquireDirLock, announcedServers, announceServer } from './dir-lock.js';
 
 function tempDataDir(): string {
   return join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'data');
@@ -45,39 +45,48 @@ describe('embedded data directory lock', () => {
   });
 });
 
-describe('the HTTP server announced beside a data directory', () => {
-  it('names a live server on this host, and nothing for a dead one, another host or a crafted address', async () => {
+describe('the HTTP servers announced beside a data directory', () => {
+  it('names each live server on this host, the latest first, and none dead, elsewhere or with a crafted address', async () => {
     const dir = tempDataDir();
-    const path = join(dir, '..', '.data.http');
-    expect(announcedServer(dir)).toBeUndefined();
+    expect(announcedServers(dir)).toEqual([]);
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
     const host = (await import('node:os')).hostname();
+    const path = (pid: number | undefined) => join(dir, '..', `.data.http.${pid}`);
+    const write = (fields: Record<string, unknown>, pid = child.pid) =>
+      writeFileSync(path(pid), JSON.stringify({ pid, host, bind: '127.0.0.1', port: 18089, started_at: '2026-11-27T10:00:00Z', ...fields }));
     try {
-      const write = (fields: Record<string, unknown>) => writeFileSync(path, JSON.stringify({ pid: child.pid, host, bind: '127.0.0.1', port: 18089, ...fields }));
       write({});
-      expect(announcedServer(dir)).toEqual({ pid: child.pid, bind: '127.0.0.1', port: 18089 });
+      write({ port: 18090, started_at: '2026-11-27T11:00:00Z' }, other.pid);
+      // Two servers share the directory (decision 0024): both are named, the latest first.
+      expect(announcedServers(dir)).toEqual([
+        { pid: other.pid, bind: '127.0.0.1', port: 18090 },
+        { pid: child.pid, bind: '127.0.0.1', port: 18089 },
+      ]);
+      rmSync(path(other.pid));
       write({ bind: '::1' });
-      expect(announcedServer(dir)?.bind).toBe('::1');
-      for (const crafted of [{ bind: 'evil.example' }, { bind: '127.0.0.1/x' }, { port: 0 }, { port: '80' }, { pid: -1 }, { host: 'elsewhere' }]) {
+      expect(announcedServers(dir)[0]?.bind).toBe('::1');
+      write({ bind: 'box.local' });
+      expect(announcedServers(dir)[0]?.bind).toBe('box.local');
+      for (const crafted of [{ bind: 'evil.example/x' }, { bind: 'a@b' }, { bind: '127.0.0.1:99' }, { port: 0 }, { port: '80' }, { pid: -1 }, { host: 'elsewhere' }]) {
         write(crafted);
-        expect(announcedServer(dir), JSON.stringify(crafted)).toBeUndefined();
+        expect(announcedServers(dir), JSON.stringify(crafted)).toEqual([]);
       }
-      writeFileSync(path, '{not json');
-      expect(announcedServer(dir)).toBeUndefined();
+      writeFileSync(path(child.pid), '{not json');
+      expect(announcedServers(dir)).toEqual([]);
     } finally {
       child.kill('SIGKILL');
+      other.kill('SIGKILL');
     }
     await new Promise((r) => child.on('exit', r));
-    writeFileSync(path, JSON.stringify({ pid: child.pid, host, bind: '127.0.0.1', port: 18089 }));
-    expect(announcedServer(dir)).toBeUndefined();
-    // This process's own announcement is withdrawn; another's, announced since, is left.
+    write({});
+    expect(announcedServers(dir)).toEqual([]);
+    // This process's announcement is its own file, withdrawn on shutdown; another's stays.
+    write({}, 1);
     const withdraw = announceServer(dir, '127.0.0.1', 9999);
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ pid: process.pid, port: 9999 });
+    expect(JSON.parse(readFileSync(path(process.pid), 'utf8'))).toMatchObject({ pid: process.pid, port: 9999 });
     withdraw();
-    expect(existsSync(path)).toBe(false);
-    const stale = announceServer(dir, '127.0.0.1', 9999);
-    writeFileSync(path, JSON.stringify({ pid: 1, host, bind: '127.0.0.1', port: 1234 }));
-    stale();
-    expect(existsSync(path)).toBe(true);
+    expect(existsSync(path(process.pid))).toBe(false);
+    expect(existsSync(path(1))).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { SvcError } from '@svc/domain';
@@ -138,49 +139,63 @@ export function tryAcquireDirLock(dataDir: string): DirLock | undefined {
 /** A `svc serve http` serving an embedded data directory, as it announced itself beside it: its process and where it listens. */
 export interface AnnouncedServer {
   pid: number;
-  /** The address it listens on, as given (an IP literal or localhost), and its port. */
+  /** The address it listens on, as given (an IP literal or a host name), and its port. */
   bind: string;
   port: number;
 }
 
-function announcePathFor(dataDir: string): string {
-  return lockPathFor(dataDir).replace(/\.lock$/, '.http');
+/** `.data.http.<pid>` beside the data directory: one per serving process, as several may share it (decision 0024). */
+function announcePrefixFor(dataDir: string): string {
+  return `${lockPathFor(dataDir).replace(/\.lock$/, '.http')}.`;
 }
 
 /**
  * Announce beside `dataDir` that this process serves it over HTTP on `bind`:`port`, so that `svc init` run without
- * the server's settings names the URL that answers. Returns the withdrawal (only this process's announcement is
- * removed: another server may have announced since).
+ * the server's settings names the URL that answers. Returns the withdrawal, for the server's shutdown; one left by a
+ * process that died is passed over by readers (its process is gone, or no svc answers at its address).
  */
 export function announceServer(dataDir: string, bind: string, port: number): () => void {
-  const path = announcePathFor(dataDir);
-  const me = { pid: process.pid, host: hostname(), bind, port };
-  const next = `${path}.${process.pid}.next`;
+  const path = `${announcePrefixFor(dataDir)}${process.pid}`;
+  const me = { pid: process.pid, host: hostname(), bind, port, started_at: new Date().toISOString() };
+  const next = `${path}.next`;
   writeFileSync(next, JSON.stringify(me), { mode: 0o600 });
   renameSync(next, path);
-  return () => {
-    const current = readAnnouncement(path);
-    if (current?.pid === me.pid && current.host === me.host) rmSync(path, { force: true });
-  };
+  return () => rmSync(path, { force: true });
 }
 
-function readAnnouncement(path: string): (AnnouncedServer & { host: string }) | undefined {
+function readAnnouncement(path: string): (AnnouncedServer & { host: string; started_at: string }) | undefined {
   try {
     const read = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-    const { pid, host, bind, port } = read;
-    if (!Number.isSafeInteger(pid) || (pid as number) <= 0 || typeof host !== 'string') return undefined;
+    const { pid, host, bind, port, started_at } = read;
+    if (!Number.isSafeInteger(pid) || (pid as number) <= 0 || typeof host !== 'string' || typeof started_at !== 'string') return undefined;
     if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65_535) return undefined;
-    // An address to connect to on this machine, never a name it would look up elsewhere.
-    if (typeof bind !== 'string' || !/^(?:localhost|[0-9.]{7,15}|[0-9a-f:]{2,39})$/i.test(bind)) return undefined;
-    return { pid: pid as number, host, bind, port: port as number };
+    // An address to connect to: an IP literal or a host name, nothing that would make another URL of it.
+    if (typeof bind !== 'string' || (isIP(bind) === 0 && !/^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/i.test(bind))) return undefined;
+    return { pid: pid as number, host, bind, port: port as number, started_at };
   } catch {
     return undefined;
   }
 }
 
-/** The server announced beside `dataDir` (announceServer), if its process is alive on this host. */
-export function announcedServer(dataDir: string): AnnouncedServer | undefined {
-  const found = readAnnouncement(announcePathFor(dataDir));
-  if (found === undefined || found.host !== hostname() || !isAlive(found)) return undefined;
-  return { pid: found.pid, bind: found.bind, port: found.port };
+/**
+ * The servers announced beside `dataDir` (announceServer) whose process is alive on this host, the latest first. A
+ * process id can be reused after a crash: a caller that must be sure asks the address itself.
+ */
+export function announcedServers(dataDir: string): AnnouncedServer[] {
+  const prefix = announcePrefixFor(dataDir);
+  let names: string[];
+  try {
+    names = readdirSync(dirname(prefix));
+  } catch {
+    return [];
+  }
+  const base = prefix.slice(dirname(prefix).length + 1);
+  const live: NonNullable<ReturnType<typeof readAnnouncement>>[] = [];
+  for (const name of names) {
+    if (!name.startsWith(base) || !/^\d+$/.test(name.slice(base.length))) continue;
+    const found = readAnnouncement(join(dirname(prefix), name));
+    if (found !== undefined && found.host === hostname() && isAlive(found)) live.push(found);
+  }
+  live.sort((a, b) => b.started_at.localeCompare(a.started_at));
+  return live.map(({ pid, bind, port }) => ({ pid, bind, port }));
 }

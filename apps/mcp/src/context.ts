@@ -276,7 +276,7 @@ function toMcpError(error: unknown, service: Service): RequestError {
 }
 
 /** The JSON-RPC error of a refusal: not_found is the resource's, bad input the params', anything else internal. */
-function fromSvcError(error: SvcError): RequestError {
+export function fromSvcError(error: SvcError): RequestError {
   const code =
     error.code === 'not_found'
       ? RESOURCE_NOT_FOUND

@@ -4,14 +4,13 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
   ListToolsRequestSchema,
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type AnyOperation, codeVersion, isSvcError, type Service, type Source, SvcError, toolOperations } from '@svc/service';
+import { type AnyOperation, codeVersion, fromZod, isSvcError, type Service, type Source, SvcError, toolOperations } from '@svc/service';
 import { z } from 'zod';
-import { RequestError, registerContext } from './context.js';
+import { fromSvcError, registerContext } from './context.js';
 
 export interface McpOptions {
   /** The actor of this connection's auth context (--actor, X-Actor); SVC_DEFAULT_ACTOR_ID applies when unset. */
@@ -217,7 +216,7 @@ function refuseMalformedParams(server: Server): void {
 
 /**
  * The SDK's failure to parse a request's params (a schema error whose paths start at `params`) as invalid params
- * naming each field; the SDK's McpError with its message as given (its code and data kept); anything else as is.
+ * naming the field; the SDK's McpError with its message as given (its code and data kept); anything else as is.
  */
 function asRequestError(error: unknown): unknown {
   if (error instanceof McpError) {
@@ -225,12 +224,7 @@ function asRequestError(error: unknown): unknown {
   }
   const { name, issues } = (error ?? {}) as { name?: unknown; issues?: unknown };
   if ((name !== 'ZodError' && name !== '$ZodError') || !Array.isArray(issues)) return error;
-  const parsed = issues as { path?: PropertyKey[]; message?: string }[];
-  if (!parsed.every((issue) => issue.path?.[0] === 'params')) return error;
-  const fields = parsed.map((issue) => ({
-    field: (issue.path ?? []).map(String).join('.') || 'params',
-    why: String(issue.message ?? 'invalid').replace(/^Invalid input: /, ''),
-  }));
-  const message = fields.map((f) => `${f.field}: ${f.why}`).join('; ');
-  return new RequestError(ErrorCode.InvalidParams, message, { code: 'invalid_input', details: { field: fields[0]?.field ?? 'params' } });
+  if (!(issues as { path?: PropertyKey[] }[]).every((issue) => issue.path?.[0] === 'params')) return error;
+  // Said as every other refusal of an argument is (the runner's fromZod), as invalid params.
+  return fromSvcError(fromZod(error as z.ZodError));
 }

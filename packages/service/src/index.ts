@@ -34,4 +34,5 @@ export { CONFIG_MAX_BYTES } from './operations/project-config-shared.js';
 export { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES } from './transfer/file.js';
 export { type Diagnosis, diagnose } from './doctor.js';
 export type { CompletionKind } from './operations/completion.js';
+export { fromZod } from './errors.js';
 export { announceHttpServer, ensureFirstUse, type FirstUse, portOf, runningHttpServer } from './first-use.js';

@@ -158,13 +158,13 @@ describe('MCP over Streamable HTTP: a listening `svc serve http`', () => {
     const arg = client.getPrompt({ name: 'start-session', arguments: { project: 5 as unknown as string } });
     await expect(arg).rejects.toMatchObject({
       code: -32602,
-      message: 'MCP error -32602: params.arguments.project: expected string, received number',
+      message: 'MCP error -32602: params.arguments.project: must be a string, not a number',
       data: { code: 'invalid_input', details: { field: 'params.arguments.project' } },
     });
     const named = client.request({ method: 'tools/call', params: { name: 7 as unknown as string } }, CallToolResultSchema);
-    await expect(named).rejects.toMatchObject({ code: -32602, message: 'MCP error -32602: params.name: expected string, received number' });
+    await expect(named).rejects.toMatchObject({ code: -32602, message: 'MCP error -32602: params.name: must be a string, not a number' });
     const uri = client.request({ method: 'resources/read', params: {} as { uri: string } }, ReadResourceResultSchema);
-    await expect(uri).rejects.toMatchObject({ code: -32602, message: 'MCP error -32602: params.uri: expected string, received undefined' });
+    await expect(uri).rejects.toMatchObject({ code: -32602, message: 'MCP error -32602: params.uri: is required (string)' });
     // The SDK's own refusals keep one "MCP error" prefix (the client adds it; the server's message had it already).
     await expect(client.getPrompt({ name: 'nope' })).rejects.toMatchObject({ code: -32602, message: 'MCP error -32602: Prompt nope not found' });
     expect((await client.getPrompt({ name: 'record-decision', arguments: { project: 'demo' } })).messages).toHaveLength(1);

@@ -30,6 +30,7 @@ describe('migration files', () => {
       ['0016', 'v0.9.5'],
       ['0017', 'v0.9.6'],
       ['0018', 'v0.9.7'],
+      ['0019', 'v0.9.8'],
     ]);
   });
 });
@@ -45,10 +46,10 @@ describe.each(testBackends())('schema on $name', (backend) => {
 
   it('is current after migrating, and migrating again applies nothing', async () => {
     const status = await migrationStatus(store.db);
-    expect(status.current).toBe('0018');
-    expect(status.currentRelease).toBe('v0.9.7');
+    expect(status.current).toBe('0019');
+    expect(status.currentRelease).toBe('v0.9.8');
     expect(status.pending).toEqual([]);
-    expect(await migrate(store.db)).toEqual({ applied: [], current: '0018' });
+    expect(await migrate(store.db)).toEqual({ applied: [], current: '0019' });
   });
 
   it('seeds the seven system item types with the schemas the domain validates against', async () => {
@@ -119,7 +120,7 @@ describe.skipIf(skipWithoutPostgres())('concurrent migration on PostgreSQL', () 
       const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
       const results = await Promise.all(stores.map((s) => migrate(s.db)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013', '0014', '0015', '0016', '0017', '0018']);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013', '0014', '0015', '0016', '0017', '0018', '0019']);
       const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
       expect(rows).toHaveLength(loadMigrations().length);
       await Promise.all(stores.map((s) => s.close()));
@@ -179,7 +180,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0009 on a database with ite
         ])
         .execute();
 
-      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013', '0014', '0015', '0016', '0017', '0018']);
+      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013', '0014', '0015', '0016', '0017', '0018', '0019']);
       const rows = await store.db.selectFrom('items').select(['id', 'refreshed_at']).execute();
       const days = Object.fromEntries(rows.map((r) => [r.id, Math.round((Date.now() - new Date(r.refreshed_at).getTime()) / 86_400_000)]));
       expect(days).toEqual({ [v1]: 200, [v2]: 200, [v3]: 10, [restored]: 100, [bare]: 30 });
@@ -263,7 +264,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
         (await sql<{ term: string }>`select term from search_terms where project_id = ${project.id} union all select unnest(terms) from search_deltas where project_id = ${project.id}`.execute(store.db)).rows.map((r) => r.term);
       expect(await terms()).toContain(marker.toLowerCase());
 
-      expect((await migrate(store.db)).applied).toEqual(['0014', '0015', '0016', '0017', '0018']);
+      expect((await migrate(store.db)).applied).toEqual(['0014', '0015', '0016', '0017', '0018', '0019']);
       const rows = await store.db.selectFrom('items').select(['id', 'item_type', 'title', 'body', 'context', 'source_url']).execute();
       const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
       for (const given of old) {
@@ -351,6 +352,12 @@ describe.each(upgradeTargets)('0015 and 0016 on a $name database with items, cap
       const unit = await db.insertInto('work_units').values({ project_id: one!.id, title: 'u' }).returning('id').executeTakeFirstOrThrow();
       const idea = await db.insertInto('ideas').values({ project_id: one!.id, work_unit_id: unit.id, text: 'try a read-only pg.Pool' }).returning('id').executeTakeFirstOrThrow();
       const capture = await db.insertInto('captures').values({ text: 'set is_head when svc_item_search returns utf-8', signals: '{}' }).returning('id').executeTakeFirstOrThrow();
+      // A glossary group of two accepted terms, from before 0019: the migration builds its postings.
+      const group = await db.insertInto('glossary_groups').values({ project_id: one!.id, name: 'chains' }).returning('id').executeTakeFirstOrThrow();
+      await db
+        .insertInto('glossary_terms')
+        .values(['head', 'retries'].map((term) => ({ project_id: one!.id, group_id: group.id, term, normalized: term, status: 'accepted' })))
+        .execute();
       /** How many positions a lexeme has in a row's vector (0 when absent). */
       const positions = async (table: string, id: string, lexeme: string) => {
         const { rows } = await sql<{ n: number | null }>`
@@ -362,7 +369,7 @@ describe.each(upgradeTargets)('0015 and 0016 on a $name database with items, cap
       expect(await positions('items', tool, 'item')).toBe(3);
       expect(await positions('items', tool, 'svc_item_search')).toBe(0);
 
-      expect((await migrate(db)).applied).toEqual(['0015', '0016', '0017', '0018']);
+      expect((await migrate(db)).applied).toEqual(['0015', '0016', '0017', '0018', '0019']);
 
       expect(await positions('items', tool, 'svc')).toBe(1);
       expect(await positions('items', tool, 'item')).toBe(2);
@@ -388,7 +395,7 @@ describe.each(upgradeTargets)('0015 and 0016 on a $name database with items, cap
           from items i join search_stats s on s.project_id = i.project_id, lateral svc_search_postings(i.search, s.ref_avgdl) k
           where i.is_head and i.deleted_at is null
         ),
-        kept as (select project_id, term, item_id, tf, dl, impact from search_postings)
+        kept as (select project_id, term, item_id, tf, dl, impact from search_postings where term not like ' group:%')
         select 'missing ' || term as problem from (select * from live except select * from kept) a
         union all select 'extra ' || term from (select * from kept except select * from live) b
         union all select 'df ' || coalesce(w.term, t.term) from (select project_id, term, count(*) as df from live group by 1, 2) w
@@ -398,6 +405,9 @@ describe.each(upgradeTargets)('0015 and 0016 on a $name database with items, cap
              or s.total_len <> (select coalesce(sum(dl), 0) from (select distinct item_id, dl from live where live.project_id = s.project_id) d)
         union all select 'delta ' || project_id from search_deltas`.execute(db);
       expect(drift.map((r) => r.problem)).toEqual([]);
+      const { rows: grouped } = await sql<{ item_id: string }>`
+        select item_id from search_postings where project_id = ${one!.id}::uuid and term = svc_search_group_key(${group.id}::uuid) order by item_id`.execute(db);
+      expect(grouped.map((r) => r.item_id)).toEqual([head, rfc].sort());
       const { rows: terms } = await sql<{ term: string; tf: number }>`
         select term, tf from search_postings where item_id = ${tool}::uuid and term in ('svc_item_search', 'item', 'read') order by term`.execute(db);
       expect(terms.map((r) => [r.term, Number(r.tf)])).toEqual([

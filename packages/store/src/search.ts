@@ -807,10 +807,11 @@ async function newestMatches(db: Kysely<Database>, plan: TsPlan, f: SearchFilter
 
 /** A query term's postings as the walk reads them: best impact first, from just below the cursor. */
 interface TermList {
+  /** The term, or a glossary group's key (' group:<id>'), whose postings the list reads. */
   term: string;
-  /** idf × (K1 + 1): what one unit of bound(impact) is worth in the score. */
-  w: number;
-  /** The last posting read (impact, item), or the start (impact 2 is above any). */
+  /** The most a posting of this impact can add to an item's score (for a term: idf × (K1 + 1) × bound(impact)). */
+  worth: (impact: number) => number;
+  /** The last posting read (impact, item), or the start (above any: 2 for a term, whose impacts are at most 1; REAL_MAX for a group). */
   impact: number;
   id: string;
   /** Every posting not read yet has an impact at most this (the last read, or the term's best before any). */
@@ -898,7 +899,8 @@ export async function searchOneStatement(
  * 4. The walk stops when the `limit + 1`-th exact score reaches the bound of every item not checked, met or not.
  *
  * Items are checked only while they can still reach the page, so a query of common words costs what its page
- * needs rather than what its matches number.
+ * needs rather than what its matches number. When the glossary `expanded` the query, the terms that make up a
+ * group's lexemes are read as the group's one list instead (groupLists, docs/decisions/0053).
  */
 export async function searchItems(
   db: Kysely<Database>,
@@ -907,6 +909,7 @@ export async function searchItems(
   limit: number,
   strategy: SearchStrategy = 'auto',
   analysis?: SearchAnalysis,
+  expanded = false,
 ): Promise<SearchHit[]> {
   const k = limit + 1;
   const query = await prepareQuery(db, [plan], f, k, analysis);
@@ -930,14 +933,21 @@ export async function searchItems(
   const q = query.queries[0] ?? '';
   const bound = impactBound(stats.ref_avgdl, stats.avgdl);
   const lists = new Map<string, TermList>();
+  // The query's terms that make up a glossary group's lexemes are read as the group's one list (groupLists).
+  const grouped = expanded ? await groupLists(db, f.project_id, query) : { lists: [], keyOf: new Map<string, string>() };
+  for (const l of grouped.lists) lists.set(l.term, l);
   for (const t of queryTerms) {
+    if (grouped.keyOf.has(t)) continue;
     const max = terms.get(t)?.max_impact ?? 0;
-    lists.set(t, { term: t, w: (weight.get(t) ?? 0) * (BM25.K1 + 1), impact: 2, id: NIL, cap: max, done: df(t) === 0 || max <= 0 });
+    const w = (weight.get(t) ?? 0) * (BM25.K1 + 1);
+    lists.set(t, { term: t, worth: (impact) => w * bound(impact), impact: 2, id: NIL, cap: max, done: df(t) === 0 || max <= 0 });
   }
-  const potential = (l: TermList) => (l.done ? 0 : l.w * bound(l.cap));
+  const potential = (l: TermList) => (l.done ? 0 : l.worth(l.cap));
+  // A clause's anchor that a group's list reads is anchored by the group's key: every item holding it has a posting there.
+  const anchored = clauses.map((anchors) => new Set([...anchors].map((t) => grouped.keyOf.get(t) ?? t)));
   const readOut = (anchors: Set<string>) => [...anchors].every((t) => lists.get(t)?.done);
   /** Whether no item outside those met can match: some required clause's anchors are all read to their end. */
-  const closed = () => clauses.some(readOut);
+  const closed = () => anchored.some(readOut);
   const unseenBound = () => (closed() ? 0 : [...lists.values()].reduce((sum, l) => sum + potential(l), 0));
   /**
    * What the lists can still add, per term and in all, and the required clauses read to their end: they change only
@@ -946,7 +956,7 @@ export async function searchItems(
   let round = { potential: new Map<string, number>(), total: 0, readOut: [] as Set<string>[] };
   const newRound = () => {
     const each = new Map([...lists.values()].map((l) => [l.term, potential(l)]));
-    round = { potential: each, total: [...each.values()].reduce((a, b) => a + b, 0), readOut: clauses.filter(readOut) };
+    round = { potential: each, total: [...each.values()].reduce((a, b) => a + b, 0), readOut: anchored.filter(readOut) };
   };
   newRound();
   /** An item's bound: what it was read with (`known`), and what each list it was not met in can still add. */
@@ -1031,7 +1041,7 @@ export async function searchItems(
         counts.set(p.term, (counts.get(p.term) ?? 0) + 1);
         if (checked.has(p.item_id)) continue;
         const met = pending.get(p.item_id);
-        const worth = l.w * bound(p.impact);
+        const worth = l.worth(p.impact);
         if (met) {
           met.impacts.set(p.term, p.impact);
           met.known += worth;
@@ -1083,6 +1093,50 @@ export async function searchItems(
   }
   return withSnippets(db, top, query, limit, pageRows);
 }
+
+/**
+ * The glossary groups whose lexemes are all among the query's terms (in the search's snapshot, as migration 0019
+ * keeps them): each group's list reads its postings, whose impact V = Σ w × impact over the group's lexemes an item
+ * holds (w: the lexeme's idf when the group was built). What those lexemes add to an item's score is at most
+ * (K1 + 1) × max(idf / w) × V / min(1, ρ), ρ = ref / avgdl (impactBound's s ≤ i / min(1, ρ)), with a margin for
+ * the reals V and the impacts are stored as. A term in two such groups is read by the first only (`keyOf`).
+ */
+async function groupLists(db: Kysely<Database>, project: string, query: PreparedQuery): Promise<{ lists: TermList[]; keyOf: Map<string, string> }> {
+  const lists: TermList[] = [];
+  const keyOf = new Map<string, string>();
+  if (query.queryTerms.length < 2) return { lists, keyOf };
+  const { rows } = await db.executeQuery<{ key: string; terms: string[]; w: number[]; cap: number | null }>(CompiledQuery.raw(GROUP_LISTS, [project, query.queryTerms]));
+  const rho = Math.max(query.stats.ref_avgdl, 1) / Math.max(query.stats.avgdl, 1);
+  for (const { key, terms, w, cap } of rows) {
+    if (!terms.every((t) => query.queryTerms.includes(t) && !keyOf.has(t))) continue;
+    const ratio = Math.max(...terms.map((t, i) => (query.weight.get(t) ?? 0) / Math.max(w[i] ?? 0, Number.MIN_VALUE)));
+    const scale = ((BM25.K1 + 1) * ratio * (1 + 2 ** -20)) / Math.min(1, rho);
+    for (const t of terms) keyOf.set(t, key);
+    // V is a sum and may pass 2, where a term's list starts: the list starts above the largest real.
+    lists.push({ term: key, worth: (v) => scale * v, impact: REAL_MAX, id: NIL, cap: cap ?? 0, done: cap === null || cap <= 0 });
+  }
+  return { lists, keyOf };
+}
+
+/** PostgreSQL's largest real (float4): above any group's V, which a list's first read must include. */
+const REAL_MAX = 3.4028234663852886e38;
+
+/**
+ * groupLists' statement ($1 the project, $2 the query's terms), prepared by name: each group holding one of the
+ * terms, its key, lexemes and weights, and its best posting's impact (null: it has none).
+ */
+const GROUP_LISTS = prepared(
+  'search_group_lists',
+  `select svc_search_group_key(g.group_id) as key, g.terms, g.w,
+          (select s.impact::float8 from search_postings s where s.project_id = $1::uuid and s.term = svc_search_group_key(g.group_id)
+           order by s.impact desc, s.item_id desc limit 1) as cap
+   from (select t.group_id, array_agg(t.term order by t.term) as terms, array_agg(t.w::float8 order by t.term) as w
+         from search_group_terms t
+         where t.project_id = $1::uuid
+           and t.group_id in (select x.group_id from search_group_terms x where x.project_id = $1::uuid and x.term = any ($2::text[]))
+         group by t.group_id) g
+   order by cardinality(g.terms) desc, g.group_id`,
+);
 
 /** How many items a check may have for it to read their page rows as well (scoreItems' `pageRows`). */
 const ROWS_WITH_CHECKS = 64;

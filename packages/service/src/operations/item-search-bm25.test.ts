@@ -42,7 +42,24 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
         from items i, unnest(i.search) u
         where i.project_id = (select id from p) and i.is_head and i.deleted_at is null
       ),
-      kept as (select item_id as id, term, tf, dl from search_postings where project_id = (select id from p)),
+      kept as (select item_id as id, term, tf, dl from search_postings where project_id = (select id from p) and term not like ' group:%'),
+      group_want as (
+        select g.id as group_id, array(
+          select distinct l.term from glossary_terms s, unnest(svc_query_terms(s.term)) l(term)
+          where s.group_id = g.id and s.status = 'accepted'
+            and not exists (select 1 from glossary_rejections r where r.group_id = s.group_id and r.normalized = s.normalized)
+          order by l.term) as terms
+        from glossary_groups g where g.project_id = (select id from p)
+      ),
+      group_have as (
+        select group_id, array_agg(term order by term) as terms from search_group_terms where project_id = (select id from p) group by group_id
+      ),
+      group_live as (
+        select svc_search_group_key(t.group_id) as term, s.item_id as id, max(s.dl) as dl, sum(t.w::float8 * s.impact::float8 order by t.term)::real as impact
+        from search_group_terms t join search_postings s on s.project_id = t.project_id and s.term = t.term
+        where t.project_id = (select id from p) group by t.group_id, s.item_id
+      ),
+      group_kept as (select term, item_id as id, dl, impact from search_postings where project_id = (select id from p) and term like ' group:%'),
       df as (
         select t.term, t.df + coalesce((select sum(d.docs) from search_deltas d where d.project_id = t.project_id and t.term = any (d.terms)), 0) as df
         from search_terms t where t.project_id = (select id from p)
@@ -63,7 +80,12 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       union all select 'df ' || coalesce(w.term, d.term) || ' want ' || coalesce(w.df, 0) || ' have ' || coalesce(d.df, 0)
         from want_df w full join (select * from df where df <> 0) d on d.term = w.term where coalesce(w.df, 0) <> coalesce(d.df, 0)
       union all select 'impact ' || s.term || ' ' || s.item_id from search_postings s join search_stats st on st.project_id = s.project_id
-        where s.project_id = (select id from p) and s.impact <> svc_bm25_tf(s.tf, s.dl, st.ref_avgdl)
+        where s.project_id = (select id from p) and s.term not like ' group:%' and s.impact <> svc_bm25_tf(s.tf, s.dl, st.ref_avgdl)
+      union all select 'group lexemes ' || w.group_id || ' want ' || w.terms::text || ' have ' || coalesce(h.terms::text, '{}')
+        from group_want w left join group_have h on h.group_id = w.group_id
+        where (case when cardinality(w.terms) < 2 then '{}' else w.terms end) <> coalesce(h.terms, '{}')
+      union all select 'group posting missing ' || term || ' ' || id from (select * from group_live except select * from group_kept) a
+      union all select 'group posting extra ' || term || ' ' || id from (select * from group_kept except select * from group_live) b
       union all select 'docs want ' || (select count(distinct id) from live) || ' have ' || coalesce((select docs from stats), 0)
         where (select count(distinct id) from live) <> coalesce((select docs from stats), 0)
       union all select 'length want ' || (select coalesce(sum(tf), 0) from (select distinct id, dl as tf from live) x) || ' have ' || coalesce((select len from stats), 0)
@@ -355,19 +377,92 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       const plan = planQuery(parseQuery(query), new Map([['cache', ['queue', 'index', 'lock']]]));
       if (!plan) throw new Error(`${query} plans to nothing`);
       for (const limit of [1, 5, 10]) {
+        // `expanded`: the walk reads the group's one list for its lexemes (decision 0053), or each term's own.
         const pages = await Promise.all(
-          (['auto', 'all', 'walk'] as const).map(async (strategy) =>
-            (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => ({ ...h, rank: h.rank.toFixed(6) })),
+          ([['auto', false], ['all', false], ['walk', false], ['auto', true], ['walk', true]] as const).map(async ([strategy, expanded]) =>
+            (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy, undefined, expanded)).slice(0, limit).map((h) => ({ ...h, rank: h.rank.toFixed(6) })),
           ),
         );
         for (const [i, score] of (pages[0] ?? []).map((h) => Number(h.rank)).entries()) expect(score, `${query} limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
         expect(pages[0]?.length, `${query} limit ${limit}`).toBe(Math.min(limit, expected.length));
         expect(pages[0], `${query} limit ${limit}: auto = all`).toEqual(pages[1]);
         expect(pages[0], `${query} limit ${limit}: auto = walk`).toEqual(pages[2]);
+        expect(pages[3], `${query} limit ${limit}: auto over the group's list = all`).toEqual(pages[1]);
+        expect(pages[4], `${query} limit ${limit}: walk over the group's list = all`).toEqual(pages[1]);
       }
       // The search as the service runs it (glossary expansion included) answers the same page.
       expect((await search(query, { limit: 10 })).map((h) => h.rank.toFixed(5))).toEqual(expected.map((x) => x.toFixed(5)));
     }
+    expect(await drift()).toEqual([]);
+  }, 120_000);
+
+  it("keeps each glossary group's postings right through writes, glossary decisions, rebuild and import, and answers from them the exact top", async () => {
+    const rand = random(31);
+    const words = ['cache', 'queue', 'index', 'lock', 'shard', 'replica', 'vacuum', 'ledger'];
+    const pick = () => words[Math.floor(rand() * words.length)] as string;
+    const text = (n: number) => Array.from({ length: n }, () => (rand() < 0.3 ? pick() : `w${Math.floor(rand() * 30)}`)).join(' ');
+    const ids: string[] = [];
+    for (let i = 0; i < 120; i++) ids.push((await add(text(1 + Math.floor(rand() * 3)), text(2 + Math.floor(rand() * 25)))).id);
+    // Short items holding every lexeme of the group in their titles: their V is a sum past 2, above any term's impact.
+    for (let i = 0; i < 3; i++) await add('cache queue index lock shard', i === 0 ? '' : `w${i}`);
+    await call(ops.glossary_group_add, { project_id: 'rank', name: 'storage' });
+    await call(ops.glossary_term_add, { project_id: 'rank', group: 'storage', term: 'cache' });
+    // One accepted term: no group list yet (a group of one lexeme is that lexeme's list).
+    expect(await drift()).toEqual([]);
+    await call(ops.glossary_term_add, { project_id: 'rank', group: 'storage', term: 'queue' });
+    await call(ops.glossary_term_add, { project_id: 'rank', group: 'storage', term: 'lock shard' });
+    const proposed = (await call(ops.glossary_term_propose, { project_id: 'rank', group: 'storage', term: 'index' })) as { id: string };
+    const p = await projectId();
+    const groupPostings = async () =>
+      Number((await sql<{ n: string }>`select count(*)::text as n from search_postings where project_id = ${p}::uuid and term like ' group:%'`.execute(svc.store.db)).rows[0]?.n);
+    expect(await groupPostings()).toBeGreaterThan(50);
+    expect(await drift()).toEqual([]);
+    // Writes after the group was built: new items, edits, deletes, restores.
+    for (let i = 0; i < 30; i++) ids.push((await add(text(2), text(10 + Math.floor(rand() * 20)))).id);
+    for (let i = 0; i < 10; i++) await call(ops.svc_item_upsert, { project_id: 'rank', item_id: ids[i], body: text(30) });
+    for (let i = 10; i < 16; i++) await call(ops.item_delete, unchecked({ item_id: ids[i] }));
+    await call(ops.item_restore, unchecked({ item_id: ids[12] }));
+    expect(await drift()).toEqual([]);
+    await call(ops.glossary_term_accept, { project_id: 'rank', term_id: proposed.id });
+    expect(await drift()).toEqual([]);
+    const rejected = (await call(ops.glossary_term_propose, { project_id: 'rank', group: 'storage', term: 'replica' })) as { id: string };
+    await call(ops.glossary_term_reject, { project_id: 'rank', term_id: rejected.id });
+    expect(await drift()).toEqual([]);
+
+    const { rows: best } = await sql<{ v: number }>`
+      select max(impact)::float8 as v from search_postings where project_id = ${p}::uuid and term like ' group:%'`.execute(svc.store.db);
+    expect(Number(best[0]?.v)).toBeGreaterThan(2);
+    const expectedTop = await bruteForce(p);
+    const synonyms = new Map([['cache', ['index', 'lock shard', 'queue']]]);
+    const group = `plainto_tsquery('english', 'cache') || plainto_tsquery('english', 'index') || phraseto_tsquery('english', 'lock shard') || plainto_tsquery('english', 'queue')`;
+    for (const [query, scoring, tsq] of [
+      ['cache', ['cache', 'index', 'lock', 'shard', 'queue'], group],
+      ['cache vacuum', ['cache', 'index', 'lock', 'shard', 'queue', 'vacuum'], `(${group}) && plainto_tsquery('english', 'vacuum')`],
+      ['cache -ledger', ['cache', 'index', 'lock', 'shard', 'queue'], `(${group}) && !! plainto_tsquery('english', 'ledger')`],
+    ] as const) {
+      const expected = await expectedTop([...scoring], tsq);
+      expect(expected.length, query).toBeGreaterThan(3);
+      const plan = planQuery(parseQuery(query), synonyms);
+      if (!plan) throw new Error(`${query} plans to nothing`);
+      for (const limit of [1, 3, 10]) {
+        for (const strategy of ['walk', 'auto'] as const) {
+          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy, undefined, true)).slice(0, limit).map((h) => h.rank);
+          expect(ranks.length, `${query} ${strategy} limit ${limit}`).toBe(Math.min(limit, expected.length));
+          for (const [i, score] of ranks.entries()) expect(score, `${query} ${strategy} limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
+        }
+      }
+      expect((await search(query, { limit: 10 })).map((h) => h.rank.toFixed(5)), query).toEqual(expected.map((x) => x.toFixed(5)));
+    }
+
+    // A rebuild weighs the groups afresh; an import builds the copy's groups once, at its end.
+    await svc.store.db.transaction().execute((tx) => rebuildSearchIndex(tx, p));
+    expect(await drift()).toEqual([]);
+    const file = ((await svc.call(ops.project_export, { project_id: 'rank' }, { source: 'cli' })) as { lines: string[] }).lines;
+    await svc.call(ops.project_import, { lines: file, as_slug: 'rank-groups' }, { source: 'cli' });
+    expect(await drift('rank-groups')).toEqual([]);
+    const copy = await sql<{ n: string }>`
+      select count(*)::text as n from search_postings s join projects pr on pr.id = s.project_id where pr.slug = 'rank-groups' and s.term like ' group:%'`.execute(svc.store.db);
+    expect(Number(copy.rows[0]?.n)).toBe(await groupPostings());
   }, 120_000);
 
   it('prefers the newest of items scored alike where the bound is reached exactly: a word held once, in the body only (a reviewer, 2026-11-27)', async () => {

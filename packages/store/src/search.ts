@@ -334,7 +334,7 @@ BEGIN
     SELECT ${PROJECT_COLUMNS.join(', ')} INTO p FROM projects WHERE id = ref_id;
   END IF;
   IF NOT FOUND THEN RETURN NULL; END IF;
-  IF EXISTS (${synonymRows('p.id', 'syn_terms', 'syn_per_term')}) THEN
+  IF EXISTS (${synonymRows('p.id', 'syn_terms', 'syn_per_term', 'each')}) THEN
     RETURN json_build_object('project', to_json(p), 'synonyms', true);
   END IF;
   RETURN json_build_object('project', to_json(p), 'synonyms', false,
@@ -1476,18 +1476,27 @@ function byScore(a: Scored, b: Scored): number {
  * The glossary's synonyms in the project `project` (an expression) of the normalized terms `terms`, at most
  * `perTerm` per term, in name order, as rows (key, synonym). Distinct before numbering: a term in two groups (or a
  * synonym shared by them) is one synonym, and must not take the place of another, which would then be left out
- * without `expansion_cut` saying so.
+ * without `expansion_cut` saying so. `spellings: 'one'` counts a synonym once by its normalized form (its first
+ * spelling by name): `Cache` in one group and `cache` in another were two rows, expand to one word, and took the
+ * place of a synonym left out with nothing said (a reviewer, 2026-11-27). `'each'` is the text svc_search_one was
+ * created with (migration 0017), which asks only whether any row exists.
  */
-function synonymRows(project: string, terms: string, perTerm: string): string {
+function synonymRows(project: string, terms: string, perTerm: string, spellings: 'each' | 'one' = 'one'): string {
+  const distinct =
+    spellings === 'each'
+      ? 'select distinct t.normalized as key, s.term as synonym'
+      : 'select distinct on (t.normalized, s.normalized) t.normalized as key, s.term as synonym';
+  const order = spellings === 'each' ? '' : `
+       order by t.normalized, s.normalized, s.term`;
   return `select x.key, x.synonym
    from (
      select d.key, d.synonym, row_number() over (partition by d.key order by d.synonym) as n
      from (
-       select distinct t.normalized as key, s.term as synonym
+       ${distinct}
        from glossary_terms t
        join glossary_terms s on s.group_id = t.group_id and s.status = 'accepted'
        where t.project_id = ${project} and t.status = 'accepted' and t.normalized = any(${terms})
-         and not exists (select 1 from glossary_rejections r where r.group_id = s.group_id and r.normalized = s.normalized)
+         and not exists (select 1 from glossary_rejections r where r.group_id = s.group_id and r.normalized = s.normalized)${order}
      ) d
    ) x
    where x.n <= ${perTerm}`;

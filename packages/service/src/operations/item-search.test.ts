@@ -241,6 +241,24 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(answer).toMatchObject({ truncated: ['glossary_expansion'], expansion_cut: true });
   });
 
+  it('counts a synonym spelt in two ways in two groups once, so the one it would have displaced is said to be left out (a reviewer, 2026-11-27)', async () => {
+    type Answer = { items: Hit[]; truncated: unknown; expansion_cut: boolean };
+    const s = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `s${String(from + i).padStart(2, '0')}`);
+    for (const [group, terms] of [
+      ['ga', ['Cache', ...s(1, 8)]],
+      ['gb', ['cache', ...s(9, 18)]],
+    ] as const) {
+      await call(ops.glossary_group_add, { project_id: 'search', name: group });
+      for (const term of terms) await call(ops.glossary_term_add, { project_id: 'search', group, term });
+    }
+    await add('Only s16', 's16 here');
+    await add('Only s18', 's18 here');
+    const answer = (await call(ops.svc_item_search, { project_id: 'search', query: 'cache' })) as Answer;
+    // cache and s01…s18 are 19 distinct words: the 16 a word expands to end before s18, and the answer says so.
+    expect(answer.items.map((h) => h.title)).toEqual(['Only s16']);
+    expect(answer).toMatchObject({ truncated: ['glossary_expansion'], expansion_cut: true });
+  });
+
   it('says why capture and idea search answers are cut, and refuses their over-long queries likewise', async () => {
     for (const text of ['retry storm one', 'retry storm two']) await call(ops.svc_capture_add, { text, project_id: 'search' });
     const captures = async (limit: number) => (await call(ops.svc_capture_search, { query: 'retry', project_id: 'search', limit })) as { truncated: unknown };

@@ -881,6 +881,18 @@ export async function searchOneStatement(
   return { project, hits: pageFrom(top, query, limit, query.first.page) };
 }
 
+/** How searchItems finds its top and what it answers with it. */
+export interface SearchOptions {
+  /** How the top is found (SearchStrategy); `auto` unless a test asks for one way. */
+  strategy?: SearchStrategy;
+  /** The query's analysis, when svc_search_analyze read it already (openAnalyzedSearch). */
+  analysis?: SearchAnalysis | undefined;
+  /** Whether the glossary expanded the query: then a group's own list may stand for its terms (groupLists). */
+  expanded?: boolean;
+  /** How many of the best hits get their snippets (and page rows): `limit` for a page, 0 for ranks alone. */
+  snippets?: number;
+}
+
 /**
  * The exact top `limit + 1` by BM25F among every current item matching `plan` under the filters, read in
  * impact order (docs/decisions/0026-search-bm25.md, 0038-search-threshold-walk.md), a threshold algorithm with
@@ -907,9 +919,7 @@ export async function searchItems(
   plan: TsPlan,
   f: SearchFilters,
   limit: number,
-  strategy: SearchStrategy = 'auto',
-  analysis?: SearchAnalysis,
-  expanded = false,
+  { strategy = 'auto', analysis, expanded = false, snippets = limit }: SearchOptions = {},
 ): Promise<SearchHit[]> {
   const k = limit + 1;
   const query = await prepareQuery(db, [plan], f, k, analysis);
@@ -918,7 +928,7 @@ export async function searchItems(
     // "nothing was recorded" (a newcomer's first search, 2026-11-26).
     throw wordless(plan);
   }
-  if (!query || query === 'stop_words_only') return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), undefined, limit) : [];
+  if (!query || query === 'stop_words_only') return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), undefined, snippets) : [];
   const { lexemesOf, queryTerms, stats, terms, df, weight } = query;
   // Each required clause's anchors; an alternative of stop words only has none (such a clause cannot drive the walk).
   const clauses = positiveClauses(plan)
@@ -928,7 +938,7 @@ export async function searchItems(
 
   if (strategy !== 'all' && oneLexeme(query)) {
     const top = await oneTerm(query.first, oneTermScore(query), k, { db, f });
-    return withSnippets(db, top, query, limit, query.first.page);
+    return withSnippets(db, top, query, snippets, query.first.page);
   }
   const q = query.queries[0] ?? '';
   const bound = impactBound(stats.ref_avgdl, stats.avgdl);
@@ -975,6 +985,8 @@ export async function searchItems(
   const pending = new Map<string, Pending>();
   const checked = new Set<string>();
   const pageRows = new Map<string, PageRow>();
+  // The page rows the statements bring along, when the answer has snippets to make of them.
+  const rows = snippets > 0 ? pageRows : undefined;
   const top: Scored[] = [];
   let budget = Math.max(2 * k, 32);
   let checks = Math.max(2 * k, 32);
@@ -989,7 +1001,7 @@ export async function searchItems(
   const everything = queryTerms.reduce((sum, t) => sum + df(t), 0);
   // Where scoring everything costs less than a walk's first round of checks (about 2k items), it answers.
   if (strategy === 'all' || (strategy === 'auto' && everything <= 2 * k * CHECK_COST)) {
-    return withSnippets(db, await scoreAll(db, query, f, q, k, pageRows), query, limit, pageRows);
+    return withSnippets(db, await scoreAll(db, query, f, q, k, rows), query, snippets, pageRows);
   }
   /**
    * How many more rounds the walk needs, foreseen from `gap` (undefined before the page is full) and the last round's:
@@ -1020,7 +1032,7 @@ export async function searchItems(
       const wanted = Math.min(everything, Math.ceil((2 * k) / share));
       const allCost = everything + CHECK_COST * wanted + SCORE_COST * k;
       if (2 * work >= allCost || work * 2 ** forecast(top.length >= k ? unseenBound() - threshold() : undefined) >= allCost) {
-        return withSnippets(db, await scoreAll(db, query, f, q, k, pageRows, wanted), query, limit, pageRows);
+        return withSnippets(db, await scoreAll(db, query, f, q, k, rows, wanted), query, snippets, pageRows);
       }
     }
     const open = [...lists.values()].filter((l) => !l.done);
@@ -1083,7 +1095,7 @@ export async function searchItems(
     }
     // A small batch brings its items' page rows along: the page is usually made of them, and withSnippets then needs
     // no statement of its own (a round trip of a search's five to seven). A large one would bring thousands of bodies.
-    const scored = await scoreItems(db, query, { ids: batch }, f, q, [], lengths, batch.length <= ROWS_WITH_CHECKS ? pageRows : undefined);
+    const scored = await scoreItems(db, query, { ids: batch }, f, q, [], lengths, batch.length <= ROWS_WITH_CHECKS ? rows : undefined);
     work += CHECK_COST * batch.length + SCORE_COST * scored.size;
     accepted += scored.size;
     top.push(...scored.values());
@@ -1091,7 +1103,7 @@ export async function searchItems(
     top.length = Math.min(top.length, k);
     checks = Math.min(checks * 2, 2_000);
   }
-  return withSnippets(db, top, query, limit, pageRows);
+  return withSnippets(db, top, query, snippets, pageRows);
 }
 
 /**
@@ -1231,7 +1243,7 @@ async function scoreAll(
   f: SearchFilters,
   q: string,
   k: number,
-  pageRows: Map<string, PageRow>,
+  pageRows: Map<string, PageRow> | undefined,
   first = 8 * k,
 ): Promise<Scored[]> {
   const terms = query.queryTerms.filter((t) => query.df(t) > 0);
@@ -1242,13 +1254,13 @@ async function scoreAll(
   for (let n = Math.max(first, k); ; n *= 4) {
     const round = async (text: string) => {
       const { rows } = await db.executeQuery<{ id: string | null; score: number | null; updated_at: Date | null; read: string; least: number | null; row: PageRow | null }>(
-        CompiledQuery.raw(text, [terms, w, (BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1), n, ...filterParams(f), q, k, SNIPPET_SOURCE_CHARS]),
+        CompiledQuery.raw(text, [terms, w, (BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1), n, ...filterParams(f), q, pageRows ? k : 0, SNIPPET_SOURCE_CHARS]),
       );
       const hits: Scored[] = [];
       for (const r of rows) {
         if (r.id === null || r.updated_at === null) continue;
         hits.push({ id: r.id, score: Number(r.score), updated_at: r.updated_at });
-        if (r.row) pageRows.set(r.id, r.row);
+        if (r.row) pageRows?.set(r.id, r.row);
       }
       hits.sort(byScore);
       return { hits, read: Number(rows[0]?.read ?? 0), least: Number(rows[0]?.least ?? 0) };
@@ -1397,7 +1409,8 @@ export async function searchNearMisses(
     // BM25F alone, so they settle it when enough of them score above the pool's last place.
     const need = want - known();
     const k = exclude.size + known() + 3 * need;
-    const pool = await searchItems(db, near.relaxed, f, k);
+    // Their ranks only: the pool's items get no snippets (the list's own get theirs below).
+    const pool = await searchItems(db, near.relaxed, f, k, { snippets: 0 });
     const unseen = pool.filter((h) => !exclude.has(h.id) && !found.has(h.id)).map((h) => h.id);
     if (unseen.length > 0) await check({ ids: unseen });
     if (complete - 1 === least) {

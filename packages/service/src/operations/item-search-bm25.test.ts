@@ -1,6 +1,6 @@
-import { parseQuery, planQuery } from '@svc/domain';
-import { bm25Tf, idf, NEAR_MISS_BUDGET, rebuildSearchIndex, searchItems } from '@svc/store';
-import { sql } from 'kysely';
+import { nearMissPlan, parseQuery, planQuery } from '@svc/domain';
+import { bm25Tf, idf, NEAR_MISS_BUDGET, rebuildSearchIndex, searchItems, searchNearMisses } from '@svc/store';
+import { type KyselyPlugin, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type Call, DAY, random, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
@@ -262,7 +262,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       if (!plan) throw new Error(`${query} plans to nothing`);
       for (const strategy of ['walk', 'all'] as const) {
         for (const limit of [1, 3, 10]) {
-          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.rank);
+          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit).map((h) => h.rank);
           expect(ranks.length, `${query} ${strategy} limit ${limit}`).toBe(Math.min(limit, expected.length));
           for (const [i, score] of ranks.entries()) expect(score, `${query} ${strategy} limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
         }
@@ -299,7 +299,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       if (!plan) throw new Error(`${query} plans to nothing`);
       for (const strategy of ['walk', 'all', 'auto'] as const) {
         for (const limit of [1, 3, 10]) {
-          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.rank);
+          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit).map((h) => h.rank);
           expect(ranks.length, `${query} ${strategy} limit ${limit}`).toBe(Math.min(limit, expected.length));
           for (const [i, score] of ranks.entries()) expect(score, `${query} ${strategy} limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
         }
@@ -340,7 +340,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
         for (const limit of [1, 3, 10, 60]) {
           // The whole hit: `auto` reads the page's rows with the postings (the one-word search's first read), `all` apart.
           const page = async (strategy: 'auto' | 'all') =>
-            (await searchItems(svc.store.db, plan, f, limit, strategy)).slice(0, limit).map((h) => ({ ...h, rank: h.rank.toFixed(6) }));
+            (await searchItems(svc.store.db, plan, f, limit, { strategy })).slice(0, limit).map((h) => ({ ...h, rank: h.rank.toFixed(6) }));
           const label = `${word} ${JSON.stringify({ ...f, project_id: undefined })} limit ${limit}`;
           const all = await page('all');
           expect(all.length, label).toBeGreaterThan(0);
@@ -380,7 +380,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
         // `expanded`: the walk reads the group's one list for its lexemes (decision 0053), or each term's own.
         const pages = await Promise.all(
           ([['auto', false], ['all', false], ['walk', false], ['auto', true], ['walk', true]] as const).map(async ([strategy, expanded]) =>
-            (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy, undefined, expanded)).slice(0, limit).map((h) => ({ ...h, rank: h.rank.toFixed(6) })),
+            (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy, expanded })).slice(0, limit).map((h) => ({ ...h, rank: h.rank.toFixed(6) })),
           ),
         );
         for (const [i, score] of (pages[0] ?? []).map((h) => Number(h.rank)).entries()) expect(score, `${query} limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
@@ -446,7 +446,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       if (!plan) throw new Error(`${query} plans to nothing`);
       for (const limit of [1, 3, 10]) {
         for (const strategy of ['walk', 'auto'] as const) {
-          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy, undefined, true)).slice(0, limit).map((h) => h.rank);
+          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy, expanded: true })).slice(0, limit).map((h) => h.rank);
           expect(ranks.length, `${query} ${strategy} limit ${limit}`).toBe(Math.min(limit, expected.length));
           for (const [i, score] of ranks.entries()) expect(score, `${query} ${strategy} limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
         }
@@ -482,7 +482,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       const newest = [...ids].reverse();
       for (const strategy of ['walk', 'auto', 'all'] as const) {
         for (const limit of [1, 5]) {
-          const page = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.id);
+          const page = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit).map((h) => h.id);
           expect(page, `${query} ${strategy} limit ${limit}`).toEqual(newest.slice(0, limit));
         }
       }
@@ -501,7 +501,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     const newest = [...alike].reverse();
     for (const strategy of ['all', 'auto', 'walk'] as const) {
       for (const limit of [1, 3]) {
-        const ids = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.id);
+        const ids = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit).map((h) => h.id);
         expect(ids, `${strategy} limit ${limit}`).toEqual(newest.slice(0, limit));
       }
     }
@@ -521,7 +521,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     const plan = planQuery(parseQuery('alpha -beta'));
     if (!plan) throw new Error('alpha -beta plans to nothing');
     for (const strategy of ['all', 'auto', 'walk'] as const) {
-      const ids = (await searchItems(svc.store.db, plan, { project_id: p }, 20, strategy)).map((h) => h.id);
+      const ids = (await searchItems(svc.store.db, plan, { project_id: p }, 20, { strategy })).map((h) => h.id);
       expect(ids, strategy).toHaveLength(10);
       expect(new Set(ids).size, strategy).toBe(10);
     }
@@ -539,7 +539,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     if (!plan) throw new Error('cache -queue plans to nothing');
     for (const strategy of ['walk', 'all', 'auto'] as const) {
       for (const limit of [1, 3, 10]) {
-        const ids = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.id);
+        const ids = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit).map((h) => h.id);
         expect(ids, `${strategy} limit ${limit}`).toEqual(want.slice(0, limit));
       }
     }
@@ -684,6 +684,30 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     const two = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha gamma', limit: 5 })) as Answer;
     expect(two.truncated).toEqual(['limit']);
     expect(two.partial).toHaveLength(5);
+
+    // Snippets cost the list's items only: the relaxed query's pool that fills it is ranked without page rows or
+    // snippets (it made 18 of them for 5 places: a reviewer, 2026-11-27). Counted: the rows with a body read back.
+    let bodies = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result }) => {
+        for (const row of result.rows) if (row.body !== undefined || (row.row !== undefined && row.row !== null)) bodies += 1;
+        return result;
+      },
+    };
+    const ast = parseQuery('alpha beta gamma delta');
+    const plan = planQuery(ast);
+    const near = plan ? nearMissPlan(ast, plan) : undefined;
+    if (!near) throw new Error('no near-miss plan');
+    const { hits, cut } = await searchNearMisses(svc.store.db.withPlugin(counting), near, { project_id: p }, 6, new Set());
+    expect(cut).toBe(true);
+    expect(hits).toHaveLength(6);
+    expect(hits.every((h) => h.snippet !== '')).toBe(true);
+    expect(bodies).toBe(6);
+    const ranks = (await searchItems(svc.store.db, near.relaxed, { project_id: p }, 8)).map((h) => [h.id, h.rank]);
+    const bare = await searchItems(svc.store.db, near.relaxed, { project_id: p }, 8, { snippets: 0 });
+    expect(bare.map((h) => [h.id, h.rank])).toEqual(ranks);
+    expect(bare.every((h) => h.snippet === '' && h.title === '')).toBe(true);
   });
 
   it('indexes a bulk insert in one statement and forgets a deleted project', async () => {

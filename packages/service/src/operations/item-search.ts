@@ -86,7 +86,7 @@ export const itemSearch = defineOperation({
       research_ttl_days: input.include_expired ? undefined : project.settings.research.ttl_days,
     };
     rememberTtl(project, project.settings.research.ttl_days);
-    const hits = await searchItems(ctx.db, plan, filters, max, 'auto', opened?.analysis, synonyms.size > 0);
+    const hits = await searchItems(ctx.db, plan, filters, max, { analysis: opened?.analysis, expanded: synonyms.size > 0 });
     const strict = strictAnswer(hits, max, expansion_cut);
     const { items } = strict;
     const near = items.length < max ? nearMissPlan(ast, plan) : undefined;

@@ -277,7 +277,7 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
       if (!plan) throw new Error(`${query} plans to nothing`);
       for (const strategy of ['walk', 'all'] as const) {
         for (const limit of [1, 5]) {
-          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, strategy)).slice(0, limit).map((h) => h.rank);
+          const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit).map((h) => h.rank);
           expect(ranks.length, `${query} ${strategy} limit ${limit}`).toBe(Math.min(limit, expected.length));
           for (const [i, score] of ranks.entries()) expect(score, `${query} ${strategy} limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
         }

@@ -1,7 +1,7 @@
 import { parseQuery, planQuery } from '@svc/domain';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { ITEM_READS, leafKey, SEARCH_FUNCTIONS, occurrences, occurrencesText, planLeaves, planQueryText, tsquery } from './search.js';
+import { byScore, ITEM_READS, leafKey, SEARCH_FUNCTIONS, occurrences, occurrencesText, planLeaves, planQueryText, tsquery } from './search.js';
 import { type TestStore, testBackends } from './testing/index.js';
 
 describe('occurrences', () => {
@@ -15,6 +15,18 @@ describe('occurrences', () => {
       ]),
     );
     expect(occurrences('')).toEqual(new Map());
+  });
+});
+
+describe('byScore', () => {
+  it('orders items scored alike but for the last bits of their sums by time, the newer first (a reviewer, 2026-11-27)', () => {
+    const older = { id: 'b', score: 5.691971823920311, updated_at: new Date('2026-11-27T10:00:00.074Z') };
+    const newer = { id: 'a', score: 5.69197182392031, updated_at: new Date('2026-11-27T10:00:00.080Z') };
+    const lower = { id: 'c', score: 5.6919718239, updated_at: new Date('2026-11-27T11:00:00.000Z') };
+    expect([older, lower, newer].sort(byScore).map((x) => x.id)).toEqual(['a', 'b', 'c']);
+    expect([newer, older].sort(byScore).map((x) => x.id)).toEqual(['a', 'b']);
+    // Equal scores and times: by id.
+    expect([{ ...older, id: 'z' }, { ...older, id: 'y' }].sort(byScore).map((x) => x.id)).toEqual(['y', 'z']);
   });
 });
 

@@ -770,7 +770,7 @@ export function occurrences(text: string): Map<string, number> {
 }
 const [QUOTE, BACKSLASH, COLON, SPACE, COMMA] = ["'", '\\', ':', ' ', ','].map((c) => c.charCodeAt(0)) as [number, number, number, number, number];
 
-interface Scored {
+export interface Scored {
   id: string;
   score: number;
   updated_at: Date;
@@ -1481,9 +1481,18 @@ function pageFrom(top: Scored[], query: Pick<PreparedQuery, 'queryTerms' | 'with
   });
 }
 
-function byScore(a: Scored, b: Scored): number {
-  return b.score - a.score || b.updated_at.getTime() - a.updated_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/**
+ * The page's order: score, the newer first, then id. Scores within SAME of each other are alike: the same item text
+ * scores differently in its last bits by the order its terms were summed (scoreAll's aggregate against a check's
+ * sum), and identical items were ordered by that noise rather than by time (a reviewer, 2026-11-27: 5.691971823920311
+ * before 5.69197182392031, the older first). SAME is far below TIE, so every item that may tie is still checked.
+ */
+export function byScore(a: Scored, b: Scored): number {
+  const d = b.score - a.score;
+  if (Math.abs(d) > SAME * Math.max(Math.abs(a.score), Math.abs(b.score))) return d;
+  return b.updated_at.getTime() - a.updated_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
+const SAME = 1e-12;
 
 /**
  * The glossary's synonyms in the project `project` (an expression) of the normalized terms `terms`, at most

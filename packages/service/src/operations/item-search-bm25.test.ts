@@ -490,6 +490,26 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     }
   });
 
+  it('prefers the newest of identical items, whose scores differ only in the last bits by the order their terms were summed (a reviewer, 2026-11-27)', async () => {
+    for (let i = 0; i < 30; i++) await add('cache queue index lock shard', 'same body words here');
+    for (let i = 0; i < 200; i++) await add(`filler ${i}`, i % 2 ? 'cache w1 w2 w3 w4 w5 w6 w7 w8' : 'queue index w9 w10 w11 w12');
+    const p = await projectId();
+    for (const query of ['cache OR queue OR index OR lock OR shard', 'cache queue index lock shard']) {
+      const plan = planQuery(parseQuery(query));
+      if (!plan) throw new Error(`${query} plans to nothing`);
+      for (const limit of [1, 5]) {
+        const { rows } = await sql<{ id: string }>`
+          select id from items where project_id = ${p}::uuid and title = 'cache queue index lock shard' order by updated_at desc, id limit ${limit}`.execute(svc.store.db);
+        const newest = rows.map((r) => r.id);
+        expect((await search(query, { limit })).map((h) => h.id), `${query} limit ${limit}`).toEqual(newest);
+        for (const strategy of ['walk', 'all', 'auto'] as const) {
+          const ids = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit).map((h) => h.id);
+          expect(ids, `${query} ${strategy} limit ${limit}`).toEqual(newest);
+        }
+      }
+    }
+  });
+
   it('prefers the newest of items scored alike whichever way the top is found (attacker, 2026-11-27)', async () => {
     // Forty items alike: scoreAll's first read (8 × k) cut them by id and kept older ones, not the newest.
     const alike: string[] = [];

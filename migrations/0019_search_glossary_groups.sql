@@ -34,9 +34,22 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$ SELECT ' group:' || g::text $$
 CREATE FUNCTION svc_search_group_lock(p uuid) RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$ SELECT hashtextextended('svc search groups ' || p::text, 0) $$;
 
--- Rebuild the groups `gs` of project p: their lexemes (those of their accepted terms that no rejection of the
--- group names, as the query's expansion reads them), each weighted by its idf now, and their postings from the
--- project's postings. A group whose lexemes did not change keeps its weights and postings.
+-- A group's lexemes as its accepted terms give them (those no rejection of the group names, each analysed as the
+-- query's expansion analyses it), and as its index holds them (fewer than two: none).
+CREATE FUNCTION svc_search_group_lexemes(p uuid, g uuid, OUT want text[], OUT have text[])
+LANGUAGE sql STABLE AS $$
+  SELECT array(
+           SELECT DISTINCT l.term
+           FROM glossary_terms AS s, unnest(svc_query_terms(s.term)) AS l (term)
+           WHERE s.project_id = p AND s.group_id = g AND s.status = 'accepted'
+             AND NOT EXISTS (SELECT 1 FROM glossary_rejections AS r WHERE r.group_id = s.group_id AND r.normalized = s.normalized)
+           ORDER BY l.term),
+         array(SELECT t.term FROM search_group_terms AS t WHERE t.project_id = p AND t.group_id = g ORDER BY t.term)
+$$;
+
+-- Rebuild the groups `gs` of project p: their lexemes, each weighted by its idf now, and their postings from the
+-- project's postings. A group whose lexemes did not change (a term only proposed) keeps its weights and postings,
+-- and the lock is not taken for it: item writes go on. `fresh` rebuilds every group (svc_search_rebuild).
 CREATE FUNCTION svc_search_group_rebuild(p uuid, gs uuid[], fresh boolean DEFAULT false) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -44,23 +57,23 @@ DECLARE
   want text[];
   have text[];
   n numeric;
+  locked boolean := false;
 BEGIN
-  PERFORM pg_advisory_xact_lock(svc_search_group_lock(p));
   IF NOT EXISTS (SELECT 1 FROM projects WHERE id = p) THEN
     DELETE FROM search_group_terms WHERE project_id = p;
     RETURN;
   END IF;
-  n := coalesce((SELECT docs FROM search_stats WHERE project_id = p), 0)
-         + coalesce((SELECT sum(docs) FROM search_deltas WHERE project_id = p), 0);
   FOR g IN SELECT DISTINCT x FROM unnest(gs) AS x ORDER BY x LOOP
-    SELECT array(
-      SELECT DISTINCT l.term
-      FROM glossary_terms AS s, unnest(svc_query_terms(s.term)) AS l (term)
-      WHERE s.project_id = p AND s.group_id = g AND s.status = 'accepted'
-        AND NOT EXISTS (SELECT 1 FROM glossary_rejections AS r WHERE r.group_id = s.group_id AND r.normalized = s.normalized)
-      ORDER BY l.term) INTO want;
-    SELECT array(SELECT t.term FROM search_group_terms AS t WHERE t.project_id = p AND t.group_id = g ORDER BY t.term) INTO have;
-    CONTINUE WHEN want = have AND NOT fresh;
+    SELECT l.want, l.have INTO want, have FROM svc_search_group_lexemes(p, g) AS l;
+    CONTINUE WHEN (want = have OR (cardinality(want) < 2 AND cardinality(have) = 0)) AND NOT fresh;
+    IF NOT locked THEN
+      -- Every item write in flight commits first; the statements below (each with a fresh snapshot) see them.
+      PERFORM pg_advisory_xact_lock(svc_search_group_lock(p));
+      locked := true;
+      n := coalesce((SELECT docs FROM search_stats WHERE project_id = p), 0)
+             + coalesce((SELECT sum(docs) FROM search_deltas WHERE project_id = p), 0);
+    END IF;
+    SELECT l.want INTO want FROM svc_search_group_lexemes(p, g) AS l;
     DELETE FROM search_postings WHERE project_id = p AND term = svc_search_group_key(g);
     DELETE FROM search_group_terms WHERE project_id = p AND group_id = g;
     -- A group of one lexeme is that lexeme's own list: nothing to keep.

@@ -239,7 +239,12 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        return await runtime.store.db.transaction().execute((tx) => write(tx, (ctx) => op.run({ ...ctx, tx }, input), (entry) => writeAudit(tx, entry)));
+        // Read committed whatever the database's default: the search index's triggers read the glossary's groups after
+        // waiting for a group's rebuild, and must see what it committed (docs/decisions/0053).
+        return await runtime.store.db
+          .transaction()
+          .setIsolationLevel('read committed')
+          .execute((tx) => write(tx, (ctx) => op.run({ ...ctx, tx }, input), (entry) => writeAudit(tx, entry)));
       } catch (error) {
         if (attempt < 3 && isRetryable(error)) continue;
         throw error;

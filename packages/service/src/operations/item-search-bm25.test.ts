@@ -1,11 +1,12 @@
 import { nearMissPlan, parseQuery, planQuery } from '@svc/domain';
-import { bm25Tf, idf, NEAR_MISS_BUDGET, rebuildSearchIndex, searchItems, searchNearMisses } from '@svc/store';
+import { bm25Tf, idf, NEAR_MISS_BUDGET, openStore, rebuildSearchIndex, searchItems, searchNearMisses } from '@svc/store';
 import { type KyselyPlugin, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type Call, DAY, random, testBackends, type TestService, unchecked } from '../testing/index.js';
 import { useTestService } from '../testing/suite.js';
 import { bm25Corpus } from '../testing/bm25.js';
 import { ops } from '../catalog.js';
+import { createService } from '../service.js';
 
 interface Hit {
   id: string;
@@ -17,8 +18,11 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
   let svc: TestService;
   let call: Call;
 
+  let actor: string;
+
   useTestService(backend, 'rank', (t) => {
     ({ svc, call } = t);
+    actor = t.seeded.actorId;
   });
 
   const add = async (title: string, body = '', extra: Record<string, unknown> = {}) =>
@@ -488,6 +492,117 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       }
       expect((await search(query, { limit: 5 })).map((h) => h.id)).toEqual(newest.slice(0, 5));
     }
+  });
+
+  it("keeps the exact top through a group's list when idf has grown past the group's weights and items past the reference length", async () => {
+    const rand = random(41);
+    // cache in about half the items, memcache and redis in few: as the project grows without them, cache's idf grows
+    // most, and a cache item read late (its V below a memcache item's) may score above it.
+    const word = () => {
+      const x = rand();
+      return x < 0.08 ? 'cache' : x < 0.095 ? 'redis' : x < 0.1 ? 'memcache' : `w${Math.floor(rand() * 40)}`;
+    };
+    const text = (n: number) => Array.from({ length: n }, word).join(' ');
+    for (let i = 0; i < 100; i++) await add(text(1 + Math.floor(rand() * 3)), text(2 + Math.floor(rand() * 14)));
+    const p = await projectId();
+    // The reference length and the group's weights from these 100 short items.
+    await svc.store.db.transaction().execute((tx) => rebuildSearchIndex(tx, p));
+    await call(ops.glossary_group_add, { project_id: 'rank', name: 'caches' });
+    for (const term of ['cache', 'redis', 'memcache']) await call(ops.glossary_term_add, { project_id: 'rank', group: 'caches', term });
+    // 30 long items, few of them with the group's words: every idf grows (N 100 → 130) and the average length
+    // passes the reference (ρ < 1), so an impact understates a long item's score and w understates the idf.
+    for (let i = 0; i < 30; i++) await add(`long ${i}`, `${i % 10 === 0 ? 'cache ' : ''}${Array.from({ length: 60 + Math.floor(rand() * 60) }, () => `z${Math.floor(rand() * 500)}`).join(' ')}`);
+    expect(await drift()).toEqual([]);
+    const { rows } = await sql<{ ratio: number; rho: number }>`
+      select max(ln(1 + (st.n - x.df + 0.5) / (x.df + 0.5)) / g.w)::float8 as ratio, min(st.ref / st.avg)::float8 as rho
+      from search_group_terms g
+      cross join (select (s.docs + coalesce(sum(d.docs), 0))::float8 as n, s.ref_avgdl::float8 as ref,
+                         (s.total_len + coalesce(sum(d.len), 0))::float8 / (s.docs + coalesce(sum(d.docs), 0)) as avg
+                  from search_stats s left join search_deltas d on d.project_id = s.project_id
+                  where s.project_id = ${p}::uuid group by s.docs, s.total_len, s.ref_avgdl) st
+      cross join lateral (select coalesce((select df from search_terms t where t.project_id = g.project_id and t.term = g.term), 0)
+                            + coalesce((select sum(docs) from search_deltas d where d.project_id = g.project_id and g.term = any (d.terms)), 0) as df) x
+      where g.project_id = ${p}::uuid`.execute(svc.store.db);
+    expect(Number(rows[0]?.ratio)).toBeGreaterThan(1.1);
+    expect(Number(rows[0]?.ratio)).toBeLessThan(1.5);
+    expect(Number(rows[0]?.rho)).toBeLessThan(0.9);
+    const expectedTop = await bruteForce(p);
+    const group = `plainto_tsquery('english', 'cache') || plainto_tsquery('english', 'memcache') || plainto_tsquery('english', 'redis')`;
+    const expected = await expectedTop(['cache', 'memcache', 'redis'], group);
+    const plan = planQuery(parseQuery('cache'), new Map([['cache', ['memcache', 'redis']]]));
+    if (!plan) throw new Error('cache plans to nothing');
+    for (let limit = 1; limit <= 10; limit++) {
+      const ranks = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy: 'walk', expanded: true })).slice(0, limit).map((h) => h.rank);
+      expect(ranks.length, `limit ${limit}`).toBe(Math.min(limit, expected.length));
+      for (const [i, score] of ranks.entries()) expect(score, `limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
+    }
+  });
+
+  // PostgreSQL runs writes side by side. A write that read the groups before a rebuild committed would keep an old
+  // group's postings: writes run read committed whatever the database's default (an attacker set it to repeatable
+  // read and left 3 group postings missing on the first try).
+  it.runIf(backend.name === 'postgres')("keeps group postings right when writes race a glossary decision, whatever the database's default isolation", async () => {
+    const { rows } = await sql<{ db: string }>`select current_database() as db`.execute(svc.store.db);
+    const name = rows[0]?.db as string;
+    const url = new URL(process.env.SVC_TEST_DATABASE_URL as string);
+    url.pathname = `/${name}`;
+    for (let i = 0; i < 10; i++) await add(`cache ${i}`, `redis ${i}`);
+    await call(ops.glossary_group_add, { project_id: 'rank', name: 'g' });
+    await call(ops.glossary_term_add, { project_id: 'rank', group: 'g', term: 'cache' });
+    await call(ops.glossary_term_add, { project_id: 'rank', group: 'g', term: 'redis' });
+    await sql.raw(`alter database "${name}" set default_transaction_isolation = 'repeatable read'`).execute(svc.store.db);
+    const other = await openStore({ databaseUrl: url.toString(), poolSize: 8 });
+    try {
+      const service = createService(other);
+      const as = <I>(op: { name: string }, input: I) => service.call(op as never, input as never, { source: 'test', actorId: actor });
+      const { rows: level } = await sql<{ l: string }>`select current_setting('transaction_isolation') as l`.execute(other.db);
+      expect(level[0]?.l).toBe('repeatable read');
+      for (let k = 0; k < 8; k++) {
+        const term = (await call(ops.glossary_term_propose, { project_id: 'rank', group: 'g', term: `zeta${k}` })) as { id: string };
+        await Promise.all([
+          as(ops.glossary_term_accept, { project_id: 'rank', term_id: term.id }),
+          ...Array.from({ length: 6 }, (_, j) => as(ops.svc_item_upsert, { project_id: 'rank', title: `zeta${k} ${j}`, body: `zeta${k} cache` })),
+        ]);
+        expect(await drift(), `round ${k}`).toEqual([]);
+      }
+    } finally {
+      await sql.raw(`alter database "${name}" reset default_transaction_isolation`).execute(svc.store.db);
+      await other.close();
+    }
+  }, 120_000);
+
+  // A term only proposed changes no group: it takes no lock, and a write in flight does not hold it up.
+  it.runIf(backend.name === 'postgres')('lets a proposal through while an item write is in flight', async () => {
+    await call(ops.glossary_group_add, { project_id: 'rank', name: 'g' });
+    await call(ops.glossary_term_add, { project_id: 'rank', group: 'g', term: 'cache' });
+    await call(ops.glossary_term_add, { project_id: 'rank', group: 'g', term: 'redis' });
+    const p = await projectId();
+    const group = await svc.store.db.selectFrom('glossary_groups').select('id').where('project_id', '=', p).executeTakeFirstOrThrow();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const writer = svc.store.db.transaction().execute(async (tx) => {
+      await sql`insert into items (id, chain_id, project_id, item_type, title, body)
+                select g, g, ${p}::uuid, 'knowledge', 'cache held', 'redis' from gen_random_uuid() g`.execute(tx);
+      started();
+      await held;
+    });
+    await inFlight;
+    try {
+      await svc.store.db.transaction().execute(async (tx) => {
+        await sql`set local lock_timeout = '2s'`.execute(tx);
+        await sql`insert into glossary_terms (project_id, group_id, term, normalized, status) values (${p}::uuid, ${group.id}::uuid, 'proposal', 'proposal', 'proposed')`.execute(tx);
+      });
+    } finally {
+      release();
+      await writer;
+    }
+    expect(await drift()).toEqual([]);
   });
 
   it('prefers the newest of identical items, whose scores differ only in the last bits by the order their terms were summed (a reviewer, 2026-11-27)', async () => {

@@ -43,7 +43,9 @@ describe('the svc binary before it touches a database', () => {
       [['actor', 'add', '--name', 'No Email'], /^error: required option '--email <email>' not specified/],
       [['project', 'list', '--bogus'], /^error: unknown option '--bogus'/],
       // A dash word meant for the query is refused like any unknown option, and the search says how to pass it.
-      [['search', 'p', 'cache', '-redis'], /^error: unknown option '-redis'\nto exclude a word, quote the query .* or put -- before it/],
+      [['search', 'p', 'cache', '-redis'], /^error: unknown option '-redis'\nto exclude a word, put -- before the query \(svc search my-project -- cache -redis, or -- -redis alone\)/],
+      // Quoted by the shell, '-postgres' arrives as -postgres all the same: the hint leads with --.
+      [['search', 'p', '-postgres'], /^error: unknown option '-postgres'\nto exclude a word, put -- before the query/],
     ];
     const runs = await Promise.all(cases.map(([args]) => svc(args, UNREACHABLE)));
     runs.forEach((run, i) => {

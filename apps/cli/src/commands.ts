@@ -379,7 +379,9 @@ export const COMMANDS: readonly CommandEntry[] = [
       { flags: '--limit <n>', description: `at most this many (default 20, up to ${MAX_LIMIT})`, parse: wholeNumber('--limit') },
     ],
     help: '\nExamples:\n  svc search my-project connection pool\n  svc search my-project \'"advisory lock" -redis\' --type decision',
-    dashWordHint: "to exclude a word, quote the query (svc search my-project 'cache -redis') or put -- before it (svc search my-project -- cache -redis)",
+    // Quotes alone do not help a query that starts with the dash: the shell drops them (a newcomer quoted '-postgres').
+    dashWordHint:
+      "to exclude a word, put -- before the query (svc search my-project -- cache -redis, or -- -redis alone), or quote it with a word first (svc search my-project 'cache -redis')",
     text: searchText,
   }),
   command({
@@ -456,7 +458,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     text: (r) =>
       `imported ${'slug' in r ? r.slug : 'the shared inbox'}: ${Object.entries(r.counts)
         .filter(([, n]) => n > 0)
-        .map(([k, n]) => `${n} ${k}`)
+        .map(([k, n]) => `${n} ${n === 1 ? k : recordsOf(k)}`)
         .join(', ')}`,
   }),
 
@@ -527,3 +529,10 @@ export const COMMANDS: readonly CommandEntry[] = [
     run: local.completion,
   },
 ];
+
+/** An export's record kind in the plural, as the import's summary counts them (`13 items`, `2 histories`). */
+function recordsOf(kind: string): string {
+  if (kind === 'history') return 'history entries';
+  if (kind === 'audit') return 'audit entries';
+  return `${kind}s`;
+}

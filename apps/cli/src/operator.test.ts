@@ -179,7 +179,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
 
     const imported = await svc(['import', first], freshEnv);
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toMatch(/^imported carry: .*2 capture, 1 capture_promotion/);
+    expect(imported.stdout).toMatch(/^imported carry: .*2 captures, 1 capture_promotion\b/);
     expect((await svc(['export', 'carry'], freshEnv)).stdout).toBe(readFileSync(first, 'utf8'));
     expect(readFileSync(first, 'utf8')).not.toContain('swordfish');
 
@@ -194,7 +194,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     expect(inboxText).not.toContain('filed under carry');
     const restored = await svc(['import', inbox], freshEnv);
     expect(restored.code).toBe(0);
-    expect(restored.stdout.trim()).toBe('imported the shared inbox: 2 capture');
+    expect(restored.stdout.trim()).toBe('imported the shared inbox: 2 captures');
     expect((await svc(['export', '--inbox'], freshEnv)).stdout).toBe(inboxText);
     const again = await svc(['import', inbox], freshEnv);
     expect(again.code).toBe(1);

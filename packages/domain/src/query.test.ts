@@ -250,6 +250,19 @@ describe('planQuery', () => {
       ],
     });
     expect(glossaryKeys('...')).toEqual(['...']);
+    // A possessive names its word (a newcomer, 2026-11-27); a word that merely ends in s stays as it is.
+    expect(glossaryKeys("Postgres's")).toEqual(["postgres's", 'postgres']);
+    expect(glossaryKeys('(pg’s)')).toEqual(['(pg’s)', 'pg’s', 'pg']);
+    expect(glossaryKeys('redis')).toEqual(['redis']);
+    expect(glossaryKeys("'s")).toEqual(["'s", 's']);
+    const withPostgres = new Map([['postgres', ['pg', 'postgres']]]);
+    expect(planQuery(parseQuery("postgres's"), withPostgres)).toEqual<TsPlan>({
+      op: 'or',
+      args: [
+        { op: 'word', text: "postgres's" },
+        { op: 'word', text: 'pg' },
+      ],
+    });
   });
 
   it('keeps a quoted single word literal: never expanded, never offered for expansion', () => {

@@ -205,8 +205,11 @@ const EDGE_PUNCTUATION = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;
 export function glossaryKeys(word: string): string[] {
   const folded = normalizeTerm(word);
   const bare = folded.replace(EDGE_PUNCTUATION, '');
-  return bare === folded || bare === '' ? [folded] : [folded, bare];
+  // A possessive (`postgres's`, `pg’s`) names the word: a newcomer's `postgres's` lost every synonym of postgres.
+  const owner = bare.replace(POSSESSIVE, '').replace(EDGE_PUNCTUATION, '');
+  return [...new Set([folded, bare, owner])].filter((k, i) => i === 0 || k !== '');
 }
+const POSSESSIVE = /['’]s$/u;
 
 /** Terms the glossary may expand: bare words (required or in an OR group) and multi-word glossary phrases are not. */
 export function expandableTerms(ast: QueryAst): string[] {

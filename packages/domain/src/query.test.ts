@@ -295,6 +295,22 @@ describe('planQuery', () => {
     expect(expandableTerms(parseQuery('"k8s cluster" -k8s Db'))).toEqual(['db']);
   });
 
+  it('looks for a relative path without its ./, ../ or ~/, as every vector holding it holds it', () => {
+    expect(planQuery(parseQuery('./scripts/build.sh'))).toEqual<TsPlan>({ op: 'word', text: 'scripts/build.sh' });
+    expect(planQuery(parseQuery('../../lib/x.ts -~/.cache'))).toEqual<TsPlan>({
+      op: 'and',
+      args: [
+        { op: 'word', text: 'lib/x.ts' },
+        { op: 'not', arg: { op: 'word', text: '.cache' } },
+      ],
+    });
+    expect(planQuery(parseQuery('"./deploy/run.sh"'))).toEqual<TsPlan>({ op: 'phrase', text: 'deploy/run.sh' });
+    // A phrase of several words, a bare prefix and a dotted word stay as typed.
+    expect(planQuery(parseQuery('"run ./x/y"'))).toEqual<TsPlan>({ op: 'phrase', text: 'run ./x/y' });
+    expect(planQuery(parseQuery('./ok'))).toEqual<TsPlan>({ op: 'word', text: 'ok' });
+    expect(planQuery(parseQuery('.env'))).toEqual<TsPlan>({ op: 'word', text: '.env' });
+  });
+
   it('returns nothing for a query without terms', () => {
     expect(planQuery(parseQuery('  OR - "" '))).toBeUndefined();
   });

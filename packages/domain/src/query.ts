@@ -192,8 +192,21 @@ export function normalizeTerm(text: string): string {
 }
 
 function leaf(term: Term): TsPlan {
-  return term.kind === 'word' ? { op: 'word', text: term.text } : { op: 'phrase', text: term.text };
+  return term.kind === 'word' ? { op: 'word', text: asIndexed(term.text) } : { op: 'phrase', text: /\s/.test(term.text) ? term.text : asIndexed(term.text) };
 }
+
+/**
+ * A relative path as the index always holds it: without its leading `./`, `../` or `~/`. PostgreSQL's parser reads
+ * `./scripts/build.sh` after a space as `.` and `/scripts/build.sh`, and as one token only at the start of a text, so
+ * the whole with its prefix is in some items' vectors and not others'; every item holding the path holds
+ * `scripts/build.sh` (migration 0016's runs). A reviewer found `./scripts/build.sh`, `../lib/x.ts` and
+ * `~/.config/svc.toml` missing the items that said them (2026-11-27).
+ */
+function asIndexed(word: string): string {
+  const path = RELATIVE_PATH.exec(word);
+  return path ? word.slice(path[0].length) : word;
+}
+const RELATIVE_PATH = /^(?:\.\.?\/|~\/)+(?=[^\s/])/u;
 
 const EDGE_PUNCTUATION = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;
 

@@ -81,6 +81,32 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     });
   });
 
+  it('finds a relative path as written, ./ ../ and ~/ included, wherever it stands in the text (a reviewer, 2026-11-27)', async () => {
+    // After a space PostgreSQL's parser reads `./scripts/build.sh` as `.` and `/scripts/build.sh`; at the start of a
+    // text as one token. The index holds `scripts/build.sh` either way, and the query looks for that.
+    const build = await add('Build', 'run ./scripts/build.sh please');
+    const lib = await add('Lib', 'see ../lib/x.ts');
+    const conf = await add('Conf', 'at ~/.config/svc.toml');
+    const deploy = await add('./deploy/run.sh', 'title is a relative path');
+    for (const [query, id] of [
+      ['./scripts/build.sh', build.id],
+      ['"./scripts/build.sh"', build.id],
+      ['scripts/build.sh', build.id],
+      ['../lib/x.ts', lib.id],
+      ['../../lib/x.ts', lib.id],
+      ['~/.config/svc.toml', conf.id],
+      ['./deploy/run.sh', deploy.id],
+      ['deploy/run.sh', deploy.id],
+    ] as const) {
+      expect(await ids(query), query).toEqual([id]);
+    }
+    const hit = (await search('./scripts/build.sh'))[0];
+    expect(hit?.snippet).toContain('**');
+    const capture = (await call(ops.svc_capture_add, { text: 'ran ./scripts/build.sh twice', project_id: 'ident' })) as { id: string };
+    const found = (await call(ops.svc_capture_search, { query: './scripts/build.sh', project_id: 'ident' })) as { captures: { id: string }[] };
+    expect(found.captures.map((c) => c.id)).toEqual([capture.id]);
+  });
+
   it('matches an underscore identifier whole: is_head is not every item saying head', async () => {
     const flag = await add('Head flag', 'set is_head on the new version only');
     const head = await add('Chain head', 'the head of the chain moves');

@@ -96,7 +96,7 @@ describe.each(testBackends())('export and import on $name', (backend) => {
     const corrupted = [...lines];
     corrupted[itemLine + 100] = corrupted[itemLine + 100]!.replace('"item_type":"decision"', '"item_type":"no_such_type"');
     const refused = await refusal(svc.call(ops.project_import, { lines: corrupted }, { source: 'cli' }));
-    expect(refused.message).toMatch(new RegExp(`^line ${itemLine + 101}: field 'item_type' names item type no_such_type, which is not in this file`));
+    expect(refused.message).toMatch(new RegExp(`^line ${itemLine + 101}: field 'item_type' names item type no_such_type, which is neither built in nor defined in this file$`));
     const extra = [...lines];
     extra[3] = extra[3]!.replace('{"type":', '{"colour":"red","type":');
     expect((await refusal(svc.call(ops.project_import, { lines: extra }, { source: 'cli' }))).message).toMatch(/^line 4: unknown field 'colour'/);

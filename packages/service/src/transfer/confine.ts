@@ -297,7 +297,12 @@ function checkReferences(r: ImportRecord, known: (target: string, value: string)
     const value = r.row[column];
     if (value === null) continue;
     if (!known(target, String(value))) {
-      throw lineError(r.line, `field '${column}' names ${target.replace('_', ' ')} ${String(value)}, which is not in this file: a record may only point at records of its own project`, column);
+      // An item type is built in or defined in the file; "its own project" misled a newcomer who misspelt one.
+      const why =
+        target === 'item_type'
+          ? 'which is neither built in nor defined in this file'
+          : 'which is not in this file: a record may only point at records of its own project';
+      throw lineError(r.line, `field '${column}' names ${target.replace('_', ' ')} ${String(value)}, ${why}`, column);
     }
   }
 }

@@ -255,6 +255,9 @@ describe('planQuery', () => {
     expect(glossaryKeys('(pg’s)')).toEqual(['(pg’s)', 'pg’s', 'pg']);
     expect(glossaryKeys('redis')).toEqual(['redis']);
     expect(glossaryKeys("'s")).toEqual(["'s", 's']);
+    // A contraction is not a possessive: `it's` is not `IT` (an attacker, 2026-11-27).
+    expect(glossaryKeys("it's")).toEqual(["it's"]);
+    expect(glossaryKeys("That’s")).toEqual(['that’s']);
     const withPostgres = new Map([['postgres', ['pg', 'postgres']]]);
     expect(planQuery(parseQuery("postgres's"), withPostgres)).toEqual<TsPlan>({
       op: 'or',
@@ -301,14 +304,15 @@ describe('planQuery', () => {
       op: 'and',
       args: [
         { op: 'word', text: 'lib/x.ts' },
-        { op: 'not', arg: { op: 'word', text: '.cache' } },
+        { op: 'not', arg: { op: 'word', text: '~/.cache' } },
       ],
     });
-    expect(planQuery(parseQuery('"./deploy/run.sh"'))).toEqual<TsPlan>({ op: 'phrase', text: 'deploy/run.sh' });
-    // A phrase of several words, a bare prefix and a dotted word stay as typed.
-    expect(planQuery(parseQuery('"run ./x/y"'))).toEqual<TsPlan>({ op: 'phrase', text: 'run ./x/y' });
-    expect(planQuery(parseQuery('./ok'))).toEqual<TsPlan>({ op: 'word', text: 'ok' });
-    expect(planQuery(parseQuery('.env'))).toEqual<TsPlan>({ op: 'word', text: '.env' });
+    // Phrases, one-part paths, and paths the parser may read otherwise stay as typed (an attacker, 2026-11-27).
+    for (const typed of ['./out', './test.py:12', './café', '~/a', './user@host', '.env', '~user']) {
+      expect(planQuery(parseQuery(typed)), typed).toEqual<TsPlan>({ op: 'word', text: typed });
+    }
+    expect(planQuery(parseQuery('"./deploy/run.sh"'))).toEqual<TsPlan>({ op: 'phrase', text: './deploy/run.sh' });
+    expect(planQuery(parseQuery('./node_modules/.bin/tsc'))).toEqual<TsPlan>({ op: 'word', text: 'node_modules/.bin/tsc' });
   });
 
   it('returns nothing for a query without terms', () => {

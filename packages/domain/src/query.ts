@@ -192,7 +192,7 @@ export function normalizeTerm(text: string): string {
 }
 
 function leaf(term: Term): TsPlan {
-  return term.kind === 'word' ? { op: 'word', text: asIndexed(term.text) } : { op: 'phrase', text: /\s/.test(term.text) ? term.text : asIndexed(term.text) };
+  return term.kind === 'word' ? { op: 'word', text: asIndexed(term.text) } : { op: 'phrase', text: term.text };
 }
 
 /**
@@ -204,9 +204,14 @@ function leaf(term: Term): TsPlan {
  */
 function asIndexed(word: string): string {
   const path = RELATIVE_PATH.exec(word);
-  return path ? word.slice(path[0].length) : word;
+  return path ? (path[1] as string) : word;
 }
-const RELATIVE_PATH = /^(?:\.\.?\/|~\/)+(?=[^\s/])/u;
+/**
+ * A plain relative path: a prefix, then two parts or more of ASCII letters, digits, `_`, `.` and `-` joined by `/`.
+ * Anything else keeps its prefix, as the parser may read what follows otherwise (`./test.py:12`, `./café`), and a
+ * one-part path (`./out`) would leave a stop word (an attacker, 2026-11-27). A phrase is taken as typed.
+ */
+const RELATIVE_PATH = /^(?:\.\.?\/|~\/)+([\w.-]+(?:\/[\w.-]+)+)$/;
 
 const EDGE_PUNCTUATION = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;
 
@@ -219,10 +224,13 @@ export function glossaryKeys(word: string): string[] {
   const folded = normalizeTerm(word);
   const bare = folded.replace(EDGE_PUNCTUATION, '');
   // A possessive (`postgres's`, `pg’s`) names the word: a newcomer's `postgres's` lost every synonym of postgres.
+  // Not a contraction (`it's`, `that's`): `it's broken` expanded `IT` and required `information technology`.
   const owner = bare.replace(POSSESSIVE, '').replace(EDGE_PUNCTUATION, '');
-  return [...new Set([folded, bare, owner])].filter((k, i) => i === 0 || k !== '');
+  return [...new Set([folded, bare, CONTRACTED.has(owner) ? '' : owner])].filter((k, i) => i === 0 || k !== '');
 }
 const POSSESSIVE = /['’]s$/u;
+/** Words whose `'s` is usually `is`, `has` or `us`, not a possessive. */
+const CONTRACTED = new Set(['it', 'that', 'he', 'she', 'there', 'here', 'what', 'who', 'where', 'when', 'why', 'how', 'let', 'this', 'everyone', 'nobody', 'somebody', 'someone']);
 
 /** Terms the glossary may expand: bare words (required or in an OR group) and multi-word glossary phrases are not. */
 export function expandableTerms(ast: QueryAst): string[] {

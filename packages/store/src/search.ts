@@ -1290,18 +1290,33 @@ async function scoreAll(
  * newer first, then id) with their page rows (snippetRows' columns; withSnippets reads any the page needs that it
  * lacks, should JavaScript order a near tie otherwise). The sum is bm25Tf's arithmetic:
  * w × tf / (tf + K1 (1 − B) + K1 B dl / avgdl). `cut` reads the best $4 (ties by id: a top-N heap sort), `ties` those
- * and every item tied with the last (a sort of every item: 20% slower on the bench's glossary shapes).
+ * and every item tied with the last: within SAME_SQL of it, as the same item's sum differs in its last bits from one
+ * aggregate to the next (`with ties` took exact ties only, and left out the newest of items scored alike: an
+ * attacker, 2026-11-27). The aggregate is kept and read twice; only pages that reach down to the last score read
+ * take this way.
  */
-function scoreAllText(name: string, limit: string): string {
-  return prepared(
-    name,
-    `with scored as (
-     select p.item_id, sum(t.w * ${bm25TfSql('p.tf', 'p.dl', '$3::float8')}) as score
+function scoreAllText(name: string, cut: 'cut' | 'ties'): string {
+  const sum = `select p.item_id, sum(t.w * ${bm25TfSql('p.tf', 'p.dl', '$3::float8')}) as score
      from unnest($1::text[], $2::float8[]) as t(term, w)
      join search_postings p on p.project_id = $5::uuid and p.term = t.term
-     group by p.item_id
-     ${limit}
+     group by p.item_id`;
+  // `ties`: every item within SAME_SQL of the $4-th score, which is a tie however the aggregate ordered its sum.
+  const scored =
+    cut === 'cut'
+      ? `scored as (
+     ${sum}
+     order by score desc, p.item_id limit $4::int
+   )`
+      : `summed as materialized (
+     ${sum}
    ),
+   scored as (
+     select * from summed
+     where score >= (select min(x.score) from (select score from summed order by score desc limit $4::int) x) * (1 - ${SAME_SQL})
+   )`;
+  return prepared(
+    name,
+    `with ${scored},
    hits as (
      select s.item_id as id, s.score, i.updated_at, row_number() over (order by s.score desc, i.updated_at desc, s.item_id) as n
      from scored s
@@ -1314,9 +1329,11 @@ function scoreAllText(name: string, limit: string): string {
    from (select count(*) as read, min(score)::float8 as least from scored) c left join hits h on true`,
   );
 }
+/** What `ties` counts as tied with the last score read: far above a sum's noise (SAME), far below TIE. */
+const SAME_SQL = 1e-9;
 const SCORE_ALL = {
-  cut: scoreAllText('search_score_all', 'order by score desc, p.item_id limit $4::int'),
-  ties: scoreAllText('search_score_all_ties', 'order by score desc fetch first ($4::int) rows with ties'),
+  cut: scoreAllText('search_score_all', 'cut'),
+  ties: scoreAllText('search_score_all_ties', 'ties'),
 };
 
 /** The search's statements that read items, by name: a test checks that each reads them by primary key. */

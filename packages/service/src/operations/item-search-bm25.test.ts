@@ -684,6 +684,34 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     }
   });
 
+  it('prefers the newest of items whose scores are equal but summed in different orders, when every match is scored (an attacker, 2026-11-27)', async () => {
+    // 36 items holding xa, yb and zc 1, 2 and 3 times in every order, all of one length: equal scores, whose sums
+    // differ in their last bits by the order the aggregate met the terms.
+    const perms = ['123', '132', '213', '231', '312', '321'];
+    for (let c = 0; c < 6; c++) {
+      for (const perm of perms) {
+        const body = ['xa', 'yb', 'zc'].flatMap((w, i) => Array.from({ length: Number(perm[i]) }, () => w)).join(' ');
+        await add(`n${c}${perm}`, body);
+      }
+    }
+    await call(ops.svc_save_decisions, { project_id: 'rank', decisions: Array.from({ length: 50 }, (_, i) => ({ title: `f${i}`, body: 'other words entirely here now' })) });
+    const p = await projectId();
+    for (const query of ['xa yb zc', 'xa OR yb OR zc']) {
+      const plan = planQuery(parseQuery(query));
+      if (!plan) throw new Error(`${query} plans to nothing`);
+      for (const limit of [1, 2, 3, 5]) {
+        const { rows } = await sql<{ id: string }>`
+          select id from items where project_id = ${p}::uuid and title like 'n%' order by updated_at desc, id limit ${limit}`.execute(svc.store.db);
+        const newest = rows.map((r) => r.id);
+        for (const strategy of ['all', 'walk', 'auto'] as const) {
+          const ids = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit).map((h) => h.id);
+          expect(ids, `${query} ${strategy} limit ${limit}`).toEqual(newest);
+        }
+        expect((await search(query, { limit })).map((h) => h.id), `${query} limit ${limit}`).toEqual(newest);
+      }
+    }
+  });
+
   it('prefers the newest of items scored alike whichever way the top is found (attacker, 2026-11-27)', async () => {
     // Forty items alike: scoreAll's first read (8 × k) cut them by id and kept older ones, not the newest.
     const alike: string[] = [];

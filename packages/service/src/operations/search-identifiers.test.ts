@@ -90,7 +90,6 @@ describe.each(testBackends())('identifiers in search on $name', (backend) => {
     const deploy = await add('./deploy/run.sh', 'title is a relative path');
     for (const [query, id] of [
       ['./scripts/build.sh', build.id],
-      ['"./scripts/build.sh"', build.id],
       ['scripts/build.sh', build.id],
       ['../lib/x.ts', lib.id],
       ['../../lib/x.ts', lib.id],

@@ -538,63 +538,62 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     }
   });
 
-  it("reads past items the group's weights rank high when today's idf ranks another above them (the bound's max(idf / w))", async () => {
-    // Built at 201 items: cache in 121 of them (w 0.51), memcache in 40 (w 1.60). Then 50 items of neither: cache's
-    // idf grows by 1.43×, memcache's by 1.14×. The 40 memcache items have V just above the cache-titled item's, and
-    // score below it today: a bound without the ratio stops after them and leaves out the page's best.
-    const filler = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i % 97}`).join(' ');
-    const decisions = [
-      ...Array.from({ length: 120 }, (_, i) => ({ title: `note ${i}`, body: `cache ${filler(19, 'c')}` })),
-      ...Array.from({ length: 40 }, (_, i) => ({ title: `memo ${i}`, body: `memcache ${filler(58 + (i % 15), 'm')}` })),
-      ...Array.from({ length: 40 }, (_, i) => ({ title: `plain ${i}`, body: filler(20, 'p') })),
-      { title: 'cache', body: 'x' },
-    ];
-    await call(ops.svc_save_decisions, { project_id: 'rank', decisions });
+  const filler = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i % 97}`).join(' ');
+
+  /**
+   * `before` saved and indexed (the reference length and the group's weights taken from them), the group {cache,
+   * memcache} accepted, then `after` saved: the walk over the group's list answers the exact top, headed by the item
+   * titled `best`, at every limit from 1 to 5.
+   */
+  const groupWalkTop = async (before: { title: string; body: string }[], after: { title: string; body: string }[], best: string) => {
+    await call(ops.svc_save_decisions, { project_id: 'rank', decisions: before });
     const p = await projectId();
     await svc.store.db.transaction().execute((tx) => rebuildSearchIndex(tx, p));
     await call(ops.glossary_group_add, { project_id: 'rank', name: 'caches' });
     for (const term of ['cache', 'memcache']) await call(ops.glossary_term_add, { project_id: 'rank', group: 'caches', term });
-    await call(ops.svc_save_decisions, { project_id: 'rank', decisions: Array.from({ length: 50 }, (_, i) => ({ title: `later ${i}`, body: filler(28, 'q') })) });
+    await call(ops.svc_save_decisions, { project_id: 'rank', decisions: after });
     expect(await drift()).toEqual([]);
     const expectedTop = await bruteForce(p);
     const expected = await expectedTop(['cache', 'memcache'], `plainto_tsquery('english', 'cache') || plainto_tsquery('english', 'memcache')`);
-    const best = await svc.store.db.selectFrom('items').select('id').where('project_id', '=', p).where('title', '=', 'cache').executeTakeFirstOrThrow();
+    const top = await svc.store.db.selectFrom('items').select('id').where('project_id', '=', p).where('title', '=', best).executeTakeFirstOrThrow();
     const plan = planQuery(parseQuery('cache'), new Map([['cache', ['memcache']]]));
     if (!plan) throw new Error('cache plans to nothing');
     for (let limit = 1; limit <= 5; limit++) {
       const hits = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy: 'walk', expanded: true })).slice(0, limit);
-      expect(hits[0]?.id, `limit ${limit}`).toBe(best.id);
+      expect(hits[0]?.id, `limit ${limit}`).toBe(top.id);
       for (const [i, h] of hits.entries()) expect(h.rank, `limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
     }
+  };
+
+  it("reads past items the group's weights rank high when today's idf ranks another above them (the bound's max(idf / w))", async () => {
+    // Built at 201 items: cache in 121 of them (w 0.51), memcache in 40 (w 1.60). Then 50 items of neither: cache's
+    // idf grows by 1.43×, memcache's by 1.14×. The 40 memcache items have V just above the cache-titled item's, and
+    // score below it today: a bound without the ratio stops after them and leaves out the page's best.
+    await groupWalkTop(
+      [
+        ...Array.from({ length: 120 }, (_, i) => ({ title: `note ${i}`, body: `cache ${filler(19, 'c')}` })),
+        ...Array.from({ length: 40 }, (_, i) => ({ title: `memo ${i}`, body: `memcache ${filler(58 + (i % 15), 'm')}` })),
+        ...Array.from({ length: 40 }, (_, i) => ({ title: `plain ${i}`, body: filler(20, 'p') })),
+        { title: 'cache', body: 'x' },
+      ],
+      Array.from({ length: 50 }, (_, i) => ({ title: `later ${i}`, body: filler(28, 'q') })),
+      'cache',
+    );
   });
 
   it("reads past short items the group's list ranks high when the project's texts have grown longer (the bound's 1 / min(1, ρ))", async () => {
     // Built at 200 items of average length about 18: 40 short memcache items (V about 1.05) and one long cache item
     // (V about 0.98). Then 100 items of length 80: the average doubles (ρ about 0.46), which raises a long item's
     // score far more than a short one's, and the long cache item now scores above every memcache item.
-    const filler = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i % 97}`).join(' ');
-    const decisions = [
-      ...Array.from({ length: 40 }, (_, i) => ({ title: `m${i}`, body: 'memcache z' })),
-      { title: 'longread', body: `cache ${filler(72, 'l')}` },
-      ...Array.from({ length: 159 }, (_, i) => ({ title: `plain ${i}`, body: filler(18, 'p') })),
-    ];
-    await call(ops.svc_save_decisions, { project_id: 'rank', decisions });
-    const p = await projectId();
-    await svc.store.db.transaction().execute((tx) => rebuildSearchIndex(tx, p));
-    await call(ops.glossary_group_add, { project_id: 'rank', name: 'caches' });
-    for (const term of ['cache', 'memcache']) await call(ops.glossary_term_add, { project_id: 'rank', group: 'caches', term });
-    await call(ops.svc_save_decisions, { project_id: 'rank', decisions: Array.from({ length: 100 }, (_, i) => ({ title: `later ${i}`, body: filler(80, 'q') })) });
-    expect(await drift()).toEqual([]);
-    const expectedTop = await bruteForce(p);
-    const expected = await expectedTop(['cache', 'memcache'], `plainto_tsquery('english', 'cache') || plainto_tsquery('english', 'memcache')`);
-    const best = await svc.store.db.selectFrom('items').select('id').where('project_id', '=', p).where('title', '=', 'longread').executeTakeFirstOrThrow();
-    const plan = planQuery(parseQuery('cache'), new Map([['cache', ['memcache']]]));
-    if (!plan) throw new Error('cache plans to nothing');
-    for (let limit = 1; limit <= 5; limit++) {
-      const hits = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy: 'walk', expanded: true })).slice(0, limit);
-      expect(hits[0]?.id, `limit ${limit}`).toBe(best.id);
-      for (const [i, h] of hits.entries()) expect(h.rank, `limit ${limit} #${i + 1}`).toBeCloseTo(expected[i] as number, 5);
-    }
+    await groupWalkTop(
+      [
+        ...Array.from({ length: 40 }, (_, i) => ({ title: `m${i}`, body: 'memcache z' })),
+        { title: 'longread', body: `cache ${filler(72, 'l')}` },
+        ...Array.from({ length: 159 }, (_, i) => ({ title: `plain ${i}`, body: filler(18, 'p') })),
+      ],
+      Array.from({ length: 100 }, (_, i) => ({ title: `later ${i}`, body: filler(80, 'q') })),
+      'longread',
+    );
   });
 
   // PostgreSQL runs writes side by side. A write that read the groups before a rebuild committed would keep an old

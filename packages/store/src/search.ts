@@ -811,13 +811,20 @@ interface TermList {
   term: string;
   /** The most a posting of this impact can add to an item's score (for a term: idf × (K1 + 1) × bound(impact)). */
   worth: (impact: number) => number;
-  /** The last posting read (impact, item), or the start (above any: 2 for a term, whose impacts are at most 1; REAL_MAX for a group). */
+  /** The last posting read (impact, item), or the start (LIST_START, above any). */
   impact: number;
   id: string;
   /** Every posting not read yet has an impact at most this (the last read, or the term's best before any). */
   cap: number;
   done: boolean;
 }
+
+/**
+ * Where every list's first read starts: PostgreSQL's largest real (float4), above any impact. A term's impacts are at
+ * most 1, but a group's V is a sum that may pass 2, where lists started before group postings (decision 0053: a
+ * group's list started there skipped its best items).
+ */
+const LIST_START = 3.4028234663852886e38;
 
 /** An item met in some term's postings, not yet checked against the query. */
 interface Pending {
@@ -950,7 +957,7 @@ export async function searchItems(
     if (grouped.keyOf.has(t)) continue;
     const max = terms.get(t)?.max_impact ?? 0;
     const w = (weight.get(t) ?? 0) * (BM25.K1 + 1);
-    lists.set(t, { term: t, worth: (impact) => w * bound(impact), impact: 2, id: NIL, cap: max, done: df(t) === 0 || max <= 0 });
+    lists.set(t, { term: t, worth: (impact) => w * bound(impact), impact: LIST_START, id: NIL, cap: max, done: df(t) === 0 || max <= 0 });
   }
   const potential = (l: TermList) => (l.done ? 0 : l.worth(l.cap));
   // A clause's anchor that a group's list reads is anchored by the group's key: every item holding it has a posting there.
@@ -1127,8 +1134,7 @@ async function groupLists(db: Kysely<Database>, project: string, query: Prepared
     if (ratio > MAX_GROUP_DRIFT) continue;
     const scale = ((BM25.K1 + 1) * ratio * (1 + 2 ** -20)) / Math.min(1, rho);
     for (const t of terms) keyOf.set(t, key);
-    // V is a sum and may pass 2, where a term's list starts: the list starts above the largest real.
-    lists.push({ term: key, worth: (v) => scale * v, impact: REAL_MAX, id: NIL, cap: cap ?? 0, done: cap === null || cap <= 0 });
+    lists.push({ term: key, worth: (v) => scale * v, impact: LIST_START, id: NIL, cap: cap ?? 0, done: cap === null || cap <= 0 });
   }
   return { lists, keyOf };
 }
@@ -1136,8 +1142,6 @@ async function groupLists(db: Kysely<Database>, project: string, query: Prepared
 /** How far a term's idf may have grown past the weight its group was built with for the group's list to be read. */
 const MAX_GROUP_DRIFT = 1.5;
 
-/** PostgreSQL's largest real (float4): above any group's V, which a list's first read must include. */
-const REAL_MAX = 3.4028234663852886e38;
 
 /**
  * groupLists' statement ($1 the project, $2 the query's terms), prepared by name: each group holding one of the

@@ -222,17 +222,22 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(await ask('"pool"', 1)).toMatchObject({ truncated: ['limit'], expansion_cut: false });
   });
 
-  it('counts a term in several groups once, so a synonym left out is always said', async () => {
-    type Answer = { items: Hit[]; truncated: unknown; expansion_cut: boolean };
-    // a0 is in three groups: b1…b8 and c1…c9 are 17 distinct synonyms, one more than a word expands to.
-    for (const [group, terms] of [
-      ['gb', ['a0', 'b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7', 'b8']],
-      ['gc', ['a0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']],
-      ['gd', ['a0']],
-    ] as const) {
+  /** Glossary groups of accepted terms, each [name, terms]. */
+  const addGroups = async (groups: [string, string[]][]) => {
+    for (const [group, terms] of groups) {
       await call(ops.glossary_group_add, { project_id: 'search', name: group });
       for (const term of terms) await call(ops.glossary_term_add, { project_id: 'search', group, term });
     }
+  };
+
+  it('counts a term in several groups once, so a synonym left out is always said', async () => {
+    type Answer = { items: Hit[]; truncated: unknown; expansion_cut: boolean };
+    // a0 is in three groups: b1…b8 and c1…c9 are 17 distinct synonyms, one more than a word expands to.
+    await addGroups([
+      ['gb', ['a0', 'b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7', 'b8']],
+      ['gc', ['a0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']],
+      ['gd', ['a0']],
+    ]);
     await add('Only c8', 'c8 here');
     await add('Only c9', 'c9 here');
     const answer = (await call(ops.svc_item_search, { project_id: 'search', query: 'a0' })) as Answer;
@@ -244,13 +249,10 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
   it('counts a synonym spelt in two ways in two groups once, so the one it would have displaced is said to be left out (a reviewer, 2026-11-27)', async () => {
     type Answer = { items: Hit[]; truncated: unknown; expansion_cut: boolean };
     const s = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `s${String(from + i).padStart(2, '0')}`);
-    for (const [group, terms] of [
+    await addGroups([
       ['ga', ['Cache', ...s(1, 8)]],
       ['gb', ['cache', ...s(9, 18)]],
-    ] as const) {
-      await call(ops.glossary_group_add, { project_id: 'search', name: group });
-      for (const term of terms) await call(ops.glossary_term_add, { project_id: 'search', group, term });
-    }
+    ]);
     await add('Only s16', 's16 here');
     await add('Only s18', 's18 here');
     const answer = (await call(ops.svc_item_search, { project_id: 'search', query: 'cache' })) as Answer;

@@ -73,6 +73,14 @@ describe('markSnippet', () => {
     expect(out).toBe(`Keep **${mark('Redis')}** for ${mark('sessions')}; the ${mark('sessions')} expire`);
   });
 
+  it('finds a word by its first two letters, and the same words in a body whose lowercasing changes its length', () => {
+    // Only words holding a lexeme's first two letters are read; Snowball's dying → die changes the second.
+    expect(marked(markSnippet('Dying services, a dead service, SERVICE-level', new Set(['die', 'servic'])))).toEqual(['Dying', 'services', 'service', 'SERVICE']);
+    // İ lowercases to two code units: the body's offsets no longer match its lowercased text, and each word is read alone.
+    expect(marked(markSnippet('İstanbul services: dying İstanbul', new Set(['die', 'servic', 'i̇stanbul'])))).toEqual(['İstanbul', 'services', 'dying', 'İstanbul']);
+    expect(marked(markSnippet(`${'İ'.repeat(12)} a services`, new Set(['servic'])))).toEqual(['services']);
+  });
+
   it('gives the first words when nothing matches, and the body up to its end when it is short', () => {
     expect(markSnippet(words(0, 50).join(' '), new Set(['zebra']))).toBe(words(0, 12).join(' '));
     expect(markSnippet('a short  body\nof words', new Set(['nothing']))).toBe('a short  body\nof words');

@@ -309,17 +309,37 @@ function joinedDecimals(piece: string, lexemes: ReadonlySet<string>): [number, n
   return out;
 }
 
+/** A lexeme's first two code points (the whole of a shorter one). */
+const head = (lexeme: string) => Array.from(lexeme).slice(0, 2).join('');
+
 /**
- * The first character of each lexeme: a word can match a lexeme only if, lowercased, it holds it (a stem keeps its
- * word's first letter: Snowball english changes endings, `y` to `i` past the first letter, and its exceptions such
- * as dying → die keep it too; a part, run, signed number or path is a piece of the word as written; a version is
- * also held by its other spelling, `v0.8.1` by 0.8.1, which begins with its first digit). Most words of a body hold
- * none, and are passed over without being analysed.
+ * The first two characters of each lexeme: a word can match a lexeme only if, lowercased, it holds them (a stem keeps
+ * its word's first two letters: Snowball english changes endings, turns `y` to `i` only past a consonant that is not
+ * the first letter, and of its exceptions only dying, lying and tying change one, to `i`; a part, run, signed number or
+ * path is a piece of the word as written; a version is also held by its other spelling, `v0.8.1` by 0.8.1, which
+ * begins with the characters after its `v`). Most words of a body hold none, and are passed over without being
+ * analysed (one character was too weak a filter: every word with an `s` was analysed for `service`).
  */
 function lexemeHeads(lexemes: ReadonlySet<string>): string[] {
-  const heads = [...lexemes].map((l) => String.fromCodePoint(l.codePointAt(0) ?? 0));
-  for (const l of lexemes) if (/^v\d/.test(l)) heads.push(l.charAt(1));
-  return [...new Set(heads)].filter((h) => h !== '\0');
+  const heads = [...lexemes].map(head);
+  for (const l of lexemes) {
+    if (/^v\d/.test(l)) heads.push(head(l.slice(1)));
+    // Snowball's exceptions dying → die, lying → lie, tying → tie: the word spells its second letter `y`.
+    if (l.charAt(1) === 'i') heads.push(`${l.charAt(0)}y`);
+  }
+  return [...new Set(heads)].filter((h) => h !== '');
+}
+
+/**
+ * Where in `text` a head starts, in order, from the text lowercased once (a word holds a head only where the text
+ * does); undefined when lowercasing changes the text's length (`İ`), and each word is lowercased alone.
+ */
+function headsAt(text: string, heads: readonly string[]): number[] | undefined {
+  const lower = text.toLowerCase();
+  if (lower.length !== text.length) return undefined;
+  const at: number[] = [];
+  for (const h of heads) for (let k = lower.indexOf(h); k >= 0; k = lower.indexOf(h, k + 1)) at.push(k);
+  return at.sort((a, b) => a - b);
 }
 
 /**
@@ -341,13 +361,18 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>, within: 
   const hits = new Map<number, Word>();
   let scratch: Word = { start: 0, end: 0, marks: [], terms: [] };
   const heads = lexemeHeads(lexemes);
+  const found = headsAt(text, heads);
+  let next = 0;
   for (const run of text.matchAll(/\S+/g)) {
     const i = starts.length;
     starts.push(run.index);
     ends.push(run.index + run[0].length);
-    if (heads.length === 0) continue;
-    const lower = run[0].toLowerCase();
-    if (!heads.some((h) => lower.includes(h))) continue;
+    if (found === undefined) {
+      if (heads.length === 0 || !heads.some((h) => run[0].toLowerCase().includes(h))) continue;
+    } else {
+      while (next < found.length && (found[next] as number) < run.index) next++;
+      if (next === found.length || (found[next] as number) >= run.index + run[0].length) continue;
+    }
     scratch.start = run.index;
     scratch.end = run.index + run[0].length;
     markWord(text, run[0], scratch, lexemes);

@@ -47,6 +47,7 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
       'airliner gyroscopic adjustable defensible irritant replacement adjustment dependent adoption homologou communism activate ' +
       'angulariti homologous effective bowdlerize probate rate cease generously generously generous news innings outing canning ' +
       'herring earring proceed exceed succeed skis skies dying lying tying idly gently ugly early singly commune communities ' +
+      'cry cries Yearly yelling Ayes ox axes Ionic ' +
       'arsenal arsenic general generic universe universal knightly decisions deciding decided policies policy queries queued ' +
       'timeouts retried retries indexes indices analysis analyses searching searchable caching cached replicas replication ' +
       "café naïve résumé Zürich Kubernetes' team's users' o'clock v2 ipv4 http2 2026 3.5 0.8.1 v0.8.1 read-only wake-ups open-source " +

@@ -79,6 +79,8 @@ describe('markSnippet', () => {
     // İ lowercases to two code units: the body's offsets no longer match its lowercased text, and each word is read alone.
     expect(marked(markSnippet('İstanbul services: dying İstanbul', new Set(['die', 'servic', 'i̇stanbul'])))).toEqual(['İstanbul', 'services', 'dying', 'İstanbul']);
     expect(marked(markSnippet(`${'İ'.repeat(12)} a services`, new Set(['servic'])))).toEqual(['services']);
+    // Σ lowercases by its neighbours, which the whole text's lowercasing reads across a word's edge (U+FEFF is a space to \S+).
+    expect(marked(markSnippet('Α\uFEFFΣ1 services', new Set(['σ1', 'servic'])))).toEqual(['Σ1', 'services']);
   });
 
   it('gives the first words when nothing matches, and the body up to its end when it is short', () => {

@@ -325,16 +325,20 @@ function lexemeHeads(lexemes: ReadonlySet<string>): string[] {
   for (const l of lexemes) {
     if (/^v\d/.test(l)) heads.push(head(l.slice(1)));
     // Snowball's exceptions dying → die, lying → lie, tying → tie: the word spells its second letter `y`.
-    if (l.charAt(1) === 'i') heads.push(`${l.charAt(0)}y`);
+    const [first = '', second] = Array.from(l);
+    if (second === 'i') heads.push(`${first}y`);
   }
   return [...new Set(heads)].filter((h) => h !== '');
 }
 
 /**
  * Where in `text` a head starts, in order, from the text lowercased once (a word holds a head only where the text
- * does); undefined when lowercasing changes the text's length (`İ`), and each word is lowercased alone.
+ * does); undefined, and each word is lowercased alone, when lowercasing the whole could differ from lowercasing each
+ * word: it changes the text's length (`İ`), or the text holds a capital sigma, whose lowercase (σ or final ς) depends
+ * on the letters around it, read past an apostrophe, a dot or U+FEFF into the next word (a reviewer, 2026-11-27).
  */
 function headsAt(text: string, heads: readonly string[]): number[] | undefined {
+  if (text.includes('Σ')) return undefined;
   const lower = text.toLowerCase();
   if (lower.length !== text.length) return undefined;
   const at: number[] = [];

@@ -230,25 +230,14 @@ describe('planQuery', () => {
   });
 
   it('looks a word up in the glossary without its leading and trailing punctuation, a punctuated term as written first', () => {
+    const wordsOr = (...texts: string[]): TsPlan => ({ op: 'or', args: texts.map((text) => ({ op: 'word', text })) });
     for (const q of ['k8s,', '(k8s)', 'K8S.', 'k8s;']) {
-      expect(planQuery(parseQuery(q), synonyms), q).toEqual<TsPlan>({
-        op: 'or',
-        args: [
-          { op: 'word', text: q },
-          { op: 'word', text: 'kubernetes' },
-        ],
-      });
+      expect(planQuery(parseQuery(q), synonyms), q).toEqual(wordsOr(q, 'kubernetes'));
     }
     expect(expandableTerms(parseQuery('k8s, (db)'))).toEqual(['k8s,', 'k8s', '(db)', 'db']);
     expect(glossaryKeys('C++')).toEqual(['c++', 'c']);
     const withPunctuated = new Map([['c++', ['c++', 'cpp']]]);
-    expect(planQuery(parseQuery('C++'), withPunctuated)).toEqual<TsPlan>({
-      op: 'or',
-      args: [
-        { op: 'word', text: 'C++' },
-        { op: 'word', text: 'cpp' },
-      ],
-    });
+    expect(planQuery(parseQuery('C++'), withPunctuated)).toEqual(wordsOr('C++', 'cpp'));
     expect(glossaryKeys('...')).toEqual(['...']);
     // A possessive names its word (a newcomer, 2026-11-27); a word that merely ends in s stays as it is.
     expect(glossaryKeys("Postgres's")).toEqual(["postgres's", 'postgres']);
@@ -259,13 +248,7 @@ describe('planQuery', () => {
     expect(glossaryKeys("it's")).toEqual(["it's"]);
     expect(glossaryKeys("That’s")).toEqual(['that’s']);
     const withPostgres = new Map([['postgres', ['pg', 'postgres']]]);
-    expect(planQuery(parseQuery("postgres's"), withPostgres)).toEqual<TsPlan>({
-      op: 'or',
-      args: [
-        { op: 'word', text: "postgres's" },
-        { op: 'word', text: 'pg' },
-      ],
-    });
+    expect(planQuery(parseQuery("postgres's"), withPostgres)).toEqual(wordsOr("postgres's", 'pg'));
   });
 
   it('keeps a quoted single word literal: never expanded, never offered for expansion', () => {

@@ -1158,7 +1158,6 @@ async function groupLists(db: Kysely<Database>, project: string, query: Prepared
 /** How far a term's idf may have grown past the weight its group was built with for the group's list to be read. */
 const MAX_GROUP_DRIFT = 1.5;
 
-
 /**
  * groupLists' statement ($1 the project, $2 the query's terms), prepared by name: each group holding one of the
  * terms, its key, lexemes and weights, and its best posting's impact (null: it has none).

@@ -666,7 +666,9 @@ export function occurrencesText(vector: string, terms: string, which: 'title' | 
  * A check's statement, `which` selecting the items: $1 the ids, or every item in the postings of the terms $1.
  * $2–$5 the filters, $6 the query, $7 the query's terms, $8 the plans whose match is asked about (`held`), $9
  * whether to read the item's length from its vector, $10 how many characters of each body to read for its page row
- * (null: no page rows; snippetRows' columns). Prepared by name, one text per kind of selection.
+ * (null: no page rows; snippetRows' columns). Each item's updated_at comes as epoch milliseconds (`at`), as pg reads a
+ * timestamp into a Date: parsing a timestamp's text was 2% of a three-word search's CPU, 1,300 checks. Prepared by name,
+ * one text per kind of selection.
  */
 function checkText(which: 'ids' | 'terms'): string {
   // The ids asked about, each item then read by itemById.
@@ -676,7 +678,7 @@ function checkText(which: 'ids' | 'terms'): string {
       : '(select distinct s.item_id from search_postings s where s.project_id = $2::uuid and s.term = any($1::text[])) p';
   return prepared(
     `search_check_${which}`,
-    `select i.id, i.updated_at,
+    `select i.id, floor(extract(epoch from i.updated_at) * 1000)::float8 as at,
             array(select i.search @@ e.q from unnest($8::tsquery[]) with ordinality as e(q, n) order by e.n) as held,
             case when $9::boolean then svc_search_dl(i.search) end as dl,
             ${occurrencesText('i.search', '$7', 'title')} as title,
@@ -716,7 +718,7 @@ async function scoreItems(
   pageRows?: Map<string, PageRow>,
 ): Promise<Map<string, Checked>> {
   const [text, selected] = 'ids' in which ? [CHECK.ids, which.ids] : [CHECK.terms, which.terms];
-  const { rows } = await db.executeQuery<{ id: string; updated_at: Date; held: boolean[]; title: string; all: string; dl: number | null; row: PageRow | null }>(
+  const { rows } = await db.executeQuery<{ id: string; at: number; held: boolean[]; title: string; all: string; dl: number | null; row: PageRow | null }>(
     CompiledQuery.raw(text, [selected, ...filterParams(f), q, query.queryTerms, each, lengths === undefined, pageRows ? SNIPPET_SOURCE_CHARS : null]),
   );
   const scored = new Map<string, Checked>();
@@ -729,7 +731,7 @@ async function scoreItems(
       const t = title.get(term) ?? 0;
       score += (query.weight.get(term) ?? 0) * bm25Tf(BM25.TITLE_WEIGHT * t + (all - t), dl, query.stats.avgdl);
     }
-    scored.set(r.id, { id: r.id, score, updated_at: r.updated_at, held: r.held });
+    scored.set(r.id, { id: r.id, score, updated_at: new Date(r.at), held: r.held });
   }
   return scored;
 }
@@ -961,6 +963,11 @@ export async function searchItems(
     return withSnippets(db, top, query, snippets, query.first.page);
   }
   const q = query.queries[0] ?? '';
+  if (strategy !== 'all' && queryTerms.length === 1) {
+    const page = new Map<string, PageRow>();
+    const top = await oneTermMatching(db, f, q, oneTermScore(query), k, page);
+    if (top) return withSnippets(db, top, query, snippets, page);
+  }
   const bound = impactBound(stats.ref_avgdl, stats.avgdl);
   const lists = new Map<string, TermList>();
   // The query's terms that make up a glossary group's lexemes are read as the group's one list (groupLists).
@@ -1198,6 +1205,34 @@ const READ_ONE_TERM = prepared(
    limit $8::int`,
 );
 
+/**
+ * oneTermMatching's statement ($1–$4 the filters, $5 the term, $6 and $7 the cursor (impact, item), $8 how many postings
+ * to read past it, $9 the query, $10 how many characters of each body a page row holds, $11 the least impact worth
+ * looking up), prepared by name: of the term's next $8 postings, best impact first, those of impact $11 at least whose
+ * items pass the filters and match the query, each with what its score
+ * is made of, its item's updated_at in epoch milliseconds and its page row; and one row with no id that says how many
+ * postings were read (`dl`) and the last of them (`impact`, `last_id`), where a further read goes on. The postings are
+ * read first and their items looked up after (`offset 0`), so that the statement reads $8 postings whatever share of
+ * their items match: a query that excludes nearly every holder of its term would otherwise read the whole list.
+ */
+const READ_ONE_TERM_MATCHING = prepared(
+  'search_read_one_term_matching',
+  `with p as (
+     select s.item_id, s.impact, s.tf, s.dl from search_postings s
+     where s.project_id = $1::uuid and s.term = $5::text and (s.impact, s.item_id) < ($6::real, $7::uuid)
+     order by s.impact desc, s.item_id desc
+     limit $8::int offset 0
+   )
+   select p.item_id as id, p.impact::float8 as impact, p.tf::float8 as tf, p.dl, null::uuid as last_id,
+          json_build_array(p.item_id, i.chain_id, i.item_type, i.title, left(i.body, $10::int), floor(extract(epoch from i.updated_at) * 1000)::float8) as row
+   from p
+   ${itemById('p.item_id', 'i.updated_at, i.search, i.chain_id, i.title, i.body')}
+   where p.impact::float8 >= $11::float8 and ${filterText(1)} and i.search @@ $9::tsquery
+   union all
+   select null, x.impact::float8, null, (select count(*) from p)::int, x.item_id, null
+   from (select 1) one left join lateral (select item_id, impact from p order by impact, item_id limit 1) x on true`,
+);
+
 /** What a one-lexeme query's scores are made of: its term, the term's idf, the average length and the impact bound. */
 interface OneTermScore {
   term: string;
@@ -1244,6 +1279,79 @@ async function oneTerm(first: FirstRead, { term, idf, avgdl, bound }: OneTermSco
     last = end ? [end[1], end[0]] : undefined;
   }
 }
+
+/**
+ * The exact top `k` of a query whose positive words hold one lexeme and that excludes others or asks for a phrase
+ * (`service -mysql`, `"service services"`): every match holds the term, and its score is its posting's, so the term's
+ * postings are read best impact first, each item looked up and tested against the query `q` as it is read
+ * (READ_ONE_TERM_MATCHING), until the `k`-th score reaches the bound of every posting not read, as oneTerm does. The
+ * reads grow with the share of the items read that matched; undefined, for the walk to answer, once the postings the
+ * page still needs at that share pass MATCHING_BUDGET (a query that excludes nearly every holder of its term). `page`
+ * gets the page rows of the matches read.
+ */
+async function oneTermMatching(
+  db: Kysely<Database>,
+  f: SearchFilters,
+  q: string,
+  { term, idf, avgdl, bound }: OneTermScore,
+  k: number,
+  page: Map<string, PageRow>,
+): Promise<Scored[] | undefined> {
+  const top: Scored[] = [];
+  let cursor: [impact: number, id: string] = [LIST_START, NIL];
+  let n = Math.max(4 * k, 64);
+  let scanned = 0;
+  let matched = 0;
+  // The least impact whose bound reaches the page's last score: an item read below it is not looked up.
+  let floor = 0;
+  for (;;) {
+    const { rows } = await db.executeQuery<{ id: string | null; impact: number; tf: number; dl: number; last_id: string | null; row: PageRow | null }>(
+      CompiledQuery.raw(READ_ONE_TERM_MATCHING, [...filterParams(f), term, cursor[0], cursor[1], n, q, SNIPPET_SOURCE_CHARS, floor]),
+    );
+    let read = 0;
+    let last: [number, string] | undefined;
+    for (const r of rows) {
+      if (r.id === null) {
+        read = r.dl;
+        if (r.last_id !== null) last = [r.impact, r.last_id];
+        continue;
+      }
+      matched++;
+      if (r.row) page.set(r.id, r.row);
+      top.push({ id: r.id, score: idf * bm25Tf(r.tf, r.dl, avgdl), updated_at: new Date((r.row as PageRow)[5]) });
+    }
+    scanned += read;
+    top.sort(byScore);
+    top.length = Math.min(top.length, k);
+    if (!last || read < n) return top;
+    const kth = top[k - 1];
+    const reaches = (impact: number) => kth === undefined || kth.score <= idf * (BM25.K1 + 1) * bound(impact) * (1 + TIE);
+    // As oneTerm: settled when no posting left can score as much as the page's last, within TIE.
+    if (!reaches(last[0])) return top;
+    if (kth) {
+      // Halve [0, last] down to the least impact that may reach the page: the postings below it are read, not looked up.
+      let [lo, hi] = [0, last[0]];
+      for (let i = 0; i < 40; i++) {
+        const mid = (lo + hi) / 2;
+        if (reaches(mid)) hi = mid;
+        else lo = mid;
+      }
+      floor = lo;
+    }
+    // A full page not settled reads on as oneTerm does; a short one, as many as it lacks at the share seen so far.
+    const wanted = kth ? 4 * n : Math.ceil(((k - top.length) * 1.5 * scanned) / Math.max(matched, 1));
+    if (!kth && scanned + wanted > MATCHING_BUDGET) return undefined;
+    n = Math.min(Math.max(wanted, 2 * n), 4_000);
+    cursor = last;
+  }
+}
+
+/**
+ * How many postings oneTermMatching may foresee reading (each an item looked up and tested, about a check's cost)
+ * before it leaves a short page to the walk, whose scoreAll scores every posting at once: about what a walk's first
+ * two rounds check.
+ */
+const MATCHING_BUDGET = 2_000;
 
 /**
  * What checking an item costs, in postings aggregated (about 0.4 µs each): its row and the match (about 7 µs),
@@ -1356,7 +1464,7 @@ const SCORE_ALL = {
 };
 
 /** The search's statements that read items, by name: a test checks that each reads them by primary key. */
-export const ITEM_READS = { analyze: ANALYZE, oneTerm: READ_ONE_TERM, checkIds: CHECK.ids, checkTerms: CHECK.terms, scoreAll: SCORE_ALL.cut, scoreAllTies: SCORE_ALL.ties } as const;
+export const ITEM_READS = { analyze: ANALYZE, oneTerm: READ_ONE_TERM, oneTermMatching: READ_ONE_TERM_MATCHING, checkIds: CHECK.ids, checkTerms: CHECK.terms, scoreAll: SCORE_ALL.cut, scoreAllTies: SCORE_ALL.ties } as const;
 
 /**
  * Postings a near-miss search reads at most (over every term it reads) before it settles for a bounded pool and

@@ -744,18 +744,75 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     expect(new Set(answer.map((h) => h.id)).size).toBe(10);
   });
 
-  it('finds the few matches that score below every excluded item, whichever way the top is found', async () => {
-    // The best-scored items for `cache` all hold `queue`: the matches come after them in score order.
-    for (let i = 0; i < 30; i++) await add(`cache queue ${i}`, 'cache cache queue');
+  it.each([30, 100])('finds the few matches that score below every excluded item (%i of them), whichever way the top is found', async (excluded) => {
+    // The best-scored items for `cache` all hold `queue`: the matches come after them in score order. With 100, the
+    // first postings a search reads of `cache` match none, and a page of 20 is left to the walk (oneTermMatching's budget).
+    for (let i = 0; i < excluded; i++) await add(`cache queue ${i}`, 'cache cache queue');
     const want: string[] = [];
     for (let i = 0; i < 3; i++) want.push((await add(`note ${i}`, `${'filler words here '.repeat(10 + i)} cache`)).id);
     const p = await projectId();
     const plan = planQuery(parseQuery('cache -queue'));
     if (!plan) throw new Error('cache -queue plans to nothing');
     for (const strategy of ['walk', 'all', 'auto'] as const) {
-      for (const limit of [1, 3, 10]) {
+      for (const limit of [1, 3, 10, 20]) {
         const ids = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit).map((h) => h.id);
         expect(ids, `${strategy} limit ${limit}`).toEqual(want.slice(0, limit));
+      }
+    }
+  });
+
+  it('answers a word with exclusions from its postings: the newest of items scored alike, past a first read that does not settle the page', async () => {
+    // 160 items hold `cache` once in bodies of one length, so they score alike and the page is the newest of those
+    // that match; every other one holds `queue` too. The postings of items scored alike come in id order, not by time:
+    // the page is right only if every item that may tie with its last is read (oneTermMatching's floor, within TIE).
+    const made: { id: string; queue: boolean }[] = [];
+    for (let i = 0; i < 160; i++) {
+      const queue = i % 2 === 0;
+      made.push({ id: (await add(`note ${i}`, `cache ${queue ? 'queue' : 'other'} words`)).id, queue });
+    }
+    // Two better matches (the word in the title as well), the older of them first on the page.
+    const best = [(await add('cache one', 'cache other words')).id, (await add('cache two', 'cache other words lengthened')).id];
+    const newest = made
+      .filter((m) => !m.queue)
+      .map((m) => m.id)
+      .reverse();
+    const p = await projectId();
+    const plan = planQuery(parseQuery('cache -queue'));
+    if (!plan) throw new Error('cache -queue plans to nothing');
+    for (const limit of [1, 5, 20, 90]) {
+      const want = [...best, ...newest].slice(0, limit);
+      expect((await search('cache -queue', { limit })).map((h) => h.id), `service limit ${limit}`).toEqual(want);
+      for (const strategy of ['walk', 'all', 'auto'] as const) {
+        const ids = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit).map((h) => h.id);
+        expect(ids, `${strategy} limit ${limit}`).toEqual(want);
+      }
+    }
+    // A type filter is applied to the items read, before they count towards the page.
+    const knowledge = (await add('cache knowledge', 'cache other words', { item_type: 'knowledge' })).id;
+    expect((await search('cache -queue', { limit: 3, item_types: ['knowledge'] })).map((h) => h.id)).toEqual([knowledge]);
+    expect((await search('cache -queue', { limit: 3, item_types: ['decision'] })).map((h) => h.id)).toEqual(best.concat(newest).slice(0, 3));
+  });
+
+  it('reads on past a full page of a word with exclusions to items whose low impacts understate their scores', async () => {
+    // Short items are indexed against a short reference length; long ones written after it have low impacts, yet
+    // with today's average length they score above the short ones. The first read fills the page with short items:
+    // the long ones are found only if every posting whose bound reaches the page's last score is looked up.
+    for (let i = 0; i < 100; i++) await add(`note ${i}`, i % 2 === 0 ? 'cache queue' : 'cache');
+    const p = await projectId();
+    await svc.store.db.transaction().execute((tx) => rebuildSearchIndex(tx, p));
+    const long: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const id = (await add(`long ${i}`, `${'cache '.repeat(10)}${i % 2 === 0 ? 'queue ' : ''}${'filler words '.repeat(25)}`)).id;
+      if (i % 2 === 1) long.push(id);
+    }
+    const expected = await (await bruteForce(p))(['cache'], `plainto_tsquery('english', 'cache') && !! plainto_tsquery('english', 'queue')`);
+    const plan = planQuery(parseQuery('cache -queue'));
+    if (!plan) throw new Error('cache -queue plans to nothing');
+    for (const strategy of ['walk', 'all', 'auto'] as const) {
+      for (const limit of [10, 20]) {
+        const hits = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit);
+        expect(hits.slice(0, 10).map((h) => h.rank), `${strategy} limit ${limit}`).toEqual(expected.map((x) => expect.closeTo(x, 5)));
+        expect(new Set(hits.map((h) => h.id)), `${strategy} limit ${limit}`).toEqual(new Set(long.slice(-limit)));
       }
     }
   });

@@ -83,7 +83,7 @@ describe.each(testBackends())('search statements over vectors and query plans, o
     const args: Record<keyof typeof ITEM_READS, unknown[]> = {
       analyze: [['cache'], project, null, null, 90, ['cache'], [false], 42, 600],
       oneTerm: [project, null, null, 90, 'cach', 2, none, 42],
-      oneTermMatching: [project, null, null, 90, 'cach', 2, none, 42, "'cach' & !'note'", 600, 0],
+      anchorMatching: [project, null, null, 90, 'cach', 2, none, 42, "'cach' & !'note'", 600, 0, ['cach', 'word']],
       checkIds: [ids, project, null, null, 90, "'cach'", ['cach'], [], true, 600],
       checkTerms: [['cach'], project, null, null, 90, "'cach'", ['cach'], [], true, 600],
       scoreAll: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'", 21, 600],

@@ -783,8 +783,9 @@ const NIL = '00000000-0000-0000-0000-000000000000';
 /**
  * How searchItems finds the top: `walk` reads postings best impact first and checks the items that can still reach
  * the page (a query of one lexeme reads its postings only: oneTerm); `all` scores every posting of the query's
- * terms at once; `auto` (the service's) walks and turns to `all` when that is the cheaper. All three answer the
- * same page; tests compare them.
+ * terms at once; `auto` (the service's) reads a query every match of which holds its one term or a rare one from that
+ * term's postings (anchorMatching), else walks and turns to `all` when that is the cheaper. All three answer the same
+ * page; tests compare them.
  */
 export type SearchStrategy = 'auto' | 'walk' | 'all';
 
@@ -934,7 +935,9 @@ export interface SearchOptions {
  *
  * Items are checked only while they can still reach the page, so a query of common words costs what its page
  * needs rather than what its matches number. When the glossary `expanded` the query, the terms that make up a
- * group's lexemes are read as the group's one list instead (groupLists, docs/decisions/0053).
+ * group's lexemes are read as the group's one list instead (groupLists, docs/decisions/0053). Under `auto`, a query
+ * every match of which holds its one term or a rare one is read from that term's postings alone (anchorMatching,
+ * docs/decisions/0054).
  */
 export async function searchItems(
   db: Kysely<Database>,
@@ -963,9 +966,11 @@ export async function searchItems(
     return withSnippets(db, top, query, snippets, query.first.page);
   }
   const q = query.queries[0] ?? '';
-  if (strategy !== 'all' && queryTerms.length === 1) {
+  // A query every match of which holds one term that is its only one or a rare one is read from that term's postings.
+  const anchor = strategy === 'auto' && !expanded ? anchorOf(query, clauses, k) : undefined;
+  if (anchor !== undefined) {
     const page = new Map<string, PageRow>();
-    const top = await oneTermMatching(db, f, q, oneTermScore(query), k, page);
+    const top = await anchorMatching(db, f, q, query, anchor, k, page);
     if (top) return withSnippets(db, top, query, snippets, page);
   }
   const bound = impactBound(stats.ref_avgdl, stats.avgdl);
@@ -1206,17 +1211,19 @@ const READ_ONE_TERM = prepared(
 );
 
 /**
- * oneTermMatching's statement ($1–$4 the filters, $5 the term, $6 and $7 the cursor (impact, item), $8 how many postings
+ * anchorMatching's statement ($1–$4 the filters, $5 the term, $6 and $7 the cursor (impact, item), $8 how many postings
  * to read past it, $9 the query, $10 how many characters of each body a page row holds, $11 the least impact worth
- * looking up), prepared by name: of the term's next $8 postings, best impact first, those of impact $11 at least whose
- * items pass the filters and match the query, each with what its score
+ * looking up, $12 the query's terms when it has more than the one read, else null), prepared by name: of the term's
+ * next $8 postings, best impact first, those of impact $11 at least whose items pass the filters and match the query,
+ * each with what its score (its posting's tf and dl, and with $12 the terms' occurrences in its title and in all, as a
+ * check reads them)
  * is made of, its item's updated_at in epoch milliseconds and its page row; and one row with no id that says how many
  * postings were read (`dl`) and the last of them (`impact`, `last_id`), where a further read goes on. The postings are
  * read first and their items looked up after (`offset 0`), so that the statement reads $8 postings whatever share of
  * their items match: a query that excludes nearly every holder of its term would otherwise read the whole list.
  */
-const READ_ONE_TERM_MATCHING = prepared(
-  'search_read_one_term_matching',
+const READ_ANCHOR = prepared(
+  'search_read_anchor',
   `with p as (
      select s.item_id, s.impact, s.tf, s.dl from search_postings s
      where s.project_id = $1::uuid and s.term = $5::text and (s.impact, s.item_id) < ($6::real, $7::uuid)
@@ -1224,12 +1231,14 @@ const READ_ONE_TERM_MATCHING = prepared(
      limit $8::int offset 0
    )
    select p.item_id as id, p.impact::float8 as impact, p.tf::float8 as tf, p.dl, null::uuid as last_id,
-          json_build_array(p.item_id, i.chain_id, i.item_type, i.title, left(i.body, $10::int), floor(extract(epoch from i.updated_at) * 1000)::float8) as row
+          json_build_array(p.item_id, i.chain_id, i.item_type, i.title, left(i.body, $10::int), floor(extract(epoch from i.updated_at) * 1000)::float8) as row,
+          case when $12::text[] is not null then ${occurrencesText('i.search', '$12', 'title')} end as title,
+          case when $12::text[] is not null then ${occurrencesText('i.search', '$12', 'all')} end as all
    from p
    ${itemById('p.item_id', 'i.updated_at, i.search, i.chain_id, i.title, i.body')}
    where p.impact::float8 >= $11::float8 and ${filterText(1)} and i.search @@ $9::tsquery
    union all
-   select null, x.impact::float8, null, (select count(*) from p)::int, x.item_id, null
+   select null, x.impact::float8, null, (select count(*) from p)::int, x.item_id, null, null, null
    from (select 1) one left join lateral (select item_id, impact from p order by impact, item_id limit 1) x on true`,
 );
 
@@ -1281,32 +1290,55 @@ async function oneTerm(first: FirstRead, { term, idf, avgdl, bound }: OneTermSco
 }
 
 /**
- * The exact top `k` of a query whose positive words hold one lexeme and that excludes others or asks for a phrase
- * (`service -mysql`, `"service services"`): every match holds the term, and its score is its posting's, so the term's
+ * The exact top `k` of a query every match of which holds one term, its `anchor`, read from that term's postings: a
+ * query whose positive words hold one lexeme and that excludes others or asks for a phrase (`service -mysql`,
+ * `"service services"`), or one that requires a rare word beside common ones (`service loteawaim`). The anchor's
  * postings are read best impact first, each item looked up and tested against the query `q` as it is read
- * (READ_ONE_TERM_MATCHING), until the `k`-th score reaches the bound of every posting not read, as oneTerm does. The
- * reads grow with the share of the items read that matched; undefined, for the walk to answer, once the postings the
- * page still needs at that share pass MATCHING_BUDGET (a query that excludes nearly every holder of its term). `page`
- * gets the page rows of the matches read.
+ * (READ_ANCHOR) and scored: from its posting when the query has no other term, else from its vector as a
+ * check scores it. An item not read holds the anchor with an impact at most the last read, and each other term at
+ * most with that term's best impact: the reads stop once the `k`-th score reaches that bound, as oneTerm's do. They
+ * grow with the share of the items read that matched; undefined, for the walk to answer, once the postings the page
+ * still needs at that share pass MATCHING_BUDGET (a query that excludes nearly every holder of its term). `page` gets
+ * the page rows of the matches read.
  */
-async function oneTermMatching(
+async function anchorMatching(
   db: Kysely<Database>,
   f: SearchFilters,
   q: string,
-  { term, idf, avgdl, bound }: OneTermScore,
+  query: PreparedQuery,
+  anchor: string,
   k: number,
   page: Map<string, PageRow>,
 ): Promise<Scored[] | undefined> {
+  const { queryTerms, weight, terms, stats } = query;
+  const avgdl = stats.avgdl;
+  const bound = impactBound(stats.ref_avgdl, avgdl);
+  const idf = weight.get(anchor) ?? 0;
+  const others = queryTerms.filter((t) => t !== anchor);
+  // What the other terms add at most to the score of an item not read: each with its best impact.
+  const rest = others.reduce((sum, t) => sum + (weight.get(t) ?? 0) * (BM25.K1 + 1) * bound(terms.get(t)?.max_impact ?? 0), 0);
+  const scoreOf = (r: { tf: number; dl: number; title: string | null; all: string | null }): number => {
+    if (others.length === 0) return idf * bm25Tf(r.tf, r.dl, avgdl);
+    let score = 0;
+    const title = occurrences(r.title ?? '');
+    for (const [term, all] of occurrences(r.all ?? '')) {
+      const t = title.get(term) ?? 0;
+      score += (weight.get(term) ?? 0) * bm25Tf(BM25.TITLE_WEIGHT * t + (all - t), r.dl, avgdl);
+    }
+    return score;
+  };
   const top: Scored[] = [];
   let cursor: [impact: number, id: string] = [LIST_START, NIL];
-  let n = Math.max(4 * k, 64);
+  // A word with exclusions reads past the items they exclude; a rare anchor's best postings mostly match, and each
+  // is scored from its vector: twice the page.
+  let n = others.length === 0 ? Math.max(4 * k, 64) : Math.max(2 * k, 32);
   let scanned = 0;
   let matched = 0;
   // The least impact whose bound reaches the page's last score: an item read below it is not looked up.
   let floor = 0;
   for (;;) {
-    const { rows } = await db.executeQuery<{ id: string | null; impact: number; tf: number; dl: number; last_id: string | null; row: PageRow | null }>(
-      CompiledQuery.raw(READ_ONE_TERM_MATCHING, [...filterParams(f), term, cursor[0], cursor[1], n, q, SNIPPET_SOURCE_CHARS, floor]),
+    const { rows } = await db.executeQuery<{ id: string | null; impact: number; tf: number; dl: number; last_id: string | null; row: PageRow | null; title: string | null; all: string | null }>(
+      CompiledQuery.raw(READ_ANCHOR, [...filterParams(f), anchor, cursor[0], cursor[1], n, q, SNIPPET_SOURCE_CHARS, floor, others.length > 0 ? queryTerms : null]),
     );
     let read = 0;
     let last: [number, string] | undefined;
@@ -1318,14 +1350,14 @@ async function oneTermMatching(
       }
       matched++;
       if (r.row) page.set(r.id, r.row);
-      top.push({ id: r.id, score: idf * bm25Tf(r.tf, r.dl, avgdl), updated_at: new Date((r.row as PageRow)[5]) });
+      top.push({ id: r.id, score: scoreOf(r), updated_at: new Date((r.row as PageRow)[5]) });
     }
     scanned += read;
     top.sort(byScore);
     top.length = Math.min(top.length, k);
     if (!last || read < n) return top;
     const kth = top[k - 1];
-    const reaches = (impact: number) => kth === undefined || kth.score <= idf * (BM25.K1 + 1) * bound(impact) * (1 + TIE);
+    const reaches = (impact: number) => kth === undefined || kth.score <= (idf * (BM25.K1 + 1) * bound(impact) + rest) * (1 + TIE);
     // As oneTerm: settled when no posting left can score as much as the page's last, within TIE.
     if (!reaches(last[0])) return top;
     if (kth) {
@@ -1347,7 +1379,30 @@ async function oneTermMatching(
 }
 
 /**
- * How many postings oneTermMatching may foresee reading (each an item looked up and tested, about a check's cost)
+ * The term anchorMatching reads for a query, if any: the query's one term, or else the rarest term that a required
+ * clause of one alternative requires (every match holds it), when it is held by few enough items (ANCHOR_ITEMS × k)
+ * for reading them all, each looked up and scored, to cost no more than a walk's first rounds; undefined for the walk
+ * to answer. A glossary's expansion is left to the walk, whose group lists bound its synonyms.
+ */
+function anchorOf(query: PreparedQuery, clauses: Set<string>[], k: number): string | undefined {
+  if (query.queryTerms.length === 1) return query.queryTerms[0];
+  let best: string | undefined;
+  for (const anchors of clauses) {
+    const [only] = anchors;
+    if (anchors.size !== 1 || only === undefined) continue;
+    if (best === undefined || query.df(only) < query.df(best)) best = only;
+  }
+  return best !== undefined && query.df(best) <= ANCHOR_ITEMS * k ? best : undefined;
+}
+
+/**
+ * How many items per page entry a rare anchor may be held by (anchorOf): 672 for a page of 20 (k = 21), about 7 ms
+ * should every one be looked up and scored; a read of a rare word's best postings usually settles the page first.
+ */
+const ANCHOR_ITEMS = 32;
+
+/**
+ * How many postings anchorMatching may foresee reading (each an item looked up and tested, about a check's cost)
  * before it leaves a short page to the walk, whose scoreAll scores every posting at once: about what a walk's first
  * two rounds check.
  */
@@ -1464,7 +1519,7 @@ const SCORE_ALL = {
 };
 
 /** The search's statements that read items, by name: a test checks that each reads them by primary key. */
-export const ITEM_READS = { analyze: ANALYZE, oneTerm: READ_ONE_TERM, oneTermMatching: READ_ONE_TERM_MATCHING, checkIds: CHECK.ids, checkTerms: CHECK.terms, scoreAll: SCORE_ALL.cut, scoreAllTies: SCORE_ALL.ties } as const;
+export const ITEM_READS = { analyze: ANALYZE, oneTerm: READ_ONE_TERM, anchorMatching: READ_ANCHOR, checkIds: CHECK.ids, checkTerms: CHECK.terms, scoreAll: SCORE_ALL.cut, scoreAllTies: SCORE_ALL.ties } as const;
 
 /**
  * Postings a near-miss search reads at most (over every term it reads) before it settles for a bounded pool and

@@ -746,7 +746,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
 
   it.each([30, 100])('finds the few matches that score below every excluded item (%i of them), whichever way the top is found', async (excluded) => {
     // The best-scored items for `cache` all hold `queue`: the matches come after them in score order. With 100, the
-    // first postings a search reads of `cache` match none, and a page of 20 is left to the walk (oneTermMatching's budget).
+    // first postings a search reads of `cache` match none, and a page of 20 is left to the walk (anchorMatching's budget).
     for (let i = 0; i < excluded; i++) await add(`cache queue ${i}`, 'cache cache queue');
     const want: string[] = [];
     for (let i = 0; i < 3; i++) want.push((await add(`note ${i}`, `${'filler words here '.repeat(10 + i)} cache`)).id);
@@ -764,7 +764,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
   it('answers a word with exclusions from its postings: the newest of items scored alike, past a first read that does not settle the page', async () => {
     // 160 items hold `cache` once in bodies of one length, so they score alike and the page is the newest of those
     // that match; every other one holds `queue` too. The postings of items scored alike come in id order, not by time:
-    // the page is right only if every item that may tie with its last is read (oneTermMatching's floor, within TIE).
+    // the page is right only if every item that may tie with its last is read (anchorMatching's floor, within TIE).
     const made: { id: string; queue: boolean }[] = [];
     for (let i = 0; i < 160; i++) {
       const queue = i % 2 === 0;
@@ -815,6 +815,30 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
         expect(new Set(hits.map((h) => h.id)), `${strategy} limit ${limit}`).toEqual(new Set(long.slice(-limit)));
       }
     }
+  });
+
+  it('reads on past a full page of a rare word to items whose other words outscore its best postings', async () => {
+    // `zebra` is rarer than `cache`, so a search for both reads zebra's postings. Its best are short items with
+    // zebra and cache once; below them come longer items with zebra once and cache eight times, which score more.
+    // The first read fills the page with the former: the latter are found only if the bound of an item not read
+    // counts what cache can add to it.
+    for (let i = 0; i < 40; i++) await add(`note ${i}`, 'zebra cache words');
+    const many: string[] = [];
+    for (let i = 0; i < 20; i++) many.push((await add(`note ${i}`, `zebra ${'cache '.repeat(8)}`)).id);
+    for (let i = 0; i < 40; i++) await add(`cache ${i}`, 'other words');
+    for (let i = 0; i < 200; i++) await add(`filler ${i}`, 'other words');
+    const p = await projectId();
+    const expected = await (await bruteForce(p))(['cache', 'zebra'], `plainto_tsquery('english', 'cache zebra')`);
+    const plan = planQuery(parseQuery('cache zebra'));
+    if (!plan) throw new Error('cache zebra plans to nothing');
+    for (const strategy of ['auto', 'walk', 'all'] as const) {
+      for (const limit of [1, 10, 20]) {
+        const hits = (await searchItems(svc.store.db, plan, { project_id: p }, limit, { strategy })).slice(0, limit);
+        expect(hits.map((h) => h.rank).slice(0, 10), `${strategy} limit ${limit}`).toEqual(expected.slice(0, limit).map((x) => expect.closeTo(x, 5)));
+        expect(hits.map((h) => h.id), `${strategy} limit ${limit}`).toEqual([...many].reverse().slice(0, limit));
+      }
+    }
+    expect((await search('cache zebra', { limit: 5 })).map((h) => h.id)).toEqual([...many].reverse().slice(0, 5));
   });
 
   it('ranks glossary alternatives and honours type and system filters over every match', async () => {

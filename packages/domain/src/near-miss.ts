@@ -23,10 +23,16 @@ function shownWord(text: string): string {
   return text.replace(SENTENCE_EDGES, '') || text;
 }
 
+/** A word of letters and digits joined by hyphens (`rate-limit`, `self-hosted`, `RFC-0042`), without its sentence edges. */
+const HYPHEN_COMPOUND = /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+$/u;
+
 /**
  * The near-miss form of a planned query (svc_item_search's `partial` list), or undefined when the query has
  * fewer than two required bare words (nothing to relax). `plan` must be planQuery(ast, …): one top-level part
- * per clause, in order.
+ * per clause, in order. A required word of hyphen-joined parts counts its parts as words too: the index holds such a
+ * word whole and by its parts, and the query requires the whole, so `rate-limit` alone left a text saying "rate
+ * limiter" unlisted, an empty page with nothing to say why (a newcomer, 2026-11-27); it is now a near miss that
+ * lacks `rate-limit`.
  */
 export function nearMissPlan(ast: QueryAst, plan: TsPlan): NearMissPlan | undefined {
   const parts = ast.clauses.length === 1 ? [plan] : plan.op === 'and' ? plan.args : undefined;
@@ -46,6 +52,16 @@ export function nearMissPlan(ast: QueryAst, plan: TsPlan): NearMissPlan | undefi
       kept.push(part);
     }
   });
+  // The parts of hyphen-joined words, after the query's own words (a part the query also asks for is that word).
+  for (const { word } of [...words]) {
+    if (!HYPHEN_COMPOUND.test(word)) continue;
+    for (const piece of word.split('-')) {
+      const key = normalizeTerm(piece);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      words.push({ word: piece, plan: { op: 'word', text: piece } });
+    }
+  }
   if (words.length < 2) return undefined;
   const any: TsPlan = { op: 'or', args: words.map((w) => w.plan) };
   return { words, relaxed: kept.length === 0 ? any : { op: 'and', args: [any, ...kept] } };

@@ -903,6 +903,33 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     );
   });
 
+  it('lists items holding the parts of a hyphen-joined word as near misses that lack it (a newcomer, 2026-11-27)', async () => {
+    const whole = await add('Rate-limit policy', 'rate-limit at 100 requests per second');
+    const apart = await add('Rate limiter', 'the rate limiter drops bursts');
+    await add('Limits', 'a memory limit per worker');
+    const failOpen = await add('Breaker', 'the breaker fails open when the store is down');
+    type Answer = { items: Hit[]; partial?: (Hit & { missing: string[] })[] };
+    const ask = async (query: string, limit = 10) => (await call(ops.svc_item_search, { project_id: 'rank', query, limit })) as Answer;
+    // The whole is required; the text saying it apart is listed beside, lacking it. One part alone is too little.
+    const rate = await ask('rate-limit');
+    expect(rate.items.map((h) => h.id)).toEqual([whole.id]);
+    expect(rate.partial?.map((h) => [h.id, h.missing])).toEqual([[apart.id, ['rate-limit']]]);
+    expect((await ask('rate-limit', 1)).partial).toBeUndefined();
+    // Nothing holds the whole: not a silent empty page.
+    const open = await ask('fail-open');
+    expect(open.items.map((h) => h.title)).toEqual([]);
+    expect(open.partial?.map((h) => [h.id, h.missing])).toEqual([[failOpen.id, ['fail-open']]]);
+    // Beside another word: each near miss names what it lacks, the whole or the other word.
+    const both = await ask('rate-limit drops');
+    expect(both.items).toEqual([]);
+    expect(both.partial?.map((h) => [h.id, h.missing]).sort()).toEqual(
+      [
+        [apart.id, ['rate-limit']],
+        [whole.id, ['drops']],
+      ].sort(),
+    );
+  });
+
   it('answers a query of exclusions alone with the newest items lacking the words, as capture search does', async () => {
     const older = await add('Use Postgres', 'for everything');
     await add('Drop MySQL', 'we moved off mysql');

@@ -970,7 +970,7 @@ export async function searchItems(
   const anchor = strategy === 'auto' && !expanded ? anchorOf(query, clauses, k) : undefined;
   if (anchor !== undefined) {
     const page = new Map<string, PageRow>();
-    const top = await anchorMatching(db, f, q, query, anchor, k, page);
+    const top = await anchorMatching(db, f, q, query, anchor, k, page, snippets > 0 ? SNIPPET_SOURCE_CHARS : 0);
     if (top) return withSnippets(db, top, query, snippets, page);
   }
   const bound = impactBound(stats.ref_avgdl, stats.avgdl);
@@ -1212,9 +1212,10 @@ const READ_ONE_TERM = prepared(
 
 /**
  * anchorMatching's statement ($1–$4 the filters, $5 the term, $6 and $7 the cursor (impact, item), $8 how many postings
- * to read past it, $9 the query, $10 how many characters of each body a page row holds, $11 the least impact worth
- * looking up, $12 the query's terms when it has more than the one read, else null), prepared by name: of the term's
- * next $8 postings, best impact first, those of impact $11 at least whose items pass the filters and match the query,
+ * to read past it, $9 the query, $10 how many characters of each body a page row holds, $11 an impact known not to
+ * reach the page (0 before it is full), $12 the query's terms when it has more than the one read, else null), prepared
+ * by name: of the term's next $8 postings, best impact first, those of impact $11 at least whose items pass the
+ * filters and match the query,
  * each with what its score (its posting's tf and dl, and with $12 the terms' occurrences in its title and in all, as a
  * check reads them)
  * is made of, its item's updated_at in epoch milliseconds and its page row; and one row with no id that says how many
@@ -1309,6 +1310,7 @@ async function anchorMatching(
   anchor: string,
   k: number,
   page: Map<string, PageRow>,
+  chars: number,
 ): Promise<Scored[] | undefined> {
   const { queryTerms, weight, terms, stats } = query;
   const avgdl = stats.avgdl;
@@ -1328,6 +1330,7 @@ async function anchorMatching(
     return score;
   };
   const top: Scored[] = [];
+  const seen = new Set<string>();
   let cursor: [impact: number, id: string] = [LIST_START, NIL];
   // A word with exclusions reads past the items they exclude; a rare anchor's best postings mostly match, and each
   // is scored from its vector: twice the page.
@@ -1338,7 +1341,7 @@ async function anchorMatching(
   let floor = 0;
   for (;;) {
     const { rows } = await db.executeQuery<{ id: string | null; impact: number; tf: number; dl: number; last_id: string | null; row: PageRow | null; title: string | null; all: string | null }>(
-      CompiledQuery.raw(READ_ANCHOR, [...filterParams(f), anchor, cursor[0], cursor[1], n, q, SNIPPET_SOURCE_CHARS, floor, others.length > 0 ? queryTerms : null]),
+      CompiledQuery.raw(READ_ANCHOR, [...filterParams(f), anchor, cursor[0], cursor[1], n, q, chars, floor, others.length > 0 ? queryTerms : null]),
     );
     let read = 0;
     let last: [number, string] | undefined;
@@ -1349,6 +1352,9 @@ async function anchorMatching(
         continue;
       }
       matched++;
+      // An item met twice (two postings of one item and term: not kept by any write, but no key forbids it) counts once.
+      if (seen.has(r.id)) continue;
+      seen.add(r.id);
       if (r.row) page.set(r.id, r.row);
       top.push({ id: r.id, score: scoreOf(r), updated_at: new Date((r.row as PageRow)[5]) });
     }
@@ -1380,9 +1386,10 @@ async function anchorMatching(
 
 /**
  * The term anchorMatching reads for a query, if any: the query's one term, or else the rarest term that a required
- * clause of one alternative requires (every match holds it), when it is held by few enough items (ANCHOR_ITEMS × k)
- * for reading them all, each looked up and scored, to cost no more than a walk's first rounds; undefined for the walk
- * to answer. A glossary's expansion is left to the walk, whose group lists bound its synonyms.
+ * clause holds in every alternative (a word, a phrase, or an OR of forms of one word: `zebra OR zebras`), so that
+ * every match holds it, when it is held by few enough items (ANCHOR_ITEMS × k, at most ANCHOR_MOST) for reading them
+ * all, each looked up and scored, to cost no more than a walk's first rounds; undefined for the walk to answer. A
+ * glossary's expansion is left to the walk, whose group lists bound its synonyms.
  */
 function anchorOf(query: PreparedQuery, clauses: Set<string>[], k: number): string | undefined {
   if (query.queryTerms.length === 1) return query.queryTerms[0];
@@ -1392,7 +1399,7 @@ function anchorOf(query: PreparedQuery, clauses: Set<string>[], k: number): stri
     if (anchors.size !== 1 || only === undefined) continue;
     if (best === undefined || query.df(only) < query.df(best)) best = only;
   }
-  return best !== undefined && query.df(best) <= ANCHOR_ITEMS * k ? best : undefined;
+  return best !== undefined && query.df(best) <= Math.min(ANCHOR_ITEMS * k, ANCHOR_MOST) ? best : undefined;
 }
 
 /**
@@ -1400,6 +1407,12 @@ function anchorOf(query: PreparedQuery, clauses: Set<string>[], k: number): stri
  * should every one be looked up and scored; a read of a rare word's best postings usually settles the page first.
  */
 const ANCHOR_ITEMS = 32;
+
+/**
+ * The most items a rare anchor may be held by whatever the page's size: a page of 200, or the near misses' pool (a k of
+ * thousands), would otherwise read and score thousands of items one by one where the walk bounds them better.
+ */
+const ANCHOR_MOST = 1_344;
 
 /**
  * How many postings anchorMatching may foresee reading (each an item looked up and tested, about a check's cost)

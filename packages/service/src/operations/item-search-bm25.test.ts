@@ -764,7 +764,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
   it('answers a word with exclusions from its postings: the newest of items scored alike, past a first read that does not settle the page', async () => {
     // 160 items hold `cache` once in bodies of one length, so they score alike and the page is the newest of those
     // that match; every other one holds `queue` too. The postings of items scored alike come in id order, not by time:
-    // the page is right only if every item that may tie with its last is read (anchorMatching's floor, within TIE).
+    // the page is right only if every item that ties with its last is read (anchorMatching's floor).
     const made: { id: string; queue: boolean }[] = [];
     for (let i = 0; i < 160; i++) {
       const queue = i % 2 === 0;

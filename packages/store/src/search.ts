@@ -1299,8 +1299,8 @@ async function oneTerm(first: FirstRead, { term, idf, avgdl, bound }: OneTermSco
  * check scores it. An item not read holds the anchor with an impact at most the last read, and each other term at
  * most with that term's best impact: the reads stop once the `k`-th score reaches that bound, as oneTerm's do. They
  * grow with the share of the items read that matched; undefined, for the walk to answer, once the postings the page
- * still needs at that share pass MATCHING_BUDGET (a query that excludes nearly every holder of its term). `page` gets
- * the page rows of the matches read.
+ * still needs at that share pass MATCHING_BUDGET (a query that excludes nearly every holder of its term), or when a
+ * query of several terms is not settled by its first read. `page` gets the page rows of the matches read.
  */
 async function anchorMatching(
   db: Kysely<Database>,
@@ -1366,6 +1366,11 @@ async function anchorMatching(
     const reaches = (impact: number) => kth === undefined || kth.score <= (idf * (BM25.K1 + 1) * bound(impact) + rest) * (1 + TIE);
     // As oneTerm: settled when no posting left can score as much as the page's last, within TIE.
     if (!reaches(last[0])) return top;
+    // With other terms, one read only: what they may add to an item not read is bounded by their best impacts alone,
+    // which a page of two fairly rare words seldom clears, and reading on scored every item of the anchor from its
+    // vector (600 items of 80 KB: 240-480 ms, five times the walk's; an attacker, 2026-11-27). The walk bounds them
+    // by their own lists.
+    if (others.length > 0) return undefined;
     if (kth) {
       // Halve [0, last] down to the least impact that may reach the page: the postings below it are read, not looked up.
       let [lo, hi] = [0, last[0]];
@@ -1388,11 +1393,15 @@ async function anchorMatching(
  * The term anchorMatching reads for a query, if any: the query's one term, or else the rarest term that a required
  * clause holds in every alternative (a word, a phrase, or an OR of forms of one word: `zebra OR zebras`), so that
  * every match holds it, when it is held by few enough items (ANCHOR_ITEMS × k, at most ANCHOR_MOST) for reading them
- * all, each looked up and scored, to cost no more than a walk's first rounds; undefined for the walk to answer. A
- * glossary's expansion is left to the walk, whose group lists bound its synonyms.
+ * all, each looked up and scored, to cost no more than a walk's first rounds, and the query's postings are too many
+ * for scoreAll to answer at once; undefined for the walk to answer. A glossary's expansion is left to the walk, whose
+ * group lists bound its synonyms.
  */
 function anchorOf(query: PreparedQuery, clauses: Set<string>[], k: number): string | undefined {
   if (query.queryTerms.length === 1) return query.queryTerms[0];
+  // Where scoreAll answers at once (a small project), it costs no more than the anchor's one read, and the anchor's
+  // read, not settled, would cost a statement more.
+  if (query.queryTerms.reduce((sum, t) => sum + query.df(t), 0) <= 2 * k * CHECK_COST) return undefined;
   let best: string | undefined;
   for (const anchors of clauses) {
     const [only] = anchors;

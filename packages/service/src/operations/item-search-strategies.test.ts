@@ -50,6 +50,7 @@ describe.each(testBackends())('search strategies agree on $name', (backend) => {
       'zebra OR zebras cache', 'zebras zebra cache', 'svc_item_search cache', 'item cache', 'LISTEN/NOTIFY cache', 'notify cache', 'listen/notify',
       'self-hosted cache', 'hosted cache', 'RFC-0042 cache', '0042 cache', 'pg.Pool cache', 'pool cache', 'okapi cache', 'okapi', 'okapi okapi cache',
       'the zebra cache', '"the zebra" cache', 'zebra cache -"cache queue"', 'okapi OR the', 'zebra cache index lock shard', 'cache queue',
+      'cache -zebra', 'queue -index', 'words -shard -lock', 'cache -"queue index"', '"cache cache"',
     ];
     const system = (await svc.store.db.selectFrom('systems').select('id').executeTakeFirstOrThrow()).id;
     const filters = [{}, { item_types: ['decision'] }, { system_ids: [system] }, { research_ttl_days: 90 }];

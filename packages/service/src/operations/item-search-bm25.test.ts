@@ -29,6 +29,9 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     (await call(ops.svc_item_upsert, { project_id: 'rank', title, body, ...extra })) as { id: string; chain_id: string };
   const search = async (query: string, extra: Record<string, unknown> = {}) =>
     ((await call(ops.svc_item_search, { project_id: 'rank', query, ...extra })) as { items: Hit[]; truncated: boolean }).items;
+  /** A search's answer with its near misses (`partial`), each naming the words it lacks. */
+  const ask = async (query: string, limit = 10) =>
+    (await call(ops.svc_item_search, { project_id: 'rank', query, limit })) as { items: Hit[]; partial?: (Hit & { missing: string[] })[] };
   const projectId = async () => (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'rank').executeTakeFirstOrThrow()).id;
 
   /**
@@ -883,8 +886,6 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     const two = await add('Connection pool', 'twenty connections per pool');
     await add('Lunch', 'a connection to the canteen');
     const legacy = await add('Excluded pool timeout', 'pool timeout connection, but legacy');
-    type Answer = { items: Hit[]; partial?: (Hit & { missing: string[] })[] };
-    const ask = async (query: string, limit = 10) => (await call(ops.svc_item_search, { project_id: 'rank', query, limit })) as Answer;
     const answer = await ask('connection pool timeout decision -legacy');
     expect(answer.items.map((h) => h.id)).toEqual([full.id]);
     expect(answer.partial?.map((h) => [h.id, h.missing])).toEqual([
@@ -908,8 +909,6 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     const apart = await add('Rate limiter', 'the rate limiter drops bursts');
     await add('Limits', 'a memory limit per worker');
     const failOpen = await add('Breaker', 'the breaker fails open when the store is down');
-    type Answer = { items: Hit[]; partial?: (Hit & { missing: string[] })[] };
-    const ask = async (query: string, limit = 10) => (await call(ops.svc_item_search, { project_id: 'rank', query, limit })) as Answer;
     // The whole is required; the text saying it apart is listed beside, lacking it. One part alone is too little.
     const rate = await ask('rate-limit');
     expect(rate.items.map((h) => h.id)).toEqual([whole.id]);
@@ -949,8 +948,6 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
   it('neither counts nor lists stop words among the words a near miss holds or lacks', async () => {
     const full = await add('Connection pool timeout', 'thirty seconds');
     const two = await add('Connection pool', 'twenty connections per pool');
-    type Answer = { items: Hit[]; partial?: (Hit & { missing: string[] })[] };
-    const ask = async (query: string) => (await call(ops.svc_item_search, { project_id: 'rank', query, limit: 10 })) as Answer;
     // Typed the way assistants ask: four stop words and three real words, two of which the near miss holds.
     for (const query of ['what is the connection pool timeout', 'the connection pool timeout', 'connection pool timeout']) {
       const answer = await ask(query);

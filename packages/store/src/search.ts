@@ -1319,6 +1319,10 @@ async function anchorMatching(
   const others = queryTerms.filter((t) => t !== anchor);
   // What the other terms add at most to the score of an item not read: each with its best impact.
   const rest = others.reduce((sum, t) => sum + (weight.get(t) ?? 0) * (BM25.K1 + 1) * bound(terms.get(t)?.max_impact ?? 0), 0);
+  // One read settles a page only where the anchor's own scores spread wider than what the other terms may add: a
+  // rare word beside common ones. Two words of like weight are left to the walk without a read (an attacker's
+  // `zebra cache`, 600 items of 80 KB: the read, 42 of them scored from their vectors, cost a third of the search).
+  if (others.length > 0 && rest > idf * (BM25.K1 + 1) * bound(terms.get(anchor)?.max_impact ?? 0) / 2) return undefined;
   const scoreOf = (r: { tf: number; dl: number; title: string | null; all: string | null }): number => {
     if (others.length === 0) return idf * bm25Tf(r.tf, r.dl, avgdl);
     let score = 0;

@@ -724,16 +724,24 @@ async function scoreItems(
   const scored = new Map<string, Checked>();
   for (const r of rows) {
     if (pageRows && r.row) pageRows.set(r.id, r.row);
-    const dl = r.dl ?? lengths?.get(r.id) ?? 0;
-    let score = 0;
-    const title = occurrences(r.title);
-    for (const [term, all] of occurrences(r.all)) {
-      const t = title.get(term) ?? 0;
-      score += (query.weight.get(term) ?? 0) * bm25Tf(BM25.TITLE_WEIGHT * t + (all - t), dl, query.stats.avgdl);
-    }
+    const score = vectorScore(query, r.title, r.all, r.dl ?? lengths?.get(r.id) ?? 0);
     scored.set(r.id, { id: r.id, score, updated_at: new Date(r.at), held: r.held });
   }
   return scored;
+}
+
+/**
+ * An item's BM25F score over the query's terms from its vector as a check reads it (occurrencesText of its title and
+ * of all its positions: tf = TITLE_WEIGHT × title occurrences + the others), with its length `dl`.
+ */
+function vectorScore(query: Pick<PreparedQuery, 'weight' | 'stats'>, titleText: string, allText: string, dl: number): number {
+  let score = 0;
+  const title = occurrences(titleText);
+  for (const [term, all] of occurrences(allText)) {
+    const t = title.get(term) ?? 0;
+    score += (query.weight.get(term) ?? 0) * bm25Tf(BM25.TITLE_WEIGHT * t + (all - t), dl, query.stats.avgdl);
+  }
+  return score;
 }
 
 /** A tsvector's text (`'lexeme':3,7B 'it''s':2`: quotes and backslashes doubled, a weight after its position) read as each lexeme's number of positions. */
@@ -1316,23 +1324,17 @@ async function anchorMatching(
   const avgdl = stats.avgdl;
   const bound = impactBound(stats.ref_avgdl, avgdl);
   const idf = weight.get(anchor) ?? 0;
+  /** The most a posting of `term` with this impact can add to an item's score. */
+  const worth = (term: string, impact: number) => (weight.get(term) ?? 0) * (BM25.K1 + 1) * bound(impact);
   const others = queryTerms.filter((t) => t !== anchor);
   // What the other terms add at most to the score of an item not read: each with its best impact.
-  const rest = others.reduce((sum, t) => sum + (weight.get(t) ?? 0) * (BM25.K1 + 1) * bound(terms.get(t)?.max_impact ?? 0), 0);
+  const rest = others.reduce((sum, t) => sum + worth(t, terms.get(t)?.max_impact ?? 0), 0);
   // One read settles a page only where the anchor's own scores spread wider than what the other terms may add: a
   // rare word beside common ones. Two words of like weight are left to the walk without a read (an attacker's
   // `zebra cache`, 600 items of 80 KB: the read, 42 of them scored from their vectors, cost a third of the search).
-  if (others.length > 0 && rest > idf * (BM25.K1 + 1) * bound(terms.get(anchor)?.max_impact ?? 0) / 2) return undefined;
-  const scoreOf = (r: { tf: number; dl: number; title: string | null; all: string | null }): number => {
-    if (others.length === 0) return idf * bm25Tf(r.tf, r.dl, avgdl);
-    let score = 0;
-    const title = occurrences(r.title ?? '');
-    for (const [term, all] of occurrences(r.all ?? '')) {
-      const t = title.get(term) ?? 0;
-      score += (weight.get(term) ?? 0) * bm25Tf(BM25.TITLE_WEIGHT * t + (all - t), r.dl, avgdl);
-    }
-    return score;
-  };
+  if (others.length > 0 && rest > worth(anchor, terms.get(anchor)?.max_impact ?? 0) / 2) return undefined;
+  const scoreOf = (r: { tf: number; dl: number; title: string | null; all: string | null }): number =>
+    others.length === 0 ? idf * bm25Tf(r.tf, r.dl, avgdl) : vectorScore(query, r.title ?? '', r.all ?? '', r.dl);
   const top: Scored[] = [];
   const seen = new Set<string>();
   let cursor: [impact: number, id: string] = [LIST_START, NIL];
@@ -1367,7 +1369,7 @@ async function anchorMatching(
     top.length = Math.min(top.length, k);
     if (!last || read < n) return top;
     const kth = top[k - 1];
-    const reaches = (impact: number) => kth === undefined || kth.score <= (idf * (BM25.K1 + 1) * bound(impact) + rest) * (1 + TIE);
+    const reaches = (impact: number) => kth === undefined || kth.score <= (worth(anchor, impact) + rest) * (1 + TIE);
     // As oneTerm: settled when no posting left can score as much as the page's last, within TIE.
     if (!reaches(last[0])) return top;
     // With other terms, one read only: what they may add to an item not read is bounded by their best impacts alone,

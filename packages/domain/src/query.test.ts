@@ -58,6 +58,14 @@ describe('parseQuery', () => {
     ]);
   });
 
+  it('reads or in any case as OR: the word is a stop word, found in no index (a newcomer typed `pool or redis`)', () => {
+    const either = [{ kind: 'any', terms: [word('pool'), word('redis')] }];
+    for (const q of ['pool or redis', 'pool Or redis', 'pool oR redis']) expect(parseQuery(q).clauses, q).toEqual(either);
+    expect(parseQuery('"pool or redis"').clauses).toEqual([{ kind: 'required', term: phrase('pool or redis') }]);
+    expect(parseQuery('or pool or').clauses).toEqual([{ kind: 'required', term: word('pool') }]);
+    expect(() => parseQuery('pool or -redis')).toThrow(/^query: has OR next to an exclusion/);
+  });
+
   it('ignores OR at either end or doubled, and a lone dash', () => {
     expect(parseQuery('OR a OR OR b OR').clauses).toEqual([{ kind: 'any', terms: [word('a'), word('b')] }]);
     expect(parseQuery('- a -').clauses).toEqual([{ kind: 'required', term: word('a') }]);
@@ -142,8 +150,7 @@ describe('parseQuery', () => {
     ]);
   });
 
-  it('treats lowercase or as a word and an unbalanced quote as a phrase to the end', () => {
-    expect(parseQuery('a or b').clauses).toHaveLength(3);
+  it('reads an unbalanced quote as a phrase to the end', () => {
     expect(parseQuery('x "open ended').clauses).toEqual([
       { kind: 'required', term: word('x') },
       { kind: 'required', term: phrase('open ended') },

@@ -107,7 +107,10 @@ function tokenize(input: string): Token[] {
     while (end < text.length && !/\s/.test(text[end] as string) && text[end] !== '"') end++;
     const word = text.slice(start, end);
     i = end === start ? start + 1 : end;
-    if (!negated && word === 'OR') {
+    // `or` in any case: the search's English configuration makes the word a stop word, found in no index, so `pool or
+    // redis` used to require both words without a word said (a newcomer, 2026-11-27); PostgreSQL's websearch syntax
+    // reads it so too (decision 0056).
+    if (!negated && word.toLowerCase() === 'or') {
       tokens.push({ kind: 'or' });
     } else if (hasWord(word)) {
       tokens.push({ kind: 'term', term: { kind: 'word', text: word }, negated });

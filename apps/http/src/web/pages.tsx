@@ -239,7 +239,7 @@ export function SearchPage(props: {
       <h1>Search</h1>
       <SearchForm {...props} />
       <p class="muted">
-        The query dialect: words (all must match), <code>"a phrase"</code>, <code>-word</code> to exclude, <code>a OR b</code>; accepted glossary terms expand to their group.
+        The query dialect: words (all must match), <code>"a phrase"</code>, <code>-word</code> to exclude, <code>a OR b</code> (or <code>a or b</code>); accepted glossary terms expand to their group.
       </p>
       {found === null ? null : (
         <section aria-labelledby="results-h">

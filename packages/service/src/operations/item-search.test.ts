@@ -47,6 +47,8 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     await add('Messaging', 'a queue between services');
     await add('Neither', 'plain storage');
     expect(await titles('cache OR queue')).toEqual(['Caching', 'Messaging']);
+    // `or` is a stop word, in no index: in lower case it used to be dropped, and both words were required (a newcomer).
+    expect(await titles('cache or queue')).toEqual(['Caching', 'Messaging']);
     expect(await titles('cache queue')).toEqual([]);
     expect(await titles('front cache')).toEqual(['Caching']);
   });

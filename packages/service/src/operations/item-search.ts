@@ -12,7 +12,7 @@ export const itemSearch = defineOperation({
   description:
     "Search a project's current items, ranked by BM25 (title above body) over every match of any age " +
     '(expired research only with include_expired). Dialect: bare words are all required; "a phrase" matches ' +
-    `adjacent words; \`a OR b\` either; a leading - excludes. Words expand to glossary synonyms, ≤${MAX_SYNONYMS_PER_TERM} each and ≤${MAX_EXPANSIONS} ` +
+    `adjacent words; \`a OR b\` (or \`a or b\`) either; a leading - excludes; a type is a filter (item_types), not a word. Words expand to glossary synonyms, ≤${MAX_SYNONYMS_PER_TERM} each and ≤${MAX_EXPANSIONS} ` +
     'in all (not phrases or exclusions). Captures appear once promoted. Returns {items: [{id, chain_id, ' +
     'item_type, title, snippet, rank, updated_at}], truncated, expansion_cut, partial?}; truncated: false or ' +
     'why cut (limit: more match; glossary_expansion: synonyms left out; partial: near misses incomplete); if ' +

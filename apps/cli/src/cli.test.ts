@@ -384,7 +384,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
     expect((await svc(['project', 'create', 'reads'], env)).code).toBe(0);
     await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a1', 'Use PostgreSQL advisory locks for the scheduler');
     await seedItem('reads', 'c0ffee00-0000-4000-8000-0000000000a2', 'Cache the catalog in Redis');
-    const [text, json, near, brief, bad, tooMany, badJson, notNumber, noSystem, typeWord] = await Promise.all([
+    const [text, json, near, brief, bad, tooMany, badJson, notNumber, noSystem, typeWord, twoTypes] = await Promise.all([
       svc(['search', 'reads', 'advisory', 'locks'], env),
       svcJson<{ items: { id: string }[]; truncated: unknown }>(['search', 'reads', 'scheduler', '--type', 'decision'], env),
       svc(['search', 'reads', 'advisory', 'cron'], env),
@@ -395,10 +395,13 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands on Postgr
       svc(['search', 'reads', 'x', '--limit', 'abc'], env),
       svc(['search', 'reads', 'scheduler', '--system', 'sched'], env),
       svc(['search', 'reads', 'advisory', 'decisions'], env),
+      svc(['search', 'reads', 'scheduler', '--type', 'policy, decision'], env),
     ]);
     expect(text).toEqual({ code: 0, stdout: 'c0ffee00  decision  Use PostgreSQL advisory locks for the scheduler\n', stderr: '' });
     expect(json.items.map((i) => i.id)).toEqual(['c0ffee00-0000-4000-8000-0000000000a1']);
     expect(json.truncated).toBe(false);
+    // Several types in one --type, as HTTP's item_types=policy,decision (a newcomer's was refused as one type).
+    expect(twoTypes).toEqual({ code: 0, stdout: 'c0ffee00  decision  Use PostgreSQL advisory locks for the scheduler\n', stderr: '' });
     expect(near.stdout).toContain('(no item holds every word)\nnear misses:');
     expect(near.stdout).toContain('(lacks cron)');
     expect(near.stdout).not.toContain('is an item type');

@@ -94,6 +94,11 @@ function typeWordHints(r: OutputOf<typeof ops.svc_item_search>): string[] {
   return SYSTEM_ITEM_TYPES.filter((t) => lacked.has(t)).map((t) => `('${t}' is an item type, not a word of the text: --type ${t} keeps only those)`);
 }
 
+/** A repeatable option's values, each of which may list several separated by commas (type keys hold none). */
+function listed(values: unknown): string[] | undefined {
+  return Array.isArray(values) ? values.flatMap((v: string) => v.split(',').map((part) => part.trim())) : undefined;
+}
+
 function sweepText(r: OutputOf<typeof ops.research_sweep>): string {
   return r.expired_count === 0
     ? `(no research older than ${r.ttl_days} days)`
@@ -371,10 +376,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     arguments: ['<project>', '<query...>'],
     description: 'search the current items of a project (the svc_item_search dialect: words, "phrases", OR, -exclusions)',
     operation: 'svc_item_search',
-    input: ([p, ...words], o) => ({ project_id: p, query: words.join(' '), item_types: o.type, system_ids: o.system, limit: o.limit }),
+    // `--type decision,policy` as HTTP's `item_types=decision,policy` (a newcomer's was refused as one unknown type).
+    input: ([p, ...words], o) => ({ project_id: p, query: words.join(' '), item_types: listed(o.type), system_ids: o.system, limit: o.limit }),
     fields: { item_types: '--type', system_ids: '--system' },
     options: [
-      { flags: '--type <type>', description: 'only items of this type (repeatable)', repeatable: true },
+      { flags: '--type <type>', description: 'only items of this type (repeatable, or comma-separated)', repeatable: true },
       { flags: '--system <system>', description: 'only items of this system: id, prefix or name (repeatable)', repeatable: true },
       { flags: '--limit <n>', description: `at most this many (default 20, up to ${MAX_LIMIT})`, parse: wholeNumber('--limit') },
     ],

@@ -114,7 +114,8 @@ function fromQuery(op: AnyOperation, c: Context<Env>): Record<string, unknown> {
     if (kind !== 'array' && values.length > 1) {
       throw new SvcError('invalid_input', `${key}: given ${values.length} times; give it once`, { field: key });
     }
-    if (kind === 'array') input[key] = values.length === 1 ? (last === '' ? [] : last.split(',')) : values;
+    // `item_types=decision, policy`: the space after a comma is not part of the next value (a newcomer's was refused).
+    if (kind === 'array') input[key] = values.length === 1 ? (last === '' ? [] : last.split(',').map((v) => v.trim())) : values;
     else if (kind === 'number') {
       // In a query string every value is text: one that is not written in digits is refused as such, not as
       // "a string" where a number was wanted.
@@ -144,11 +145,16 @@ async function fromBody(c: Context<Env>): Promise<Record<string, unknown>> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch {
-    throw new SvcError('invalid_input', 'body: not valid JSON', { field: 'body' });
+  } catch (error) {
+    // Named `request body`, not `body`: an item's body is a field of its own, and a newcomer read this as about that.
+    // Where, not what: the parser's message may quote the text, which may hold a secret (a log would keep it).
+    const why = (error as Error).message;
+    const at = /position (\d+)/.exec(why)?.[1];
+    const where = at !== undefined ? ` at character ${Number(at) + 1}` : /end of JSON|Unterminated/.test(why) ? ': it ends before the value is complete' : '';
+    throw new SvcError('invalid_input', `request body: not valid JSON${where}`, { field: 'request body' });
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new SvcError('invalid_input', 'body: must be a JSON object', { field: 'body' });
+    throw new SvcError('invalid_input', 'request body: must be a JSON object', { field: 'request body' });
   }
   return parsed as Record<string, unknown>;
 }
@@ -265,7 +271,7 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
         if (isSvcError(error)) return errorBody(c, error);
         if (isClientAbort(error)) {
           log.warn({ requestId: c.get('requestId'), method: c.req.method, path: c.req.path }, CLIENT_ABORT);
-          return errorBody(c, new SvcError('invalid_input', `body: ${CLIENT_ABORT}`, { field: 'body' }));
+          return errorBody(c, new SvcError('invalid_input', `request body: ${CLIENT_ABORT}`, { field: 'request body' }));
         }
         log.error({ err: error, requestId: c.get('requestId') }, 'unexpected failure outside the runner');
         return errorBody(c, new SvcError('internal_error', `internal error (request id ${c.get('requestId')})`, { request_id: c.get('requestId') }));
@@ -283,7 +289,7 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
   app.onError((error, c) => {
     if (isClientAbort(error)) {
       log.warn({ requestId: c.get('requestId'), method: c.req.method, path: c.req.path }, CLIENT_ABORT);
-      return errorBody(c, new SvcError('invalid_input', `body: ${CLIENT_ABORT}`, { field: 'body' }));
+      return errorBody(c, new SvcError('invalid_input', `request body: ${CLIENT_ABORT}`, { field: 'request body' }));
     }
     log.error({ err: error, requestId: c.get('requestId') }, 'unhandled HTTP error');
     return errorBody(c, new SvcError('internal_error', `internal error (request id ${c.get('requestId')})`));

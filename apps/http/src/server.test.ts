@@ -86,7 +86,12 @@ describe.each(testBackends())('HTTP service against a listening server on $name'
   it('answers malformed JSON with 400, an oversize body with 413, an unknown route with 404 and the JSON error body', async () => {
     const malformed = await post(server.url, '/captures', '{"text": ', { 'X-Actor': seeded.actorId });
     expect(malformed.status).toBe(400);
-    expect(((await malformed.json()) as { error: { message: string } }).error.message).toMatch(/^body: not valid JSON/);
+    // The request's body, not an item's `body` field (a newcomer read `body:` as about that).
+    expect(await malformed.json()).toMatchObject({ error: { code: 'invalid_input', message: 'request body: not valid JSON: it ends before the value is complete', details: { field: 'request body' } } });
+    // Where it breaks, never the text: the parser's own message quotes it, and a log would keep a secret.
+    const quoted = await post(server.url, '/captures', '{"text": SECRETHASH}', { 'X-Actor': seeded.actorId });
+    expect(quoted.status).toBe(400);
+    expect(JSON.stringify(await quoted.json())).not.toContain('SECRETHASH');
     const big = await post(withDefault.url, '/captures', { text: 'x'.repeat(100 * 1024) });
     expect(big.status).toBe(413);
     expect(((await big.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
@@ -106,6 +111,10 @@ describe.each(testBackends())('HTTP service against a listening server on $name'
     expect(listed.tasks).toHaveLength(1);
     const search = await fetch(`${server.url}/projects/rest/items/search?query=header&item_types=decision,policy&limit=3`);
     expect(((await search.json()) as { items: unknown[] }).items).toHaveLength(1);
+    // A space after the comma, as people write lists, is not part of the type (a newcomer's was refused).
+    const spaced = await fetch(`${server.url}/projects/rest/items/search?query=header&item_types=decision,%20policy&limit=3`);
+    expect(spaced.status).toBe(200);
+    expect(((await spaced.json()) as { items: unknown[] }).items).toHaveLength(1);
     expect((await fetch(`${server.url}/projects/rest/items/search?query=x&limit=abc`)).status).toBe(400);
   });
 

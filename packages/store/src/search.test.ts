@@ -86,8 +86,8 @@ describe.each(testBackends())('search statements over vectors and query plans, o
       anchorMatching: [project, null, null, 90, 'cach', 2, none, 42, "'cach' & !'note'", 600, 0, ['cach', 'word']],
       checkIds: [ids, project, null, null, 90, "'cach'", ['cach'], [], true, 600],
       checkTerms: [['cach'], project, null, null, 90, "'cach'", ['cach'], [], true, 600],
-      scoreAll: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'", 21, 600],
-      scoreAllTies: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'", 21, 600],
+      scoreAll: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'", 21, 600, [1], 1],
+      scoreAllTies: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'", 21, 600, [1], 1],
     };
     await db.connection().execute(async (conn) => {
       for (const [name, text] of Object.entries(ITEM_READS) as [keyof typeof ITEM_READS, string][]) {

@@ -967,7 +967,7 @@ export async function searchItems(
   const clauses = positiveClauses(plan)
     .map((clause) => clauseAnchors(clause, lexemesOf, df))
     .filter((anchors) => anchors.size > 0);
-  if (clauses.length === 0 || clauses.some((anchors) => [...anchors].every((t) => df(t) === 0))) return [];
+  if (clauses.length === 0 || clauses.some((anchors) => [...anchors].every((t) => df(t) === 0)) || selfExcluding(plan, lexemesOf)) return [];
 
   if (strategy !== 'all' && oneLexeme(query)) {
     const top = await oneTerm(query.first, oneTermScore(query), k, { db, f });
@@ -993,6 +993,10 @@ export async function searchItems(
     lists.set(t, { term: t, worth: (impact) => w * bound(impact), impact: LIST_START, id: NIL, cap: max, done: df(t) === 0 || max <= 0 });
   }
   const potential = (l: TermList) => (l.done ? 0 : l.worth(l.cap));
+  // Rarest first: a required clause whose anchors' lists are short beside the query's is read to its end at once, so
+  // that only the items it holds are left to check (`closed`). Read by shares of their potential, the common lists
+  // took the rounds, and items met in them that lacked the rare word were checked: 1,302 checks for one match.
+  const whole = shortClause(clauses, grouped.keyOf, df, everythingOf(queryTerms, df));
   // A clause's anchor that a group's list reads is anchored by the group's key: every item holding it has a posting there.
   const anchored = clauses.map((anchors) => new Set([...anchors].map((t) => grouped.keyOf.get(t) ?? t)));
   const readOut = (anchors: Set<string>) => [...anchors].every((t) => lists.get(t)?.done);
@@ -1038,27 +1042,32 @@ export async function searchItems(
   /** The page's distance from settling (what an unmet item could still score above the page's last), a round ago. */
   let lastGap: number | undefined;
   let accepted = 0;
-  const everything = queryTerms.reduce((sum, t) => sum + df(t), 0);
+  const everything = everythingOf(queryTerms, df);
+  const plain = plainWords(plan, lexemesOf, f);
+  /** What reading the shortest required clause to its end would cost at most: each posting read, its item checked. */
+  const closing = Math.min(...clauses.map((anchors) => [...anchors].reduce((sum, t) => sum + df(t), 0))) * (1 + CHECK_COST);
   // Where scoring everything costs less than a walk's first round of checks (about 2k items), it answers.
   if (strategy === 'all' || (strategy === 'auto' && everything <= 2 * k * CHECK_COST)) {
-    return withSnippets(db, await scoreAll(db, query, f, q, k, rows), query, snippets, pageRows);
+    return withSnippets(db, await scoreAll(db, query, f, q, k, clauses, rows), query, snippets, pageRows);
   }
   /**
    * How many more rounds the walk needs, foreseen from `gap` (undefined before the page is full) and the last round's:
-   * each round reads and checks about as much as every round before it, and closes the gap by about as much as the
-   * last did. Ors of common words (a glossary group's) close it by less each round, and scoreAll answers them early.
+   * each round reads and checks about as much as every round before it, so it closes the gap by twice what the last
+   * did, and r rounds close (2^(r+1) − 2) × the last's. Ors of common words (a glossary group's) that close it by
+   * less each round foretell many rounds, and scoreAll answers them early.
    */
   const forecast = (gap: number | undefined): number => {
     const last = lastGap;
     lastGap = gap;
     if (gap === undefined || last === undefined || gap <= 0) return 0;
-    return last > gap ? Math.min(gap / (last - gap), 32) : 32;
+    return last > gap ? Math.min(Math.log2(gap / (last - gap) + 2) - 1, 32) : 32;
   };
   const threshold = () => (top.length >= k ? (top[k - 1] as Scored).score : Number.NEGATIVE_INFINITY);
   // An item that may score as much as the page's last (within TIE, the arithmetic's own error) may tie with it, and
   // a tie goes to the newer: it is checked. Before 2026-11-27 such an item was left out, and with the bound reached
   // exactly (impactBound) a page of items scored alike was cut by id, not by recency (a reviewer).
-  const reaches = (ub: number) => threshold() <= ub * (1 + TIE);
+  const EPS = strategy === 'auto' ? Number(process.env.SVC_EPS ?? 0) : 0;
+  const reaches = (ub: number) => threshold() * (1 + EPS) <= ub * (1 + TIE);
   /** Whether the page is settled: no item met and unchecked, nor any not met yet, can still reach it. */
   const settled = () =>
     (closed() || [...lists.values()].every((l) => l.done) || (top.length >= k && !reaches(unseenBound()))) &&
@@ -1067,12 +1076,26 @@ export async function searchItems(
     // A page settled by the last checks is answered before any switch is weighed (scoreAll would redo it).
     if (settled()) break;
     if (strategy === 'auto') {
-      // scoreAll checks its best items in score order too: as many as the walk's share of matches suggests.
+      // scoreAll checks its best sums in score order: as many as the walk's share of matches suggests, or, where holding
+      // an anchor of every clause is matching (plainWords), about the page: its sums hold only such items.
       const share = Math.max(accepted, 1) / Math.max(checked.size, 1);
-      const wanted = Math.min(everything, Math.ceil((2 * k) / share));
+      const wanted = Math.min(everything, Math.ceil((2 * k) / (plain ? 1 : share)));
       const allCost = everything + CHECK_COST * wanted + SCORE_COST * k;
-      if (2 * work >= allCost || work * 2 ** forecast(top.length >= k ? unseenBound() - threshold() : undefined) >= allCost) {
-        return withSnippets(db, await scoreAll(db, query, f, q, k, rows, wanted), query, snippets, pageRows);
+      // What the walk still has to do, foreseen: with a full page, the rounds that close its gap; with a short one, the
+      // checks that fill it at the walk's share so far, or fewer where a short clause's lists end first (`closing`).
+      // What was spent is spent: the walk goes on unless what is left costs as much as scoreAll would, or it has
+      // cost that (half of it while the page is short) without settling. Till 2026-11-28 `2 × work ≥ allCost`
+      // alone switched an `a OR b` a round before it settled (28 -> 60 ms), and a walk share of 0.1% made scoreAll
+      // look 5 times dearer than it was, so three words of mixed frequency walked on (70-100 ms, scoreAll 25).
+      const full = top.length >= k;
+      const remaining = full
+        ? work * (2 ** forecast(unseenBound() - threshold()) - 1)
+        : checked.size > 0
+          ? Math.min(((k - top.length) / share) * CHECK_COST, closing)
+          : 0;
+      if (!full) forecast(undefined);
+      if (remaining >= allCost || work >= (full ? allCost : allCost / 2)) {
+        return withSnippets(db, await scoreAll(db, query, f, q, k, clauses, rows, wanted), query, snippets, pageRows);
       }
     }
     const open = [...lists.values()].filter((l) => !l.done);
@@ -1080,6 +1103,8 @@ export async function searchItems(
     if (open.length > 0 && !closed() && (top.length < k || reaches(unseenBound()))) {
       const total = open.reduce((sum, l) => sum + potential(l), 0);
       const shares = new Map(open.map((l) => [l.term, total > 0 ? Math.max(8, Math.ceil((budget * potential(l)) / total)) : budget]));
+      // One more than the list holds: a read that returns fewer than its share marks the list done.
+      for (const t of whole ?? []) if (shares.has(t)) shares.set(t, Math.max(shares.get(t) ?? 0, df(t) + 1));
       const { rows: read } = await db.executeQuery<{ ord: number; packed: string }>(
         CompiledQuery.raw(READ_POSTINGS, [open.map((l) => l.term), open.map((l) => l.impact), open.map((l) => l.id), open.map((l) => shares.get(l.term)), f.project_id]),
       );
@@ -1147,6 +1172,51 @@ export async function searchItems(
     checks = Math.min(checks * 2, 2_000);
   }
   return withSnippets(db, top, query, snippets, pageRows);
+}
+
+/**
+ * Whether the query excludes a word that every match must hold (`cache contract -cache`): then nothing matches, and
+ * the walk proved it by reading and checking every item holding the words, 200-600 ms at 100k items (2026-11-28).
+ * By text, as typed: the analysis has no lexemes for excluded words, so `cache -caching` is answered the long way.
+ * A required word of one lexeme, or a quote of it, holds that lexeme; a word of several (an identifier) may not.
+ */
+function selfExcluding(plan: TsPlan, lexemesOf: ReadonlyMap<string, string[]>): boolean {
+  const excluded = new Set(negatedLeaves(plan).flatMap((l) => (l.op === 'word' || !/\s/.test(l.text) ? [l.text] : [])));
+  if (excluded.size === 0) return false;
+  return positiveClauses(plan).some((clause) => clause.every((leaf) => excluded.has(leaf.text) && (lexemesOf.get(leaf.text)?.length ?? 0) === 1));
+}
+
+/** Every posting of the query's terms. */
+function everythingOf(terms: readonly string[], df: (term: string) => number): number {
+  return terms.reduce((sum, t) => sum + df(t), 0);
+}
+
+/** The most postings a short required clause's lists may hold to be read to their end at once (shortClause). */
+const WHOLE_CLAUSE = 4_000;
+
+/**
+ * The required clause whose anchors' lists hold fewest postings, when they are few (WHOLE_CLAUSE) and a small part of
+ * the query's (a quarter): every match holds one of its anchors. Not a clause a glossary group's list reads.
+ */
+function shortClause(clauses: readonly Set<string>[], grouped: ReadonlyMap<string, string>, df: (term: string) => number, everything: number): Set<string> | undefined {
+  let best: { anchors: Set<string>; total: number } | undefined;
+  for (const anchors of clauses) {
+    if ([...anchors].some((t) => grouped.has(t))) continue;
+    const total = [...anchors].reduce((sum, t) => sum + df(t), 0);
+    if (!best || total < best.total) best = { anchors, total };
+  }
+  return best && best.total <= WHOLE_CLAUSE && 4 * best.total <= everything ? best.anchors : undefined;
+}
+
+/**
+ * Whether an item holding an anchor of every required clause matches: no exclusion, no phrase, each word one lexeme,
+ * and no filter by type or system (research's time to live leaves out few).
+ */
+function plainWords(plan: TsPlan, lexemesOf: ReadonlyMap<string, string[]>, f: SearchFilters): boolean {
+  if ((f.item_types?.length ?? 0) > 0 || (f.system_ids?.length ?? 0) > 0) return false;
+  const plainLeaf = (p: TsPlan): boolean =>
+    p.op === 'word' ? (lexemesOf.get(p.text)?.length ?? 0) <= 1 : p.op === 'or' || p.op === 'and' ? p.args.every(plainLeaf) : false;
+  return plainLeaf(plan);
 }
 
 /**
@@ -1459,18 +1529,26 @@ async function scoreAll(
   f: SearchFilters,
   q: string,
   k: number,
+  clauses: readonly Set<string>[],
   pageRows: Map<string, PageRow> | undefined,
   first = 8 * k,
 ): Promise<Scored[]> {
   const terms = query.queryTerms.filter((t) => query.df(t) > 0);
   const w = terms.map((t) => (query.weight.get(t) ?? 0) * (BM25.K1 + 1));
+  // Which required clauses each term anchors, as bits: an item none of whose postings sets a clause's bit holds none of
+  // its anchors and cannot match, so the aggregate leaves it out rather than the checks (three words of mixed
+  // frequency checked 30 of 88 best sums that matched, and the walk's share of such misses overrated what scoreAll
+  // checks: 2026-11-28). Past 30 clauses no bits (every item is kept, as before).
+  const bits = clauses.length <= 30 ? clauses : [];
+  const masks = terms.map((t) => bits.reduce((m, anchors, i) => (anchors.has(t) ? m | (1 << i) : m), 0));
+  const full = (1 << bits.length) - 1;
   // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
   await sql`select set_config('work_mem', '64MB', true), set_config('plan_cache_mode', 'auto', true)`.execute(db);
   notePlanMode(db, 'auto');
   for (let n = Math.max(first, k); ; n *= 4) {
     const round = async (text: string) => {
       const { rows } = await db.executeQuery<{ id: string | null; score: number | null; updated_at: Date | null; read: string; least: number | null; row: PageRow | null }>(
-        CompiledQuery.raw(text, [terms, w, (BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1), n, ...filterParams(f), q, pageRows ? k : 0, SNIPPET_SOURCE_CHARS]),
+        CompiledQuery.raw(text, [terms, w, (BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1), n, ...filterParams(f), q, pageRows ? k : 0, SNIPPET_SOURCE_CHARS, masks, full]),
       );
       const hits: Scored[] = [];
       for (const r of rows) {
@@ -1495,7 +1573,7 @@ async function scoreAll(
 /**
  * scoreAll's statement ($1 the terms, $2 their weights idf × (K1 + 1), $3 K1 B / avgdl, $4 how many of the best
  * to read, $5–$8 the filters, $9 the query, $10 how many of the best matches come with their page rows, $11 how many
- * characters of each body those read), prepared by name. One row at least: how many items were read and the
+ * characters of each body those read, $12 each term's clause bits, $13 every clause's bits), prepared by name. One row at least: how many items were read and the
  * least score read, and each of them that matches (none: id null), the best $10 in the page's order (score, the
  * newer first, then id) with their page rows (snippetRows' columns; withSnippets reads any the page needs that it
  * lacks, should JavaScript order a near tie otherwise). The sum is bm25Tf's arithmetic:
@@ -1507,9 +1585,10 @@ async function scoreAll(
  */
 function scoreAllText(name: string, cut: 'cut' | 'ties'): string {
   const sum = `select p.item_id, sum(t.w * ${bm25TfSql('p.tf', 'p.dl', '$3::float8')}) as score
-     from unnest($1::text[], $2::float8[]) as t(term, w)
+     from unnest($1::text[], $2::float8[], $12::int[]) as t(term, w, mask)
      join search_postings p on p.project_id = $5::uuid and p.term = t.term
-     group by p.item_id`;
+     group by p.item_id
+     having bit_or(t.mask) = $13::int`;
   // `ties`: every item within SAME_SQL of the $4-th score, which is a tie however the aggregate ordered its sum.
   const scored =
     cut === 'cut'

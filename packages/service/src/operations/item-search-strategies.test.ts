@@ -51,6 +51,11 @@ describe.each(testBackends())('search strategies agree on $name', (backend) => {
       'self-hosted cache', 'hosted cache', 'RFC-0042 cache', '0042 cache', 'pg.Pool cache', 'pool cache', 'okapi cache', 'okapi', 'okapi okapi cache',
       'the zebra cache', '"the zebra" cache', 'zebra cache -"cache queue"', 'okapi OR the', 'zebra cache index lock shard', 'cache queue',
       'cache -zebra', 'queue -index', 'words -shard -lock', 'cache -"queue index"', '"cache cache"',
+      // Excluding what every match holds answers nothing at once; a clause with another way out still answers.
+      'cache -cache', 'zebra cache -zebras', 'zebra OR okapi -zebra', '"zebra cache" -cache', 'zebra cache -"zebra"', 'cache -"cache queue"',
+      'zebra cache -"zebra cache"',
+      // A rare clause read to its end before the common ones (shortClause), with an OR of rare words as the clause.
+      'okapi cache queue index', 'zebra OR okapi cache queue', 'okapi "cache queue" index',
     ];
     const system = (await svc.store.db.selectFrom('systems').select('id').executeTakeFirstOrThrow()).id;
     const filters = [{}, { item_types: ['decision'] }, { system_ids: [system] }, { research_ttl_days: 90 }];

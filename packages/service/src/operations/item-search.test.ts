@@ -53,6 +53,18 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(await titles('front cache')).toEqual(['Caching']);
   });
 
+  it('answers nothing for a query excluding a word every match holds, but keeps the matches that need not hold it', async () => {
+    await add('Caching', 'a cache in front of the API');
+    await add('Both', 'the cache queue between services');
+    await add('Plain queue', 'a queue only');
+    expect(await titles('cache -cache')).toEqual([]);
+    expect(await titles('"cache" front -cache')).toEqual([]);
+    expect(await titles('cache front -caching')).toEqual([]);
+    // A phrase excluded is not its words excluded; an alternative without the word still matches.
+    expect(await titles('cache -"cache queue"')).toEqual(['Caching']);
+    expect(await titles('cache OR queue -cache')).toEqual(['Plain queue']);
+  });
+
   it('excludes items that mention a negated word', async () => {
     await add('Deploy on Tuesday', 'deploy windows are Tuesday mornings');
     await add('No Friday deploys', 'never deploy on friday');

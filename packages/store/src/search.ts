@@ -1052,9 +1052,10 @@ export async function searchItems(
   }
   /**
    * How many more rounds the walk needs, foreseen from `gap` (undefined before the page is full) and the last round's:
-   * each round reads and checks about as much as every round before it, so it closes the gap by twice what the last
-   * did, and r rounds close (2^(r+1) − 2) × the last's. Ors of common words (a glossary group's) that close it by
-   * less each round foretell many rounds, and scoreAll answers them early.
+   * each round reads and checks about as much as every round before it, so it may close the gap by twice what the
+   * last did, and r rounds close (2^(r+1) − 2) × the last's. Ors of common words (a glossary group's) that close it
+   * by little each round foretell many rounds, and scoreAll answers them early. A page of flat common words closes
+   * it by about as much each round, and this forecast is then too hopeful (decision 0057: a known loss).
    */
   const forecast = (gap: number | undefined): number => {
     const last = lastGap;
@@ -1066,8 +1067,7 @@ export async function searchItems(
   // An item that may score as much as the page's last (within TIE, the arithmetic's own error) may tie with it, and
   // a tie goes to the newer: it is checked. Before 2026-11-27 such an item was left out, and with the bound reached
   // exactly (impactBound) a page of items scored alike was cut by id, not by recency (a reviewer).
-  const EPS = strategy === 'auto' ? Number(process.env.SVC_EPS ?? 0) : 0;
-  const reaches = (ub: number) => threshold() * (1 + EPS) <= ub * (1 + TIE);
+  const reaches = (ub: number) => threshold() <= ub * (1 + TIE);
   /** Whether the page is settled: no item met and unchecked, nor any not met yet, can still reach it. */
   const settled = () =>
     (closed() || [...lists.values()].every((l) => l.done) || (top.length >= k && !reaches(unseenBound()))) &&
@@ -1178,10 +1178,12 @@ export async function searchItems(
  * Whether the query excludes a word that every match must hold (`cache contract -cache`): then nothing matches, and
  * the walk proved it by reading and checking every item holding the words, 200-600 ms at 100k items (2026-11-28).
  * By text, as typed: the analysis has no lexemes for excluded words, so `cache -caching` is answered the long way.
- * A required word of one lexeme, or a quote of it, holds that lexeme; a word of several (an identifier) may not.
+ * A required word of one lexeme, or a quote of it, holds that lexeme; a word of several (an identifier) may not. An
+ * excluded word only: an excluded quote is a phrase, which `pool_size` or `cache,cache` an item may hold as a word
+ * and not as adjacent parts (an attacker, 2026-11-28: both answered [] where thousands matched).
  */
 function selfExcluding(plan: TsPlan, lexemesOf: ReadonlyMap<string, string[]>): boolean {
-  const excluded = new Set(negatedLeaves(plan).flatMap((l) => (l.op === 'word' || !/\s/.test(l.text) ? [l.text] : [])));
+  const excluded = new Set(negatedLeaves(plan).flatMap((l) => (l.op === 'word' ? [l.text] : [])));
   if (excluded.size === 0) return false;
   return positiveClauses(plan).some((clause) => clause.every((leaf) => excluded.has(leaf.text) && (lexemesOf.get(leaf.text)?.length ?? 0) === 1));
 }

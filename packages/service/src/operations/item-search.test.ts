@@ -62,6 +62,11 @@ describe.each(testBackends())('svc_item_search on $name', (backend) => {
     expect(await titles('cache front -caching')).toEqual([]);
     // A phrase excluded is not its words excluded; an alternative without the word still matches.
     expect(await titles('cache -"cache queue"')).toEqual(['Caching']);
+    // An excluded quote is a phrase: a word of the same text may hold its parts apart (an attacker, 2026-11-28).
+    await add('Pool settings', 'db.pool_size is 10');
+    await add('Pool alone', 'pool_size z');
+    expect(await titles('pool_size -"pool_size"')).toEqual(['Pool settings']);
+    expect(await titles('cache,cache -"cache,cache"')).toEqual(['Both', 'Caching']);
     expect(await titles('cache OR queue -cache')).toEqual(['Plain queue']);
   });
 

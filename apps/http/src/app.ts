@@ -114,8 +114,9 @@ function fromQuery(op: AnyOperation, c: Context<Env>): Record<string, unknown> {
     if (kind !== 'array' && values.length > 1) {
       throw new SvcError('invalid_input', `${key}: given ${values.length} times; give it once`, { field: key });
     }
-    // `item_types=decision, policy`: the space after a comma is not part of the next value (a newcomer's was refused).
-    if (kind === 'array') input[key] = values.length === 1 ? (last === '' ? [] : last.split(',').map((v) => v.trim())) : values;
+    // `item_types=decision, policy`: the space after a comma is not part of the next value (a newcomer's was refused),
+    // nor around a repeated one; an empty entry (`a,,b`, a trailing comma) names nothing and is left out.
+    if (kind === 'array') input[key] = (values.length === 1 ? last.split(',') : values).map((v) => v.trim()).filter((v) => v !== '');
     else if (kind === 'number') {
       // In a query string every value is text: one that is not written in digits is refused as such, not as
       // "a string" where a number was wanted.

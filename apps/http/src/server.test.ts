@@ -115,6 +115,11 @@ describe.each(testBackends())('HTTP service against a listening server on $name'
     const spaced = await fetch(`${server.url}/projects/rest/items/search?query=header&item_types=decision,%20policy&limit=3`);
     expect(spaced.status).toBe(200);
     expect(((await spaced.json()) as { items: unknown[] }).items).toHaveLength(1);
+    for (const list of ['item_types=decision&item_types=%20policy', 'item_types=decision,,policy,']) {
+      const listed = await fetch(`${server.url}/projects/rest/items/search?query=header&${list}&limit=3`);
+      expect(listed.status, list).toBe(200);
+      expect(((await listed.json()) as { items: unknown[] }).items, list).toHaveLength(1);
+    }
     expect((await fetch(`${server.url}/projects/rest/items/search?query=x&limit=abc`)).status).toBe(400);
   });
 

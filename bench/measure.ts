@@ -1,4 +1,4 @@
-import { expandableTerms, parseQuery, planQuery, positiveLeaves, type TsPlan } from '@svc/domain';
+import { expandableTerms, parseQuery, planQuery, positiveLeaves, projectSettings, type TsPlan } from '@svc/domain';
 import type { Service } from '@svc/service';
 import { type Database, glossarySynonyms, type Kysely, tsquery } from '@svc/store';
 import { sql } from 'kysely';
@@ -87,16 +87,21 @@ export interface ShapeResult extends Shape {
  * BM25F over every current match of `plan`, computed here from the items alone (no postings, no statistics
  * tables): N, avgdl and df over the project's current items, tf = 3 × title + body occurrences, k1 1.2, b 0.75, the
  * query's terms as the database analyses them (svc_query_terms, migration 0015).
- * Every item's score, best first (ties by recency, then id).
+ * Every matching item's score, best first (ties by recency, then id). Research past the project's time to live is
+ * counted in the statistics, as it is a current item, but is no match: the service hides it unless asked
+ * (include_expired). Until 2026-11-28 the reference listed it, and svc's exact pages read as 95% kept.
  */
 async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPlan): Promise<{ id: string; score: number }[]> {
+  const { rows: project } = await sql<{ settings: Record<string, unknown> }>`select settings from projects where id = ${projectId}::uuid`.execute(db);
+  const ttl = projectSettings(project[0]?.settings ?? {}).research.ttl_days;
   const { rows } = await sql<{ id: string; score: number }>`
     with terms as (
       select distinct l.term from unnest(${positiveLeaves(plan)}::text[]) as x(t),
         lateral unnest(svc_query_terms(x.t)) as l(term)
     ),
     live as (
-      select i.id, i.updated_at, i.search, (select coalesce(sum(cardinality(u.weights)), 0) from unnest(i.search) u)::float8 as dl
+      select i.id, i.updated_at, i.search, (select coalesce(sum(cardinality(u.weights)), 0) from unnest(i.search) u)::float8 as dl,
+             i.item_type = 'research' and i.refreshed_at < now() - make_interval(days => ${ttl}::int) as expired
       from items i where i.project_id = ${projectId}::uuid and i.is_head and i.deleted_at is null
     ),
     st as materialized (select count(*) filter (where dl > 0) as n, sum(dl) / nullif(count(*) filter (where dl > 0), 0) as avgdl from live),
@@ -108,7 +113,7 @@ async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPl
     left join df on df.term = u.lexeme
     left join lateral (select 3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights)
                               - cardinality(array_positions(u.weights, 'A')) as tf) f on df.term is not null
-    where l.search @@ ${tsquery(plan)}
+    where l.search @@ ${tsquery(plan)} and not l.expired
     group by l.id, l.updated_at
     order by score desc, l.updated_at desc, l.id`.execute(db);
   return rows.map((r) => ({ id: r.id, score: Number(r.score) }));
@@ -163,6 +168,16 @@ export async function baselines(
       order by rank desc, i.updated_at desc, i.id limit ${ONE + 1}`.execute(db);
   const bare = await time(bareQuery, budgets.bare);
   const ranked = await time(rankedQuery, budgets.ranked);
+  return { bare, ranked, ...(await agreement(service, db, projectId, shape)) };
+}
+
+/** How much of the exhaustive reference's top 20 (bm25Reference) the service's page keeps, by id and by score. */
+export async function agreement(
+  service: Service,
+  db: Kysely<Database>,
+  projectId: string,
+  shape: Shape & { plan: TsPlan },
+): Promise<Pick<ShapeResult, 'overlap' | 'rankKept'>> {
   const reference = await bm25Reference(db, projectId, shape.plan);
   const exact = reference.slice(0, ONE);
   const got = ((await searchCall(service, projectId, shape)()) as { items: { id: string }[] }).items;
@@ -171,5 +186,5 @@ export async function baselines(
   const scoreOf = new Map(reference.map((r) => [r.id, r.score]));
   const sum = (xs: { id: string }[]) => xs.reduce((a, x) => a + (scoreOf.get(x.id) ?? 0), 0);
   const rankKept = exact.length === 0 ? 1 : sum(got) / sum(exact);
-  return { bare, ranked, overlap, rankKept };
+  return { overlap, rankKept };
 }

@@ -1,5 +1,6 @@
 import { AUDIT_TARGETS, type AuditResult } from './audit.js';
 import type { ShapeResult, Stats } from './measure.js';
+import { type TypedResult, typedTable } from './typed.js';
 
 export const TARGETS = { brief: 15 };
 
@@ -29,6 +30,8 @@ export interface RunResult {
   shapes: ShapeResult[];
   brief?: Stats | undefined;
   audit?: AuditResult | undefined;
+  /** Queries as assistants type them (bench/typed.ts), each called `rounds` times. */
+  typed?: { results: TypedResult[]; rounds: number } | undefined;
   /** 1-minute load average before and after the svc timings. */
   load?: string | undefined;
   /** Targets apply to PostgreSQL only. */
@@ -86,6 +89,7 @@ function table(run: RunResult): string {
   } else {
     lines.push('| svc_brief | — | — | not in the catalog | | | | | | | | | |');
   }
+  if (run.typed) lines.push('', typedTable(run.typed.results, run.typed.rounds));
   if (run.audit) lines.push('', auditTable(run.audit, run.targeted));
   return lines.join('\n');
 }

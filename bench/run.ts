@@ -5,7 +5,7 @@
  * writes docs/benchmarks.md.
  *
  *   pnpm bench [--only postgres|pglite|writes|relevance|peer|web] [--peer-records N,M] [--peer-dir DIR] [--write-calls N] [--write-base N] [--write-also 0011]
- *               [--relevance-items N,M] [--web-items N] [--web-iterations N] [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--skip-audit] [--no-write] [--reuse] [--tune]
+ *               [--relevance-items N,M] [--web-items N] [--web-iterations N] [--server URL] [--database NAME] [--items N] [--skip-1m] [--skip-load] [--skip-audit] [--typed-queries N] [--typed-rounds N] [--no-write] [--reuse] [--tune]
  *
  * PostgreSQL: --server (default postgres://postgres@127.0.0.1:5432) names the server; the bench drops and
  * recreates its own database (--database, default `svc_bench`) there and touches no other.
@@ -23,6 +23,7 @@ import { httpLoad, type LoadResult, loadItems, loadTable } from './load.js';
 import { type Budget, baselines, briefCall, type Prepared, prepare, type ShapeResult, type Stats, searchCall, timeRounds } from './measure.js';
 import { document, type Machine, type RunResult, SEARCH_TARGETS, summary, TARGETS } from './report.js';
 import { glossary, shapes, stressShapes } from './shapes.js';
+import { measureTyped } from './typed.js';
 import { measurePeer, type PeerResult, peerTable } from './peer.js';
 import { measureRelevance, type RelevanceResult, relevanceTable } from './relevance.js';
 import { measureWeb, type WebResult, webTable } from './web-pages.js';
@@ -49,6 +50,9 @@ const { values: args } = parseArgs({
     tune: { type: 'boolean', default: false },
     // Time svc_item_search and svc_brief only: no svc_impact / svc_check (bench/audit.ts) and no links seeded.
     'skip-audit': { type: 'boolean', default: false },
+    // Queries as assistants type them (bench/typed.ts): queries per family (0: none), each timed this many times.
+    'typed-queries': { type: 'string', default: '15' },
+    'typed-rounds': { type: 'string', default: '3' },
     // Write cost of the search index (bench/writes.ts): calls per side, and the items each database holds first.
     'write-calls': { type: 'string', default: '2000' },
     'write-base': { type: 'string', default: '20000' },
@@ -194,6 +198,16 @@ async function measure(
   }
   const brief = hasBrief ? timed[prepared.length] : undefined;
   if (brief) log(`  svc_brief p50 ${brief.p50.toFixed(2)} p95 ${brief.p95.toFixed(2)} ms`);
+  const typedCount = Number(args['typed-queries']);
+  const typedRounds = Number(args['typed-rounds']);
+  let typed: RunResult['typed'];
+  if (typedCount > 0) {
+    log(`  timing queries as typed: ${typedCount} per family, each ${typedRounds} times`);
+    typed = { results: await measureTyped(service, db, bench.id, v.words, { count: typedCount, rounds: typedRounds, seed: SEED + 1 }), rounds: typedRounds };
+    for (const t of typed.results) {
+      log(`  typed, ${t.family}: p50 ${t.service.p50.toFixed(2)} p95 ${t.service.p95.toFixed(2)} max ${t.slowest.ms.toFixed(1)} ms (${t.slowest.query}); rank kept ${Math.round(t.rankKept * 100)}%`);
+    }
+  }
   const audit = args['skip-audit'] ? undefined : await measureAudit(service, db, bench, budgets.audit, log);
   for (const shape of audit?.impact ?? []) {
     log(`  svc_impact ${shape.name}: reached ${shape.reached.median} (median) / ${shape.reached.max} (max); p50 ${shape.stats.p50.toFixed(2)} p95 ${shape.stats.p95.toFixed(2)} ms`);
@@ -209,6 +223,7 @@ async function measure(
     seedSeconds,
     sizes: size[0] ? { table: size[0].table, searchIndex: size[0].search_index } : undefined,
     shapes: results,
+    typed,
     brief,
     audit,
     load: `${loadBefore} / ${loadAfter}`,
@@ -312,9 +327,15 @@ const NOTES = `- Corpus: a deterministic vocabulary of ${VOCABULARY.toLocaleStri
   *plain ranked* ranks every match (\`order by ts_rank … limit 21\`), fewer iterations (n given).
 - Agreement with an exhaustive BM25F reference computed by the bench from the items alone (bench/measure.ts
   \`bm25Reference\`: N, avgdl and df counted over the project's current items, every match scored; no postings or
-  statistics tables): *exact top 20 kept* is how many of the reference's top 20 svc also returns (items tied at
+  statistics tables; research past the time to live counted in the statistics but, as the service hides it, no
+  match): *exact top 20 kept* is how many of the reference's top 20 svc also returns (items tied at
   the page's edge may differ); *rank kept* is the reference score of svc's top 20 over that of the reference's top
   20 (100% = as relevant). svc answers the exact top by BM25F (docs/decisions/0026, 0038), so both should read 100%.
+- *Queries as typed* (bench/typed.ts): the shapes above are one query each, over the most frequent words; people
+  and assistants type three or four words of mixed frequency, ORs, a word they also exclude. Each family is
+  \`--typed-queries\` queries (default 15) drawn from the vocabulary's ranks by a seeded PRNG, each called
+  \`--typed-rounds\` times (default 3) through the service after a warm-up call; p50, p95 and max over every call of
+  the family, and the least rank kept over its queries.
 - Shapes marked *stress* go beyond the issue's list: phrases and exclusions over the most frequent words that
   leave few true matches, the worst case for both the recency window and the index.
 - Audit (bench/audit.ts): ${EDGES.toLocaleString('en')} distinct links among the measured project's chains (deleted ones

@@ -1,5 +1,6 @@
 import { parseQuery, planQuery } from '@svc/domain';
-import { rebuildSearchIndex, searchItems } from '@svc/store';
+import { rebuildSearchIndex, searchItems, tsquery } from '@svc/store';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ops } from '../catalog.js';
 import { type Call, DAY, random, testBackends, type TestService, unchecked } from '../testing/index.js';
@@ -53,7 +54,7 @@ describe.each(testBackends())('search strategies agree on $name', (backend) => {
       'cache -zebra', 'queue -index', 'words -shard -lock', 'cache -"queue index"', '"cache cache"',
       // Excluding what every match holds answers nothing at once; a clause with another way out still answers.
       'cache -cache', 'zebra cache -zebras', 'zebra OR okapi -zebra', '"zebra cache" -cache', 'zebra cache -"zebra"', 'cache -"cache queue"',
-      'zebra cache -"zebra cache"',
+      'zebra cache -"zebra cache"', 'cache,cache -"cache,cache"',
       // A rare clause read to its end before the common ones (shortClause), with an OR of rare words as the clause.
       'okapi cache queue index', 'zebra OR okapi cache queue', 'okapi "cache queue" index',
     ];
@@ -63,6 +64,16 @@ describe.each(testBackends())('search strategies agree on $name', (backend) => {
       const plan = planQuery(parseQuery(query));
       if (!plan) throw new Error(`${query} plans to nothing`);
       for (const filter of filters) {
+        // Independent of the postings, the anchors and selfExcluding: how many items the database says match.
+        const f0: { item_types?: string[]; system_ids?: string[]; research_ttl_days?: number } = filter;
+        const { rows } = await sql<{ n: string }>`
+          select count(*) as n from items i
+          where i.project_id = ${p}::uuid and i.is_head and i.deleted_at is null and i.search @@ ${tsquery(plan)}
+            and (${f0.item_types ?? null}::text[] is null or i.item_type = any(${f0.item_types ?? null}::text[]))
+            and (${f0.system_ids ?? null}::uuid[] is null or i.system_id = any(${f0.system_ids ?? null}::uuid[]))
+            and (${f0.research_ttl_days ?? null}::int is null
+                 or not (i.item_type = 'research' and i.refreshed_at < now() - make_interval(days => ${f0.research_ttl_days ?? null}::int)))`.execute(svc.store.db);
+        const matches = Number(rows[0]?.n);
         for (const limit of [1, 10, 50]) {
           const f = { project_id: p, ...filter };
           const page = async (strategy: 'auto' | 'walk' | 'all') =>
@@ -74,6 +85,8 @@ describe.each(testBackends())('search strategies agree on $name', (backend) => {
           expect(shown(walk), `${label} (walk)`).toEqual(shown(all));
           for (const [i, h] of auto.slice(0, limit).entries()) expect(h.rank, label).toBeCloseTo(all[i]?.rank ?? -1, 9);
           expect(auto.length, label).toBeLessThanOrEqual(limit + 1);
+          // Every strategy answers the page and one more while as many match: none drops a match it should keep.
+          expect([auto.length, walk.length, all.length], label).toEqual(Array(3).fill(Math.min(limit + 1, matches)));
           expect(new Set(auto.map((h) => h.id)).size, label).toBe(auto.length);
         }
       }

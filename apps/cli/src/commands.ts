@@ -94,9 +94,12 @@ function typeWordHints(r: OutputOf<typeof ops.svc_item_search>): string[] {
   return SYSTEM_ITEM_TYPES.filter((t) => lacked.has(t)).map((t) => `('${t}' is an item type, not a word of the text: --type ${t} keeps only those)`);
 }
 
-/** A repeatable option's values, each of which may list several separated by commas (type keys hold none). */
+/**
+ * A repeatable option's values, each of which may list several separated by commas (type keys hold none), as HTTP's
+ * query string does: spaces around each trimmed, empty entries left out.
+ */
 function listed(values: unknown): string[] | undefined {
-  return Array.isArray(values) ? values.flatMap((v: string) => v.split(',').map((part) => part.trim())) : undefined;
+  return Array.isArray(values) ? values.flatMap((v: string) => v.split(',')).map((part) => part.trim()).filter((part) => part !== '') : undefined;
 }
 
 function sweepText(r: OutputOf<typeof ops.research_sweep>): string {

@@ -1,6 +1,6 @@
 import { closeSync, constants, existsSync, fchmodSync, fstatSync, ftruncateSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CONFIG_MAX_BYTES, type Config, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, SvcError } from '@svc/service';
+import { CONFIG_MAX_BYTES, type Config, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, jsonErrorPlace, SvcError } from '@svc/service';
 
 /** The files the CLI reads and writes for its commands, each read with a cap and refused in words naming the flag. */
 
@@ -104,37 +104,6 @@ export function readJsonFile(path: string, flag: string): unknown {
     // JSON.parse quotes the text it refused: the file may be anyone's (--schema /etc/shadow), so say where, never what.
     throw new SvcError('invalid_input', `${flag}: ${shown(path)} is not valid JSON (${jsonErrorPlace(text, (error as Error).message)})`, { field: flag });
   }
-}
-
-/**
- * Where JSON.parse gave up, as line and column, without a character of the text. V8 names a position for
- * some errors and quotes the text for others, so the place is found by parsing prefixes: a prefix ending
- * before the fault is merely incomplete, one reaching past it is wrong (about 20 parses of at most 1 MiB).
- */
-function jsonErrorPlace(text: string, message: string): string {
-  const incomplete = (why: string, length: number): boolean => {
-    if (/Unexpected end of JSON input/.test(why)) return true;
-    const at = /at position (\d+)/.exec(why);
-    return at !== null && Number(at[1]) >= length;
-  };
-  if (incomplete(message, text.length)) return 'it ends before the value is complete';
-  const wrong = (length: number): boolean => {
-    try {
-      JSON.parse(text.slice(0, length));
-      return false;
-    } catch (error) {
-      return !incomplete((error as Error).message, length);
-    }
-  };
-  let low = 1;
-  let high = text.length;
-  while (low < high) {
-    const mid = Math.floor((low + high) / 2);
-    if (wrong(mid)) high = mid;
-    else low = mid + 1;
-  }
-  const before = text.slice(0, low - 1);
-  return `at line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')}`;
 }
 
 /**

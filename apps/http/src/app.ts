@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createMcpHttpHandler, hostRefusal } from '@svc/mcp';
-import { type AnyOperation, type ErrorCode, isSvcError, ops, type Service, SvcError } from '@svc/service';
+import { type AnyOperation, type ErrorCode, isSvcError, jsonErrorPlace, ops, type Service, SvcError } from '@svc/service';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -114,9 +114,10 @@ function fromQuery(op: AnyOperation, c: Context<Env>): Record<string, unknown> {
     if (kind !== 'array' && values.length > 1) {
       throw new SvcError('invalid_input', `${key}: given ${values.length} times; give it once`, { field: key });
     }
-    // `item_types=decision, policy`: the space after a comma is not part of the next value (a newcomer's was refused),
-    // nor around a repeated one; an empty entry (`a,,b`, a trailing comma) names nothing and is left out.
-    if (kind === 'array') input[key] = (values.length === 1 ? last.split(',') : values).map((v) => v.trim()).filter((v) => v !== '');
+    // `item_types=decision, policy`: each value, given once or repeated, may list several separated by commas, as the
+    // CLI's --type does; the space after a comma is not part of the next (a newcomer's was refused), and an empty
+    // entry (`a,,b`, a trailing comma) names nothing and is left out.
+    if (kind === 'array') input[key] = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
     else if (kind === 'number') {
       // In a query string every value is text: one that is not written in digits is refused as such, not as
       // "a string" where a number was wanted.
@@ -148,11 +149,10 @@ async function fromBody(c: Context<Env>): Promise<Record<string, unknown>> {
     parsed = JSON.parse(text);
   } catch (error) {
     // Named `request body`, not `body`: an item's body is a field of its own, and a newcomer read this as about that.
-    // Where, not what: the parser's message may quote the text, which may hold a secret (a log would keep it).
-    const why = (error as Error).message;
-    const at = /position (\d+)/.exec(why)?.[1];
-    const where = at !== undefined ? ` at character ${Number(at) + 1}` : /end of JSON|Unterminated/.test(why) ? ': it ends before the value is complete' : '';
-    throw new SvcError('invalid_input', `request body: not valid JSON${where}`, { field: 'request body' });
+    // Where, not what: the parser's message may quote the text, which may hold a secret (a log would keep it). A body
+    // over 64 KiB that names no place is not searched for one: each try parses it again.
+    const where = jsonErrorPlace(text, (error as Error).message, 64 * 1024);
+    throw new SvcError('invalid_input', `request body: not valid JSON (${where})`, { field: 'request body' });
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new SvcError('invalid_input', 'request body: must be a JSON object', { field: 'request body' });

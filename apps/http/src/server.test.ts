@@ -87,11 +87,13 @@ describe.each(testBackends())('HTTP service against a listening server on $name'
     const malformed = await post(server.url, '/captures', '{"text": ', { 'X-Actor': seeded.actorId });
     expect(malformed.status).toBe(400);
     // The request's body, not an item's `body` field (a newcomer read `body:` as about that).
-    expect(await malformed.json()).toMatchObject({ error: { code: 'invalid_input', message: 'request body: not valid JSON: it ends before the value is complete', details: { field: 'request body' } } });
+    expect(await malformed.json()).toMatchObject({ error: { code: 'invalid_input', message: 'request body: not valid JSON (it ends before the value is complete)', details: { field: 'request body' } } });
     // Where it breaks, never the text: the parser's own message quotes it, and a log would keep a secret.
     const quoted = await post(server.url, '/captures', '{"text": SECRETHASH}', { 'X-Actor': seeded.actorId });
     expect(quoted.status).toBe(400);
-    expect(JSON.stringify(await quoted.json())).not.toContain('SECRETHASH');
+    const refusal = await quoted.json();
+    expect(JSON.stringify(refusal)).not.toContain('SECRETHASH');
+    expect(refusal).toMatchObject({ error: { message: 'request body: not valid JSON (at line 1, column 10)' } });
     const big = await post(withDefault.url, '/captures', { text: 'x'.repeat(100 * 1024) });
     expect(big.status).toBe(413);
     expect(((await big.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');

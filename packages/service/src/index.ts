@@ -8,6 +8,7 @@ export {
   ERROR_CODES,
   type ErrorCode,
   isSvcError,
+  jsonErrorPlace,
   SEVERITIES,
   type Severity,
   SvcError,

@@ -2,8 +2,9 @@
  * Queries as assistants type them (decision 0057): the shapes of the main table are each one query over the most
  * frequent words; people type three or four words of mixed frequency, ORs of two common words, a word they also
  * exclude. Each family here is `count` queries drawn from the vocabulary's ranks by a seeded PRNG, timed through the
- * service, each call's page compared with the exhaustive BM25F reference (bm25Reference). A family's figures are over
- * every call of every query in it, so one slow query shows in its p95 and max.
+ * service; each query's page, asked once more after the timings, is compared with the exhaustive BM25F reference
+ * (bm25Reference). A family's times are over every call of every query in it, so one slow query shows in its p95 and
+ * max.
  */
 import type { Service } from '@svc/service';
 import type { Database, Kysely } from '@svc/store';

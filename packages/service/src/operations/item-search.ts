@@ -10,13 +10,13 @@ export const itemSearch = defineOperation({
   surface: 'tool',
   title: 'Search items',
   description:
-    "Search a project's current items, ranked by BM25 (title above body) over every match of any age " +
-    '(expired research only with include_expired). Dialect: bare words are all required; "a phrase" matches ' +
-    `adjacent words; \`a OR b\` (or \`a or b\`) either; a leading - excludes; a type is a filter (item_types), not a word. Words expand to glossary synonyms, ≤${MAX_SYNONYMS_PER_TERM} each and ≤${MAX_EXPANSIONS} ` +
+    "Search a project's current items by BM25 (title above body) over all matches of any age " +
+    '(expired research with include_expired). Dialect: bare words are all required; "a phrase" matches ' +
+    `adjacent words; \`a OR b\` (any case) either; a leading - excludes; type names are not words (use item_types). Words expand to glossary synonyms, ≤${MAX_SYNONYMS_PER_TERM} each and ≤${MAX_EXPANSIONS} ` +
     'in all (not phrases or exclusions). Captures appear once promoted. Returns {items: [{id, chain_id, ' +
     'item_type, title, snippet, rank, updated_at}], truncated, expansion_cut, partial?}; truncated: false or ' +
-    'why cut (limit: more match; glossary_expansion: synonyms left out; partial: near misses incomplete); if ' +
-    'fewer than limit items hold every bare word, `partial` lists items holding at least half (stop words aside), most first, lacked words in `missing`.',
+    'why cut (limit: more match; glossary_expansion: synonyms cut; partial: near misses cut); if ' +
+    'fewer than limit hold every bare word, `partial` lists items holding at least half, most first, lacked words in `missing`.',
   input: z.object({
     project_id: projectRef,
     query: searchQuery('Search text in the dialect above'),

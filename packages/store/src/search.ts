@@ -998,7 +998,8 @@ export async function searchItems(
   // Rarest first: a required clause whose anchors' lists are short beside the query's is read to its end at once, so
   // that only the items it holds are left to check (`closed`). Read by shares of their potential, the common lists
   // took the rounds, and items met in them that lacked the rare word were checked: 1,302 checks for one match.
-  const whole = shortClause(clauses, grouped.keyOf, df, everythingOf(queryTerms, df));
+  const everything = postings(queryTerms, df);
+  const whole = shortClause(clauses, grouped.keyOf, df, everything);
   // A clause's anchor that a group's list reads is anchored by the group's key: every item holding it has a posting there.
   const anchored = clauses.map((anchors) => new Set([...anchors].map((t) => grouped.keyOf.get(t) ?? t)));
   const readOut = (anchors: Set<string>) => [...anchors].every((t) => lists.get(t)?.done);
@@ -1044,10 +1045,9 @@ export async function searchItems(
   /** The page's distance from settling (what an unmet item could still score above the page's last), a round ago. */
   let lastGap: number | undefined;
   let accepted = 0;
-  const everything = everythingOf(queryTerms, df);
   const plain = plainWords(plan, lexemesOf, f);
   /** What reading the shortest required clause to its end would cost at most: each posting read, its item checked. */
-  const closing = Math.min(...clauses.map((anchors) => [...anchors].reduce((sum, t) => sum + df(t), 0))) * (1 + CHECK_COST);
+  const closing = Math.min(...clauses.map((anchors) => postings(anchors, df))) * (1 + CHECK_COST);
   // Where scoring everything costs less than a walk's first round of checks (about 2k items), it answers.
   if (strategy === 'all' || (strategy === 'auto' && everything <= 2 * k * CHECK_COST)) {
     // `all` keeps every item holding a term: a reference for the anchors the walk and `auto`'s scoreAll rely on.
@@ -1191,9 +1191,11 @@ function selfExcluding(plan: TsPlan, lexemesOf: ReadonlyMap<string, string[]>): 
   return positiveClauses(plan).some((clause) => clause.every((leaf) => excluded.has(leaf.text) && (lexemesOf.get(leaf.text)?.length ?? 0) === 1));
 }
 
-/** Every posting of the query's terms. */
-function everythingOf(terms: readonly string[], df: (term: string) => number): number {
-  return terms.reduce((sum, t) => sum + df(t), 0);
+/** How many postings the terms' lists hold in all. */
+function postings(terms: Iterable<string>, df: (term: string) => number): number {
+  let sum = 0;
+  for (const t of terms) sum += df(t);
+  return sum;
 }
 
 /** The most postings a short required clause's lists may hold to be read to their end at once (shortClause). */
@@ -1207,7 +1209,7 @@ function shortClause(clauses: readonly Set<string>[], grouped: ReadonlyMap<strin
   let best: { anchors: Set<string>; total: number } | undefined;
   for (const anchors of clauses) {
     if ([...anchors].some((t) => grouped.has(t))) continue;
-    const total = [...anchors].reduce((sum, t) => sum + df(t), 0);
+    const total = postings(anchors, df);
     if (!best || total < best.total) best = { anchors, total };
   }
   return best && best.total <= WHOLE_CLAUSE && 4 * best.total <= everything ? best.anchors : undefined;
@@ -1671,7 +1673,7 @@ export async function searchNearMisses(
   if (!query || query === 'stop_words_only') return { hits: [], cut: false };
   const { lexemesOf, df } = query;
   const q = query.queries[0] ?? '';
-  const cost = (anchors: Iterable<string>) => [...anchors].reduce((sum, t) => sum + df(t), 0);
+  const cost = (anchors: Iterable<string>) => postings(anchors, df);
   const anchorsOf = near.words.map((w) => clauseAnchors(positiveClauses(w.plan)[0] ?? [], lexemesOf, df));
   // A word the index does not keep (a stop word such as `the` has no lexeme) is not required by the strict search
   // either: it counts neither toward the words an item holds nor as missing.

@@ -51,7 +51,7 @@ export {
   SYNONYMS_TO_READ,
   type TsPlan,
 } from './query.js';
-export { type NearMissPlan, nearMissPlan } from './near-miss.js';
+export { heldBy, type NearMissPlan, nearMissPlan } from './near-miss.js';
 export { type Compounds, MATCH_START, MATCH_STOP, markSnippet, SNIPPET_SOURCE_CHARS, snippetMarkdown, snippetParts } from './snippet.js';
 export {
   CAPTURE_MOVABLE_STATES,

@@ -1,4 +1,4 @@
-import { type Compounds, invalidInput, isUuid, markSnippet, type NearMissPlan, type SvcError, positiveLeaves, type Project, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
+import { type Compounds, heldBy, invalidInput, isUuid, markSnippet, type NearMissPlan, type SvcError, positiveLeaves, type Project, SNIPPET_SOURCE_CHARS, SYNONYMS_TO_READ, type TsPlan } from '@svc/domain';
 import { CompiledQuery, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { prepared } from './prepared.js';
 import { PROJECT_COLUMNS, resolveProject, slugOf, toProject } from './projects.js';
@@ -1669,19 +1669,32 @@ export async function searchNearMisses(
   exclude: ReadonlySet<string>,
 ): Promise<{ hits: NearMiss[]; cut: boolean }> {
   if (want <= 0) return { hits: [], cut: false };
-  const query = await prepareQuery(db, [near.relaxed, ...near.words.map((w) => w.plan)], f);
+  const asked = near.words;
+  const query = await prepareQuery(db, [near.relaxed, ...asked.map((w) => w.plan), ...asked.map(heldBy)], f);
   if (!query || query === 'stop_words_only') return { hits: [], cut: false };
   const { lexemesOf, df } = query;
   const q = query.queries[0] ?? '';
   const cost = (anchors: Iterable<string>) => postings(anchors, df);
-  const anchorsOf = near.words.map((w) => clauseAnchors(positiveClauses(w.plan)[0] ?? [], lexemesOf, df));
+  // Every item holding a word holds one of its anchors: its plan's, or for a hyphen-joined word also the rarest of its
+  // parts' (an item holding them all holds the word for the count: nearMissPlan).
+  const anchorsOf = asked.map((w) => {
+    const own = clauseAnchors(positiveClauses(w.plan)[0] ?? [], lexemesOf, df);
+    const parts = w.parts ? positiveClauses(w.parts).map((c) => clauseAnchors(c, lexemesOf, df)).filter((a) => a.size > 0) : [];
+    const rarest = parts.reduce<Set<string> | undefined>((a, b) => (a && cost(a) <= cost(b) ? a : b), undefined);
+    return rarest ? new Set([...own, ...rarest]) : own;
+  });
   // A word the index does not keep (a stop word such as `the` has no lexeme) is not required by the strict search
   // either: it counts neither toward the words an item holds nor as missing.
   const counted = anchorsOf.map((a) => a.size > 0);
-  // Each counted word's tsquery (prepareQuery wrote them after the relaxed query's).
-  const plans = near.words.flatMap((_, i) => (counted[i] ? [query.queries[i + 1] ?? ''] : []));
-  const n = plans.length;
-  if (n < 2) return { hits: [], cut: false };
+  // Each counted word's tsquery and what holds it for the count (prepareQuery wrote them after the relaxed query's):
+  // scoreItems answers whether the item holds each, the words first.
+  const which = (from: number) => asked.flatMap((_, i) => (counted[i] ? [query.queries[from + i] ?? ''] : []));
+  const plans = [...which(1), ...which(1 + asked.length)];
+  const n = plans.length / 2;
+  // An item may hold every word for the count and still lack one (a hyphen-joined word held by its parts): then the
+  // counts to read start at n, else at n − 1 (an item holding all n is a strict match).
+  const top = asked.some((w, i) => counted[i] && w.parts) ? n : n - 1;
+  if (top < 1) return { hits: [], cut: false };
   const least = Math.ceil(n / 2);
   const words = anchorsOf.filter((a) => a.size > 0).sort((a, b) => cost(a) - cost(b));
   /** The counted words' flags spread back over every word, a word not counted held. */
@@ -1699,16 +1712,18 @@ export async function searchNearMisses(
   const found = new Map<string, Checked & { count: number }>();
   const check = async (which: { ids: string[] } | { terms: string[] }) => {
     for (const h of (await scoreItems(db, query, which, f, q, plans)).values()) {
-      const count = h.held.filter(Boolean).length;
-      if (!exclude.has(h.id) && count >= least && count < n) found.set(h.id, { ...h, held: spread(h.held), count });
+      const held = h.held.slice(0, n);
+      // The words held for the count; an item holding every word is the strict answer's, not a near miss.
+      const count = h.held.slice(n).filter(Boolean).length;
+      if (!exclude.has(h.id) && count >= least && !held.every(Boolean)) found.set(h.id, { ...h, held: spread(held), count });
     }
   };
   // Every item holding at least `complete` of the words is in `found`.
-  let complete = n;
+  let complete = top + 1;
   const known = () => [...found.values()].filter((h) => h.count >= complete).length;
   const read = new Set<string>();
   let spent = 0;
-  for (let c = n - 1; c >= least && known() < want; c--) {
+  for (let c = top; c >= least && known() < want; c--) {
     const byWords = new Set(words.slice(0, n - c + 1).flatMap((w) => [...w]));
     const driveKept = kept !== undefined && cost(kept) <= cost(byWords);
     const fresh = [...((driveKept ? kept : byWords) as Set<string>)].filter((t) => !read.has(t)).sort();

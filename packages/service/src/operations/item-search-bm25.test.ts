@@ -927,6 +927,29 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
         [whole.id, ['drops']],
       ].sort(),
     );
+    // The words counted are those typed: the parts are another way to hold the hyphen-joined one, not words of their
+    // own that raise the half to hold. Counted as words, `rate-limit cache` left out the item holding `cache`, and
+    // `read-only cache` answered nothing at all (a reviewer, 2026-11-28).
+    const cache = await add('Cache eviction', 'evict the cache by least recent use');
+    const withCache = await ask('rate-limit cache');
+    expect(withCache.items).toEqual([]);
+    expect(withCache.partial?.map((h) => [h.id, h.missing]).sort()).toEqual(
+      [
+        [whole.id, ['cache']],
+        [apart.id, ['rate-limit', 'cache']],
+        [cache.id, ['rate-limit']],
+      ].sort(),
+    );
+    const readOnly = await ask('read-only cache');
+    expect(readOnly.partial?.map((h) => [h.id, h.missing])).toEqual([[cache.id, ['read-only']]]);
+    const pool = await add('Runner pool sizing', 'eight runners per pool');
+    const hosted = await add('Self-hosted runners', 'we run our own');
+    expect((await ask('self-hosted pool')).partial?.map((h) => [h.id, h.missing]).sort()).toEqual(
+      [
+        [pool.id, ['self-hosted']],
+        [hosted.id, ['pool']],
+      ].sort(),
+    );
   });
 
   it('answers a query of exclusions alone with the newest items lacking the words, as capture search does', async () => {

@@ -112,6 +112,52 @@ describe('parseQuery', () => {
     ]);
   });
 
+  it('refuses NOT in capitals, which it read as a stop word (a newcomer, 2026-11-28: `pool NOT redis` answered the redis item), naming the field', () => {
+    for (const q of ['pool NOT redis', 'NOT redis pool', 'pool AND NOT redis', 'cache OR NOT redis']) {
+      const error = refusal(() => parseQuery(q));
+      expect(error.details.field, q).toBe('query');
+      expect(error.message, q).toMatch(/^query: has NOT, which is not an operator here: exclude a word or "phrase" with a leading dash/);
+    }
+    expect(() => parseQuery('pool NOT redis', 'text')).toThrow(/^text: has NOT/);
+    // Written otherwise it is the word, a stop word as before: in lower case, in a phrase, or part of a word.
+    expect(parseQuery('pool not redis').clauses).toEqual([
+      { kind: 'required', term: word('pool') },
+      { kind: 'required', term: word('not') },
+      { kind: 'required', term: word('redis') },
+    ]);
+    expect(parseQuery('"NOT NULL" column').clauses).toEqual([
+      { kind: 'required', term: phrase('NOT NULL') },
+      { kind: 'required', term: word('column') },
+    ]);
+    expect(parseQuery('NOTIFY Not').clauses).toEqual([
+      { kind: 'required', term: word('NOTIFY') },
+      { kind: 'required', term: word('Not') },
+    ]);
+  });
+
+  it('refuses parentheses that would group words under OR or a dash, which it dropped (`notify OR (redis pool)` answered (notify OR redis) pool)', () => {
+    for (const q of ['notify OR (redis pool)', '(notify OR redis) pool', 'cache -(redis pool)', '(a b) or c', 'x OR ((a b))']) {
+      const error = refusal(() => parseQuery(q));
+      expect(error.details.field, q).toBe('query');
+      expect(error.message, q).toMatch(/^query: groups words in parentheses, which this dialect does not: OR joins only the two terms beside it/);
+    }
+    // Without OR or a dash a group changes nothing (every word is required alike): read as before.
+    expect(parseQuery('(redis pool) timeout').clauses).toEqual([
+      { kind: 'required', term: word('(redis') },
+      { kind: 'required', term: word('pool)') },
+      { kind: 'required', term: word('timeout') },
+    ]);
+    // Calls and one parenthesised word are no groups.
+    expect(parseQuery('fn(a) OR (k8s) OR g(x, y)').clauses).toEqual([
+      { kind: 'any', terms: [word('fn(a)'), word('(k8s)'), word('g(x,')] },
+      { kind: 'required', term: word('y)') },
+    ]);
+    expect(parseQuery('-(k8s) pool').clauses).toEqual([
+      { kind: 'not', term: word('(k8s)') },
+      { kind: 'required', term: word('pool') },
+    ]);
+  });
+
   it('reads a query compatibility-composed (NFKC), as the glossary folds its terms', () => {
     expect(parseQuery('cafe\u0301 ｃａｃｈｅ ＂ｒｅｌｅａｓｅ ｔｒａｉｎ＂ －ｆｒｉｄａｙ').clauses).toEqual([
       { kind: 'required', term: word('café') },

@@ -29,8 +29,11 @@ export type TsPlan =
   | { op: 'not'; arg: TsPlan };
 
 type Token =
-  | { kind: 'term'; term: Term; negated: boolean }
+  // `opens`/`closes`: the word starts a parenthesised group (`(redis`) or ends one (`pool)`), see groupingParentheses.
+  | { kind: 'term'; term: Term; negated: boolean; opens?: boolean; closes?: boolean }
   | { kind: 'or' }
+  // `NOT` in capitals between words: an operator of other dialects, not of this one (refused by the parser).
+  | { kind: 'not-operator' }
   // A dash before something that holds no word (`-!!!`, `-""`): an exclusion of nothing, refused by the parser.
   | { kind: 'wordless-exclusion'; text: string };
 
@@ -112,13 +115,47 @@ function tokenize(input: string): Token[] {
     // reads it so too (decision 0056).
     if (!negated && word.toLowerCase() === 'or') {
       tokens.push({ kind: 'or' });
+    } else if (!negated && word === 'NOT') {
+      tokens.push({ kind: 'not-operator' });
     } else if (hasWord(word)) {
-      tokens.push({ kind: 'term', term: { kind: 'word', text: word }, negated });
+      tokens.push({ kind: 'term', term: { kind: 'word', text: word }, negated, ...parenthesised(word) });
     } else if (negated && !DASHES.test(word)) {
       tokens.push({ kind: 'wordless-exclusion', text: `-${word}` });
     }
   }
   return tokens;
+}
+
+/**
+ * Whether a word opens a parenthesised group (`(redis`: it starts with `(` and holds more `(` than `)`) or closes one
+ * (`pool)`: it ends with `)` and holds more `)`), as other dialects group words. A call such as `fn(x)` or `(k8s)`
+ * does neither.
+ */
+function parenthesised(word: string): { opens?: true; closes?: true } {
+  const open = word.split('(').length - 1;
+  const close = word.split(')').length - 1;
+  return { ...(word.startsWith('(') && open > close ? { opens: true } : {}), ...(word.endsWith(')') && close > open ? { closes: true } : {}) };
+}
+
+/**
+ * Whether parentheses group words where that would change the answer: a group over two words or more in a query
+ * with OR (`notify OR (redis pool)`), or a negated one (`-(redis pool)`). The dialect has no grouping: OR joins the
+ * two terms beside it and a dash excludes the word it touches, so such a query used to be answered as
+ * `(notify OR redis) pool` or `-redis pool` without a word (a newcomer, 2026-11-28). Without OR or a negation,
+ * parentheses change nothing (all words are required alike) and are read as punctuation, as before.
+ */
+function groupingParentheses(tokens: readonly Token[]): boolean {
+  const hasOr = tokens.some((t) => t.kind === 'or');
+  let open: { negated: boolean } | undefined;
+  for (const t of tokens) {
+    if (t.kind !== 'term') continue;
+    if (t.opens) open = { negated: t.negated };
+    else if (t.closes && open) {
+      if (hasOr || open.negated) return true;
+      open = undefined;
+    }
+  }
+  return false;
 }
 
 /**
@@ -132,6 +169,20 @@ export function parseQuery(input: string, field = 'query'): QueryAst {
     });
   }
   const tokens = tokenize(input);
+  // Operators of other dialects that this one would read as words, answering something else than asked
+  // (decision 0058): refused, saying how to write it here.
+  if (tokens.some((t) => t.kind === 'not-operator')) {
+    throw invalidInput(
+      field,
+      'has NOT, which is not an operator here: exclude a word or "phrase" with a leading dash (`pool -redis`); to search the word itself, write it in lower case or quote it ("NOT NULL")',
+    );
+  }
+  if (groupingParentheses(tokens)) {
+    throw invalidInput(
+      field,
+      'groups words in parentheses, which this dialect does not: OR joins only the two terms beside it (`a b OR c` is a and (b or c)) and a dash excludes only the word it touches; write the query without them, several queries if need be',
+    );
+  }
   const clauses: Clause[] = [];
   let group: Term[] | undefined; // the open OR group, whose last term may still be joined
   let pendingOr = false;
@@ -145,6 +196,7 @@ export function parseQuery(input: string, field = 'query'): QueryAst {
         `excludes no word (${token.text}): a leading - excludes the word or "phrase" after it; write the word, or leave the dash out`,
       );
     }
+    if (token.kind === 'not-operator') continue; // refused above
     if (token.kind === 'or') {
       // OR joins the previous positive term with the next one; at either end or twice in a row it has nothing to
       // join and is ignored. Between an exclusion and a term it is refused: read as `a -b`, `a OR -b` would

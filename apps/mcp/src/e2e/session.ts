@@ -66,6 +66,12 @@ export async function runSession(client: Client, project: string): Promise<{ ok:
   const hits = await good('svc_item_search', { project_id: project, query: 'checkout REST' });
   expect((hits.data.items as unknown[]).length).toBeGreaterThan(0);
   await bad('svc_item_search', { project_id: project, query: 'x', limit: 'many' }, 'invalid_input');
+  // Other dialects' operators are refused, not read as words (decision 0058): `NOT` was a stop word, so this answered
+  // the items about browsers; the parentheses were punctuation, so this answered (checkout OR rest) browsers.
+  for (const query of ['REST NOT browsers', 'checkout OR (REST browsers)']) {
+    const refusal = (await bad('svc_item_search', { project_id: project, query }, 'invalid_input')).data.error as { message: string; details: { field: string } };
+    expect([refusal.details.field, refusal.message], query).toEqual(['query', expect.stringMatching(/^query: (has NOT|groups words in parentheses)/)]);
+  }
   await good('svc_history_query', { project_id: project, item_id: decision.id });
   await bad('svc_history_query', { project_id: project, since: 'yesterday' }, 'invalid_input');
   const brief = await good('svc_brief', { project_id: project });

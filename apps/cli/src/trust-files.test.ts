@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freshDataDir, migratedPostgres, REPO_ROOT, type Run, svc, svcArgs, svcEnv } from './testing/svc-process.js';
+import { freshDataDir, lockHolders, migratedPostgres, REPO_ROOT, type Run, serveHttp, svc, svcArgs, svcEnv, svcJson } from './testing/svc-process.js';
 
 /** Run `svc args…` from a shell whose umask is 022, as a login shell usually has. */
 function svcUnderUmask022(args: string[], env: Record<string, string | undefined>): Promise<Run> {
@@ -160,4 +161,62 @@ describe('files the svc binary writes', () => {
       expect(run.stderr).not.toContain('root');
     }
   }, 240_000);
+
+  // Another user can write where the data directory's lock, socket and announcements live when its parent is a shared
+  // folder (`SVC_DATA_DIR=/tmp/…`). An attacker planted a lock naming their own server's socket, and the victim's
+  // svc wrote its secrets into the attacker's database; a planted announcement made `svc init` print the attacker's
+  // URL; a folder they made for the data directory left the WAL readable (2026-11-28). Files of another user need
+  // root to make, which CI has.
+  it.skipIf(process.getuid?.() !== 0)(
+    'trusts no lock, announcement or data directory another user made beside its own: refused, or passed over, never followed',
+    async () => {
+      const NOBODY = 65534;
+      const root = mkdtempSync(join(tmpdir(), 'svc-planted-'));
+      chmodSync(root, 0o1777);
+      // The attacker's own svc, serving its database on a socket.
+      const theirs = join(root, 'theirs');
+      const theirEnv = svcEnv({ SVC_DATA_DIR: theirs });
+      expect((await svc(['project', 'create', 'bait'], theirEnv)).code).toBe(0);
+      const server = await serveHttp(theirEnv);
+      try {
+        const socket = (lockHolders(theirs)[0] as { socket?: string }).socket as string;
+        // A lock beside the victim's data directory, made by another user, naming that socket.
+        const victim = join(root, 'victim');
+        const lock = join(root, '.victim.lock');
+        writeFileSync(lock, JSON.stringify({ pid: server.child.pid, host: hostname(), started_at: new Date().toISOString(), command: 'svc serve http', socket }));
+        chownSync(lock, NOBODY, NOBODY);
+        const env = svcEnv({ SVC_DATA_DIR: victim });
+        const planted = await svc(['project', 'create', 'secrets'], env);
+        expect(planted.code).not.toBe(0);
+        expect(planted.stderr).toContain(`${lock} belongs to another user (uid ${NOBODY}), so svc will not trust it`);
+        // Nothing reached the attacker's database.
+        const projects = await svcJson<{ projects: { slug: string }[] }>(['project', 'list'], theirEnv);
+        expect(projects.projects.map((p) => p.slug)).not.toContain('secrets');
+      } finally {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+
+      // An announcement another user made is passed over: `svc init` names no server of theirs.
+      const own = join(root, 'own');
+      const ownEnv = svcEnv({ SVC_DATA_DIR: own });
+      const announcement = join(root, `.own.http.${process.pid}`);
+      writeFileSync(announcement, JSON.stringify({ pid: process.pid, host: hostname(), bind: '127.0.0.1', port: 18392, started_at: '2099-01-01T00:00:00.000Z' }));
+      chownSync(announcement, NOBODY, NOBODY);
+      const init = await svc(['init'], ownEnv);
+      expect(init.code).toBe(0);
+      expect(init.stderr + init.stdout).not.toContain('18392');
+
+      // A data directory another user made is refused, and nothing is written into it.
+      const made = join(root, 'made');
+      mkdirSync(made, { mode: 0o777 });
+      chmodSync(made, 0o777);
+      chownSync(made, NOBODY, NOBODY);
+      const refused = await svc(['project', 'create', 'p'], svcEnv({ SVC_DATA_DIR: made }));
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain(`the data directory ${made} belongs to another user (uid ${NOBODY})`);
+      expect(existsSync(join(made, 'PG_VERSION'))).toBe(false);
+    },
+    240_000,
+  );
 });

@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { SvcError } from '@svc/domain';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -257,7 +258,15 @@ async function openShared(dataDir: string, config: StoreConfig): Promise<Store> 
 function privateDataDir(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const stat = statSync(dataDir);
-  if ((stat.mode & 0o077) !== 0 && stat.uid === process.getuid?.()) chmodSync(dataDir, 0o700);
+  const uid = process.getuid?.();
+  // Another user's folder (made before svc came, world-writable) is refused: the database's files, which PGlite makes
+  // readable and writable by all, would be theirs to read and change (an attacker found a secret in its WAL, 2026-11-28).
+  if (uid !== undefined && stat.uid !== uid) {
+    throw new SvcError('unavailable', `the data directory ${dataDir} belongs to another user (uid ${stat.uid}); svc keeps its database only in a folder of yours. Choose another SVC_DATA_DIR.`, {
+      data_dir: dataDir,
+    });
+  }
+  if ((stat.mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
 }
 
 /** Open a PGlite instance with the type parsing pg uses, so both backends return the same values. */

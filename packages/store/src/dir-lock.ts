@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, type Stats, writeFileSync, writeSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -31,12 +31,66 @@ function lockPathFor(dataDir: string): string {
   return join(dirname(abs), `.${abs.split(/[\\/]/).pop() ?? 'data'}.lock`);
 }
 
+/**
+ * What svc finds beside a data directory (its lock, announcements, socket) is trusted only if this user made it. The
+ * files sit in the data directory's parent, which may be a folder others can write (`SVC_DATA_DIR=/tmp/…`): there
+ * an attacker planted a lock naming their own server's socket, and every read and write of the victim's svc went to
+ * the attacker's database; a planted announcement made `svc init` print the attacker's URL (2026-11-28).
+ * `lstat`: a symbolic link is never followed, whoever owns it.
+ */
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** This process's user id, or undefined where the platform has none (Windows: nothing to compare). */
+const myUid = (): number | undefined => process.getuid?.();
+
+/** Whether `stat` is of this user's (where users exist). */
+function mine(stat: Stats): boolean {
+  const uid = myUid();
+  return uid === undefined || stat.uid === uid;
+}
+
+/**
+ * Refuse what another user made beside the data directory, or anything but `kind` (a lock file that is a link,
+ * a socket's folder others may enter). Returns whether it exists.
+ */
+export function assertOwnPlace(path: string, kind: 'file' | 'private dir' | 'socket'): boolean {
+  const stat = lstatOrUndefined(path);
+  if (stat === undefined) return false;
+  const right = kind === 'file' ? stat.isFile() : kind === 'socket' ? stat.isSocket() : stat.isDirectory() && (myUid() === undefined || (stat.mode & 0o077) === 0);
+  if (mine(stat) && right) return true;
+  const what = !mine(stat) ? `belongs to another user (uid ${stat.uid})` : kind === 'private dir' ? 'is not a folder only you can enter' : `is not a ${kind === 'file' ? 'regular file' : 'socket'}`;
+  throw new SvcError(
+    'unavailable',
+    `${path} ${what}, so svc will not trust it: someone else may be trying to serve or read this embedded database. ` +
+      'Keep the data directory in a folder only you can write (SVC_DATA_DIR), or remove that file if you know where it comes from.',
+    { path },
+  );
+}
+
 function readHolder(path: string): Holder | undefined {
+  if (!assertOwnPlace(path, 'file')) return undefined;
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as Holder;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Write `data` to a new file `path` (never through a link or file someone left there) and rename it over `to`, so a
+ * reader never sees half a file.
+ */
+function replaceFile(path: string, to: string, data: string): void {
+  rmSync(path, { force: true });
+  writeFileSync(path, data, { mode: 0o600, flag: 'wx' });
+  renameSync(path, to);
 }
 
 /** The process holding the data directory's lock, if any (alive or not). */
@@ -100,10 +154,7 @@ export function tryAcquireDirLock(dataDir: string): DirLock | undefined {
       return {
         path,
         publish(socket) {
-          // Written aside and renamed over the lock, so a reader never sees half a file.
-          const next = `${path}.${process.pid}.next`;
-          writeFileSync(next, JSON.stringify({ ...me, socket }), { mode: 0o600 });
-          renameSync(next, path);
+          replaceFile(`${path}.${process.pid}.next`, path, JSON.stringify({ ...me, socket }));
         },
         release() {
           if (released) return;
@@ -157,14 +208,15 @@ function announcePrefixFor(dataDir: string): string {
 export function announceServer(dataDir: string, bind: string, port: number): () => void {
   const path = `${announcePrefixFor(dataDir)}${process.pid}`;
   const me = { pid: process.pid, host: hostname(), bind, port, started_at: new Date().toISOString() };
-  const next = `${path}.next`;
-  writeFileSync(next, JSON.stringify(me), { mode: 0o600 });
-  renameSync(next, path);
+  replaceFile(`${path}.next`, path, JSON.stringify(me));
   return () => rmSync(path, { force: true });
 }
 
 function readAnnouncement(path: string): (AnnouncedServer & { host: string; started_at: string }) | undefined {
   try {
+    // Another user's announcement is passed over: it would send this user's assistant to their server.
+    const stat = lstatSync(path);
+    if (!stat.isFile() || !mine(stat)) return undefined;
     const read = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
     const { pid, host, bind, port, started_at } = read;
     if (!Number.isSafeInteger(pid) || (pid as number) <= 0 || typeof host !== 'string' || typeof started_at !== 'string') return undefined;

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -16,7 +16,7 @@ import {
 import type pg from 'pg';
 import { autoAnalyze } from './auto-analyze.js';
 import { createPGlite, createPool, type StoreConfig } from './connection.js';
-import { type DirLock, readDirLockHolder, refusal, tryAcquireDirLock } from './dir-lock.js';
+import { assertOwnPlace, type DirLock, readDirLockHolder, refusal, tryAcquireDirLock } from './dir-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
 import { createSessionMutex } from './session-mutex.js';
@@ -43,11 +43,19 @@ function socketPlace(dataDir: string): { dir: string; path: string; temporary: b
   // A Unix socket path is limited to about 104 bytes; a deep data directory serves from a private temp dir.
   if (Buffer.byteLength(path) <= 100) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
+    // A folder someone else made there is refused, not chmod-ed (which failed as an internal error: an attacker).
+    if (ownedByMe(dir)) chmodSync(dir, 0o700);
+    assertOwnPlace(dir, 'private dir');
     return { dir, path, temporary: false };
   }
   const temp = mkdtempSync(join(tmpdir(), 'svc-'));
   return { dir: temp, path: join(temp, '.s.PGSQL.5432'), temporary: true };
+}
+
+/** Whether `dir` is this user's, so chmod may make it private; another user's is left for assertOwnPlace to refuse. */
+function ownedByMe(dir: string): boolean {
+  const uid = process.getuid?.();
+  return uid === undefined || statSync(dir).uid === uid;
 }
 
 function removeIfEmpty(dir: string): void {
@@ -143,6 +151,10 @@ export async function joinEmbedded(dataDir: string, config: StoreConfig): Promis
     const holder = readDirLockHolder(dataDir);
     if (holder && holder.host !== hostname()) throw refusal(dataDir, holder);
     if (holder?.socket) {
+      // The socket the lock names must be this user's, in a folder only this user can enter: the lock is (readHolder
+      // refuses another user's), but what it names is checked as well.
+      assertOwnPlace(dirname(holder.socket), 'private dir');
+      assertOwnPlace(holder.socket, 'socket');
       try {
         const pool = await connect(holder.socket, config);
         const driver = new PostgresDriver({ pool });

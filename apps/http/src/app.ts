@@ -198,6 +198,20 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     const refusal = hostRefusal({ host, origin: c.req.header('origin'), url: c.req.url, forwardedProto: c.req.header('x-forwarded-proto') }, allowedHosts);
     if (refusal) return errorBody(c, new SvcError('forbidden', `${refusal.field}: ${refusal.message}`, { field: refusal.field }));
+    // A read another site's page makes (an <img>, a script, a fetch) carries no Origin, so the check above lets it
+    // by: a page made the user's svc run a costly search over and over, and the embedded database, one thread, held
+    // every other request meanwhile (an attacker, 2026-11-28). Browsers say where a request comes from
+    // (Sec-Fetch-Site): from another site, only a navigation (a link followed, the user's own tab) is served. A client
+    // that is not a browser sends no such header and is unaffected.
+    const site = c.req.header('sec-fetch-site');
+    if ((site === 'cross-site' || site === 'same-site') && !(c.req.header('sec-fetch-mode') === 'navigate' && (c.req.header('sec-fetch-dest') ?? 'document') === 'document')) {
+      return errorBody(
+        c,
+        new SvcError('forbidden', `sec-fetch-site: a ${site} request that is not a page navigation is not served; open svc's pages or call its API from svc's own origin`, {
+          field: 'sec-fetch-site',
+        }),
+      );
+    }
     // /mcp answers in JSON-RPC; its transport refuses other media types itself.
     // The web view's form posts are the one exception: they answer only with the same-origin check and the
     // form token (web/index.tsx), and the exception is scoped to their paths and to the form media type.

@@ -107,6 +107,30 @@ describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
     expect(mcp.status).toBe(403);
   });
 
+  it('serves another site only a page navigation: its <img>, script or fetch reads are refused (an attacker froze the embedded server with <img src=search>)', async () => {
+    const search = '/projects/pa/items/search?query=cache';
+    for (const [site, mode, dest] of [
+      ['cross-site', 'no-cors', 'image'],
+      ['cross-site', 'cors', 'empty'],
+      ['same-site', 'no-cors', 'script'],
+      ['cross-site', 'navigate', 'iframe'],
+    ] as const) {
+      const read = await send(plain.url, 'GET', search, { 'sec-fetch-site': site, 'sec-fetch-mode': mode, 'sec-fetch-dest': dest });
+      expect(read.status, `${site} ${mode} ${dest}`).toBe(403);
+      expect(errorOf(read).details.field).toBe('sec-fetch-site');
+    }
+    // A link followed from another site, the user's own tab or bookmark, this origin's own page, and clients that are
+    // not browsers (no such header) are served.
+    for (const headers of [
+      { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+      { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' },
+      {},
+    ]) {
+      expect((await send(plain.url, 'GET', search, headers)).status, JSON.stringify(headers)).toBe(200);
+    }
+  });
+
   it("accepts only the request's own origin: another port, allowed name or scheme of this machine is another site", async () => {
     const port = new URL(withDefault.url).port;
     const host = `localhost:${port}`;

@@ -136,12 +136,16 @@ describe('parseQuery', () => {
   });
 
   it('refuses parentheses that would group words under OR or a dash, which it dropped (`notify OR (redis pool)` answered (notify OR redis) pool)', () => {
-    for (const q of ['notify OR (redis pool)', '(notify OR redis) pool', 'cache -(redis pool)', '(a b) or c', 'x OR ((a b))']) {
+    for (const q of ['notify OR (redis pool)', 'cache -(redis pool)', '(a b) or c', 'x OR ((a b))', 'x OR (a b c) OR y']) {
       const error = refusal(() => parseQuery(q));
       expect(error.details.field, q).toBe('query');
       expect(error.message, q).toMatch(/^query: groups words in parentheses, which this dialect does not: OR joins only the two terms beside it/);
     }
-    // Without OR or a dash a group changes nothing (every word is required alike): read as before.
+    // A group read as the dialect reads it anyway is punctuation, as before: one OR chain, or words without OR or a dash.
+    expect(parseQuery('(notify OR redis) pool').clauses).toEqual([
+      { kind: 'any', terms: [word('(notify'), word('redis)')] },
+      { kind: 'required', term: word('pool') },
+    ]);
     expect(parseQuery('(redis pool) timeout').clauses).toEqual([
       { kind: 'required', term: word('(redis') },
       { kind: 'required', term: word('pool)') },

@@ -138,20 +138,23 @@ function parenthesised(word: string): { opens?: true; closes?: true } {
 }
 
 /**
- * Whether parentheses group words where that would change the answer: a group over two words or more in a query
- * with OR (`notify OR (redis pool)`), or a negated one (`-(redis pool)`). The dialect has no grouping: OR joins the
- * two terms beside it and a dash excludes the word it touches, so such a query used to be answered as
- * `(notify OR redis) pool` or `-redis pool` without a word (a newcomer, 2026-11-28). Without OR or a negation,
- * parentheses change nothing (all words are required alike) and are read as punctuation, as before.
+ * Whether parentheses group words where that would change the answer. The dialect has no grouping: OR joins the two
+ * terms beside it and a dash excludes the word it touches, so `notify OR (redis pool)` was answered as
+ * `(notify OR redis) pool`, and `-(redis pool)` as `-redis pool`, without a word (a newcomer, 2026-11-28). A group
+ * changes the answer when it holds two clauses or more (terms not joined by OR) and an OR stands right outside it, or
+ * a dash before it. Any other group reads as the dialect reads it (`(x OR y) z`, `(redis pool) timeout`), and its
+ * parentheses stay punctuation, as before.
  */
 function groupingParentheses(tokens: readonly Token[]): boolean {
-  const hasOr = tokens.some((t) => t.kind === 'or');
-  let open: { negated: boolean } | undefined;
-  for (const t of tokens) {
+  let open: number | undefined;
+  for (const [j, t] of tokens.entries()) {
     if (t.kind !== 'term') continue;
-    if (t.opens) open = { negated: t.negated };
-    else if (t.closes && open) {
-      if (hasOr || open.negated) return true;
+    if (t.opens) open = j;
+    else if (t.closes && open !== undefined) {
+      const inside = tokens.slice(open, j + 1);
+      const clauses = inside.filter((x, k) => x.kind === 'term' && inside[k - 1]?.kind !== 'or').length;
+      const first = tokens[open] as Token;
+      if (clauses >= 2 && (tokens[open - 1]?.kind === 'or' || tokens[j + 1]?.kind === 'or' || (first.kind === 'term' && first.negated))) return true;
       open = undefined;
     }
   }

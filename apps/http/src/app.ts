@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createMcpHttpHandler, hostRefusal } from '@svc/mcp';
-import { type AnyOperation, type ErrorCode, isSvcError, jsonErrorPlace, ops, type Service, SvcError } from '@svc/service';
+import { type AnyOperation, type ErrorCode, isSvcError, jsonErrorPlace, MAX_REQUEST_ID, ops, type Service, SvcError } from '@svc/service';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -171,8 +171,9 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
 
   app.use('*', async (c, next) => {
     const incoming = c.req.header('x-request-id');
-    // Adopted only when it is a plain token: it goes into headers and log lines.
-    const requestId = incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    // Adopted only when it is a plain token: it goes into headers and log lines (and an export's audit rows, whose
+    // import holds them to the same length).
+    const requestId = incoming && incoming.length <= MAX_REQUEST_ID && /^[A-Za-z0-9._:-]+$/.test(incoming) ? incoming : randomUUID();
     c.set('requestId', requestId);
     const started = performance.now();
     // Set before the handler answers, so the answer is built with it; a header added to a finished response

@@ -33,6 +33,7 @@ export type { CallContext } from './runner.js';
 export { codeVersion, createService, migrateDatabase, openService, schemaStatus, type Service } from './service.js';
 export { CONFIG_MAX_BYTES } from './operations/project-config-shared.js';
 export { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES } from './transfer/file.js';
+export { MAX_REQUEST_ID } from './inputs.js';
 export { type Diagnosis, diagnose } from './doctor.js';
 export type { CompletionKind } from './operations/completion.js';
 export { fromZod } from './errors.js';

@@ -7,6 +7,33 @@ const DEFAULT_LIMIT = 20;
 /** Text fields up to 1 MiB; a context or signals object up to 1 MiB of JSON (domain's MAX_JSON_CHARS). */
 export const MAX_TEXT = 1024 * 1024;
 
+/*
+ * How long a text given by hand may be, by what it is. The operations' schemas take their bounds from here, and an
+ * import holds its file's records to the same ones (transfer/limits.ts): a crafted file must not store what no
+ * caller could have typed, such as a 1.9 MB project name that every list, brief and page then carries.
+ */
+/** A name or short label: project, actor, system, glossary group and term, an item type's display name and owner, a capture's sensitivity hint. */
+export const MAX_NAME = 200;
+/** A project's slug (isSlug holds it to the same 63). */
+export const MAX_SLUG = 63;
+export const MAX_EMAIL = 320;
+export const MAX_ROLE = 100;
+/** A work unit's title. */
+export const MAX_WORK_TITLE = 500;
+/** An item's title (the database checks the same bound). */
+export const MAX_TITLE = 1000;
+/** A note: a work unit's description, a capture's summary, a task's outcome or block reason, a QA note. */
+export const MAX_NOTE = 100_000;
+/** Why a glossary term was rejected. */
+export const MAX_REASON = 2000;
+/** A key or a state's name: an item type key, a review state, a semantic impact. */
+export const MAX_KEY = 40;
+/** An actor's external ids: the name of the other system, and the id there. */
+export const MAX_EXTERNAL_ID_NAME = 100;
+export const MAX_EXTERNAL_ID = 500;
+/** A request id a caller may give (X-Request-Id); longer ones are replaced by one of svc's. */
+export const MAX_REQUEST_ID = 128;
+
 export const projectRef = z.string().min(1).max(200).describe('Project slug, id or prefix');
 export const itemRef = z.string().min(1).max(100).describe('Item UUID or prefix');
 /** The optional scope of an id lookup: prefixes then resolve only inside this project. */
@@ -24,7 +51,7 @@ export const limit = z
   .int({ error: 'must be a whole number' })
   .optional()
   .describe(`Max results (default ${DEFAULT_LIMIT})`);
-export const title = z.string().trim().min(1).max(1000).describe('Title (1 to 1000 characters)');
+export const title = z.string().trim().min(1).max(MAX_TITLE).describe(`Title (1 to ${MAX_TITLE} characters)`);
 export const body = z.string().max(MAX_TEXT).describe('Body text (markdown allowed)');
 /** Search text in the query dialect; its limit is the parser's, so nothing is cut between the two. */
 export const searchQuery = (what: string) =>

@@ -3,6 +3,7 @@ import { updateCapture } from '@svc/store';
 import { z } from 'zod';
 import type { WriteAnswer } from '../answers.js';
 import { writeIndexed } from '../errors.js';
+import { MAX_NAME, MAX_NOTE } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { ack, actorId, answer, captureRef, lock } from './capture-shared.js';
 
@@ -15,8 +16,8 @@ export const captureAnnotate = defineOperation({
     'truth). null clears summary or sensitivity_hint. Answers `capture <id> <state>`.',
   input: z.object({
     capture_id: captureRef,
-    summary: z.string().max(100_000).nullable().optional().describe('A summary you wrote; null clears it'),
-    sensitivity_hint: z.string().max(200).nullable().optional().describe('e.g. public, internal, secret; null clears it'),
+    summary: z.string().max(MAX_NOTE).nullable().optional().describe('A summary you wrote; null clears it'),
+    sensitivity_hint: z.string().max(MAX_NAME).nullable().optional().describe('e.g. public, internal, secret; null clears it'),
     signals: z.record(z.string(), z.unknown()).optional().describe('A JSON object of hints; anything else is rejected'),
     actor_id: actorId,
   }),

@@ -1,12 +1,12 @@
 import { type GlossaryEntryEvent, type GlossaryTermEvent, glossaryEntryTransition, glossaryTermTransition, parseIdRef } from '@svc/domain';
 import { entryState, findGroupByName, insertTerm, resolveProject, resolveTerm } from '@svc/store';
 import { z } from 'zod';
-import { idRef, projectRef } from '../inputs.js';
+import { idRef, MAX_NAME, projectRef } from '../inputs.js';
 import { defineOperation, type WriteContext } from '../operation.js';
 
-export const groupName = z.string().trim().min(1).max(200).describe('Glossary group name (a set of synonyms)');
+export const groupName = z.string().trim().min(1).max(MAX_NAME).describe('Glossary group name (a set of synonyms)');
 
-const termText = z.string().trim().min(1).max(200).describe('The term (a word or a short phrase)');
+const termText = z.string().trim().min(1).max(MAX_NAME).describe('The term (a word or a short phrase)');
 
 export function termOperation<const N extends string>(name: N, event: GlossaryEntryEvent, description: string) {
   return defineOperation({

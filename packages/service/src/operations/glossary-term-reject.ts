@@ -1,5 +1,6 @@
 import { rejectTerm } from '@svc/store';
 import { z } from 'zod';
+import { MAX_REASON } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { decision, termToDecide } from './glossary-shared.js';
 
@@ -8,7 +9,7 @@ export const glossaryTermReject = defineOperation({
   surface: 'operator',
   title: 'Reject a proposed glossary term',
   description: 'Reject a proposed term: it leaves the queue, is remembered as rejected and never expands searches.',
-  input: decision.extend({ reason: z.string().max(2000).optional().describe('Why it was rejected') }),
+  input: decision.extend({ reason: z.string().max(MAX_REASON).optional().describe('Why it was rejected') }),
   kind: 'write',
   annotations: { destructiveHint: true, idempotentHint: false },
   async run(ctx, input) {

@@ -1,6 +1,7 @@
 import { invalidInput, newSlugRefusal } from '@svc/domain';
 import { insertProject } from '@svc/store';
 import { z } from 'zod';
+import { MAX_NAME, MAX_SLUG } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 export const projectCreate = defineOperation({
@@ -9,8 +10,8 @@ export const projectCreate = defineOperation({
   title: 'Create a project',
   description: 'Create a project. The slug (lowercase letters, digits, hyphens) is how people and tools name it.',
   input: z.object({
-    slug: z.string().max(63).describe('Short name: lowercase letters, digits and hyphens, starting with a letter or digit'),
-    name: z.string().trim().min(1).max(200).optional().describe('Display name (default: the slug)'),
+    slug: z.string().max(MAX_SLUG).describe('Short name: lowercase letters, digits and hyphens, starting with a letter or digit'),
+    name: z.string().trim().min(1).max(MAX_NAME).optional().describe('Display name (default: the slug)'),
   }),
   kind: 'write',
   annotations: { destructiveHint: false, idempotentHint: false },

@@ -1,5 +1,6 @@
 import { TABLES } from '@svc/store';
 import { z } from 'zod';
+import { MAX_SLUG } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { confine } from '../transfer/confine.js';
 import { checkSchema, fileLines, parseRecords, readHeader, recordColumns } from '../transfer/file.js';
@@ -18,7 +19,7 @@ export const projectImport = defineOperation({
     'inbox (svc export --inbox) restores its captures, none of whose ids may exist here.',
   input: z.object({
     lines: z.array(z.string()).describe('The export file, one string per line, without the line breaks'),
-    as_slug: z.string().max(63).optional().describe('Import as a new project with this slug, with fresh ids'),
+    as_slug: z.string().max(MAX_SLUG).optional().describe('Import as a new project with this slug, with fresh ids'),
   }),
   kind: 'write',
   annotations: { destructiveHint: false, idempotentHint: false },

@@ -1,7 +1,7 @@
 import { qaStatusOf, qaTransition } from '@svc/domain';
 import { z } from 'zod';
 import { ITEM_ANSWER, writeAnswer } from '../answers.js';
-import { idRef, projectRef, } from '../inputs.js';
+import { idRef, MAX_NOTE, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { changeStatus, lockItemOfType, scope } from '../work/shared.js';
 
@@ -17,7 +17,7 @@ export function decide<const N extends 'svc_qa_pass' | 'svc_qa_fail'>(name: N, t
     description: `Mark a pending QA check ${trigger === 'pass' ? 'passed' : 'failed'} (final), with an optional note. ${ITEM_ANSWER}.`,
     input: z.object({
       qa_id: qaRef,
-      note: z.string().max(100_000).optional().describe('What was verified or what went wrong'),
+      note: z.string().max(MAX_NOTE).optional().describe('What was verified or what went wrong'),
       project_id: scopeField,
     }),
     kind: 'write',

@@ -1,7 +1,7 @@
 import { idLikeName, invalidInput } from '@svc/domain';
 import { insertSystem, resolveProject } from '@svc/store';
 import { z } from 'zod';
-import { projectRef } from '../inputs.js';
+import { MAX_NAME, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 export const systemAdd = defineOperation({
@@ -11,7 +11,7 @@ export const systemAdd = defineOperation({
   description: 'Add a named system (a part of the project, such as a service or a component) to a project.',
   input: z.object({
     project_id: projectRef,
-    name: z.string().trim().min(1).max(200).describe('System name, unique in the project'),
+    name: z.string().trim().min(1).max(MAX_NAME).describe('System name, unique in the project'),
   }),
   kind: 'write',
   annotations: { destructiveHint: false, idempotentHint: false },

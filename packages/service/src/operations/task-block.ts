@@ -3,6 +3,7 @@ import { resolveProject, touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
 import { ITEM_ANSWER, writeAnswer } from '../answers.js';
 import { createItem, prepareItemValues } from '../items/write.js';
+import { MAX_NOTE } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { changeStatus } from '../work/shared.js';
 import { lockTaskAndUnit, scopeField, taskRef } from './task-shared.js';
@@ -16,7 +17,7 @@ export const taskBlock = defineOperation({
     `task). Resume with svc_task_start. ${ITEM_ANSWER} and decision_id.`,
   input: z.object({
     task_id: taskRef,
-    reason: z.string().trim().min(1).max(100_000).describe('Why the task is blocked'),
+    reason: z.string().trim().min(1).max(MAX_NOTE).describe('Why the task is blocked'),
     project_id: scopeField,
   }),
   kind: 'write',

@@ -2,6 +2,7 @@ import { draftDecision, taskStatusOf, taskTransition } from '@svc/domain';
 import { touchWorkUnit } from '@svc/store';
 import { z } from 'zod';
 import { ITEM_ANSWER, writeAnswer } from '../answers.js';
+import { MAX_NOTE } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 import { changeStatus } from '../work/shared.js';
 import { lockTaskAndUnit, scopeField, taskRef } from './task-shared.js';
@@ -16,7 +17,7 @@ export const taskDone = defineOperation({
     'it), null if the task has no body or summary.',
   input: z.object({
     task_id: taskRef,
-    summary: z.string().max(100_000).optional().describe('Outcome of the task'),
+    summary: z.string().max(MAX_NOTE).optional().describe('Outcome of the task'),
     propose_decision: z.boolean().optional().describe('Also return a draft decision (never stored); default false'),
     project_id: scopeField,
   }),

@@ -1,7 +1,7 @@
 import { invalidInput, isTypeKey, validateTypeSchema } from '@svc/domain';
 import { insertItemType } from '@svc/store';
 import { z } from 'zod';
-import { jsonObject } from '../inputs.js';
+import { jsonObject, MAX_KEY, MAX_NAME } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 export const typeAdd = defineOperation({
@@ -10,10 +10,10 @@ export const typeAdd = defineOperation({
   title: 'Register a custom item type',
   description: "Register a custom item type whose items' context is validated against the given JSON Schema.",
   input: z.object({
-    key: z.string().max(40).describe('Type key: lowercase letters, digits and underscores, starting with a letter'),
+    key: z.string().max(MAX_KEY).describe('Type key: lowercase letters, digits and underscores, starting with a letter'),
     schema: jsonObject.describe('JSON Schema for the context of items of this type (type object)'),
-    display_name: z.string().trim().min(1).max(200).optional().describe('Display name (default: the key)'),
-    owner: z.string().trim().min(1).max(200).optional().describe("Owner of the type (default 'custom')"),
+    display_name: z.string().trim().min(1).max(MAX_NAME).optional().describe('Display name (default: the key)'),
+    owner: z.string().trim().min(1).max(MAX_NAME).optional().describe("Owner of the type (default 'custom')"),
   }),
   kind: 'write',
   annotations: { destructiveHint: false, idempotentHint: false },

@@ -1,7 +1,7 @@
 import { insertWorkUnit, resolveProject, resolveSystem } from '@svc/store';
 import { z } from 'zod';
 import { writeAnswer } from '../answers.js';
-import { projectRef } from '../inputs.js';
+import { MAX_NOTE, MAX_WORK_TITLE, projectRef } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 export const workOpen = defineOperation({
@@ -11,8 +11,8 @@ export const workOpen = defineOperation({
   description: 'Open a work unit (a piece of work grouping tasks and QA checks). Returns {id, status}.',
   input: z.object({
     project_id: projectRef,
-    title: z.string().trim().min(1).max(500).describe('What the work is'),
-    description: z.string().max(100_000).optional().describe('Longer description'),
+    title: z.string().trim().min(1).max(MAX_WORK_TITLE).describe('What the work is'),
+    description: z.string().max(MAX_NOTE).optional().describe('Longer description'),
     system_id: z.string().max(200).optional().describe('System of the project (id, prefix or name)'),
   }),
   kind: 'write',

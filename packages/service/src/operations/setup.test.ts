@@ -43,6 +43,16 @@ describe.each(testBackends())('setup (first use) on $name', (backend) => {
     expect(await counts()).toEqual({ projects: 2, actors: 1 });
   });
 
+  it("names an actor made of a 250-character email by its first 200 characters, so the project's export imports", async () => {
+    const local = 'a'.repeat(250);
+    const made = await setup({ default_actor_email: `${local}@example.test` });
+    expect((made.actor as { name?: string }).name).toBe(local.slice(0, 200));
+    await svc.as(made.actor.id)(ops.svc_item_upsert, { project_id: made.project.slug, title: 'Written by that actor' });
+    const { lines } = (await svc.call(ops.project_export, { project_id: made.project.slug }, { source: 'cli' })) as { lines: string[] };
+    expect(lines.filter((l) => l.startsWith('{"type":"actor"'))).toHaveLength(1);
+    expect(await svc.call(ops.project_import, { lines, as_slug: 'copy' }, { source: 'cli' })).toMatchObject({ slug: 'copy' });
+  });
+
   it('sets up once when two first uses race', async () => {
     const [a, b] = await Promise.all([setup({ default_actor_email: 'a@example.test' }), setup({ default_actor_email: 'b@example.test' })]);
     expect(a.actor.id).toBe(b.actor.id);

@@ -13,12 +13,13 @@ import {
   oldestProject,
 } from '@svc/store';
 import { z } from 'zod';
+import { MAX_EMAIL, MAX_NAME, MAX_SLUG } from '../inputs.js';
 import { defineOperation } from '../operation.js';
 
 /** The project first use creates when none is named (SVC_PROJECT, --project). */
 const DEFAULT_PROJECT = 'default';
 
-const email = z.email().max(320);
+const email = z.email().max(MAX_EMAIL);
 
 /**
  * The email the first actor is registered under when none is named (SVC_ACTOR_EMAIL, --actor-email): the
@@ -76,9 +77,9 @@ export const setup = defineOperation({
     'Make sure a project and an actor exist (created on first use, found afterwards) and return them: what ' +
     '`svc init` and the first `svc serve http` on an empty embedded database do. Idempotent.',
   input: z.object({
-    project: z.string().max(63).optional().describe(`Project slug to find or create (default: '${DEFAULT_PROJECT}' on a database without projects)`),
+    project: z.string().max(MAX_SLUG).optional().describe(`Project slug to find or create (default: '${DEFAULT_PROJECT}' on a database without projects)`),
     actor_email: email.optional().describe('Email of the actor to find or create (default: default_actor_email on a database without actors)'),
-    actor_name: z.string().trim().max(200).optional().describe('Display name of an actor created now'),
+    actor_name: z.string().trim().max(MAX_NAME).optional().describe('Display name of an actor created now'),
     default_actor_email: email.optional().describe('Email for the first actor when actor_email is not given'),
   }),
   kind: 'write',
@@ -103,7 +104,9 @@ export const setup = defineOperation({
     const actorCreated = actor === undefined;
     if (actor === undefined) {
       if (wanted === undefined) throw invalidInput('actor_email', 'no actor exists yet: name one with actor_email');
-      actor = await insertActor(ctx.tx, { email: wanted, name: input.actor_name ?? wanted.split('@')[0] ?? '', role: null, external_ids: {} });
+      // A name made of the email is held to a name's bound too, so the actor's export imports (transfer/limits.ts).
+      const name = input.actor_name ?? (wanted.split('@')[0] ?? '').slice(0, MAX_NAME);
+      actor = await insertActor(ctx.tx, { email: wanted, name, role: null, external_ids: {} });
     }
     ctx.audit({
       project_id: project.id,

@@ -43,4 +43,19 @@ describe('hostile files given to the svc binary', () => {
     expect(refused.stderr).toContain(`invalid_input: line ${at + 1}: field 'settings' of a project record nests deeper than 64 levels`);
     expect((await svc(['project', 'list'], env)).stdout).not.toContain('lim-copy');
   }, 240_000);
+
+  it('`import --as` refuses a project name of 1.9 MB, where by hand a name is at most 200 characters, and writes nothing', async () => {
+    expect((await svc(['project', 'create', 'named'], env)).code).toBe(0);
+    const file = join(dir, 'named.jsonl');
+    expect((await svc(['export', 'named', '--out', file], env)).code).toBe(0);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.startsWith('{"type":"project"'));
+    lines[at] = JSON.stringify({ ...(JSON.parse(lines[at] as string) as object), name: 'n'.repeat(1_900_000) });
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const refused = await svc(['import', file, '--as', 'named-copy'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`invalid_input: line ${at + 1}: field 'name' of a project record is 1,900,000 characters long; at most 200`);
+    expect(refused.stderr.length).toBeLessThan(1_000);
+    expect((await svc(['project', 'list'], env)).stdout).not.toContain('named-copy');
+  }, 240_000);
 });

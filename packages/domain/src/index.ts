@@ -33,7 +33,7 @@ export {
   type SemanticImpact,
 } from './semantic-impact.js';
 export { type Actor, type Item, type Project, projectSettings } from './item.js';
-export { checkJsonDepth, checkJsonSize, MAX_JSON_DEPTH } from './json-depth.js';
+export { checkJsonDepth, checkJsonSize, MAX_JSON_CHARS, MAX_JSON_DEPTH } from './json-depth.js';
 export { jsonErrorPlace } from './json-place.js';
 export { REDACTED, redactContext, redactSourceUrl } from './redaction.js';
 export { checkSourceUrl, MAX_SOURCE_URL } from './source-url.js';

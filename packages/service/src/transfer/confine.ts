@@ -11,6 +11,7 @@ import {
   REDACTED,
   TABLES,
 } from '@svc/store';
+import { MAX_EXTERNAL_ID, MAX_EXTERNAL_ID_NAME } from '../inputs.js';
 import { validateProjectSettings } from '../operations/project-config-shared.js';
 import { type ImportRecord, isObject, lineError, remap, UUID } from './file.js';
 
@@ -321,6 +322,9 @@ async function checkActors(tx: Transaction<Database>, records: ImportRecord[]): 
     if (earlier !== undefined) throw lineError(r.line, `a second actor with email ${email} (the first is on line ${earlier})`, 'email');
     emails.set(email.toLowerCase(), r.line);
     if (!isObject(r.row.external_ids)) throw lineError(r.line, "field 'external_ids' must be a JSON object", 'external_ids');
+    if (!Object.entries(r.row.external_ids).every(isExternalId)) {
+      throw lineError(r.line, `field 'external_ids' must name each id (1 to ${MAX_EXTERNAL_ID_NAME} characters) with a string of at most ${MAX_EXTERNAL_ID} characters, as actor add takes them`, 'external_ids');
+    }
   }
   const known = new Map<string, string>();
   if (actorRecords.length === 0) return known;
@@ -330,6 +334,10 @@ async function checkActors(tx: Transaction<Database>, records: ImportRecord[]): 
   }
   return known;
 }
+
+/** One of an actor's external ids as actor_add takes it: the other system's name and a string, both bounded. */
+const isExternalId = ([name, id]: [string, unknown]) =>
+  name.length >= 1 && name.length <= MAX_EXTERNAL_ID_NAME && typeof id === 'string' && id.length <= MAX_EXTERNAL_ID;
 
 /** After the checks: every record names the actors `known` here by their id here (the actor record too, so it is not written again). */
 function adoptActors(records: ImportRecord[], known: Map<string, string>): void {

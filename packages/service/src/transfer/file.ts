@@ -1,6 +1,7 @@
 import { MAX_JSON_DEPTH, SvcError } from '@svc/domain';
 import { type ColumnType, type Kysely, type Database, migrationStatus, TABLES, type TableSpec, tableColumnTypes } from '@svc/store';
 import { isIsoTime } from '../inputs.js';
+import { lengthProblem } from './limits.js';
 
 /**
  * Reading an export file (the first steps of an import): its size, its header, and each line as a record of a
@@ -163,7 +164,8 @@ export async function recordColumns(db: Kysely<Database>): Promise<Map<string, C
 
 /**
  * Every line after the header as a record: JSON, of a known kind, with exactly its columns, each value fitting
- * its column; then the end record, counting them. A truncated file, an edited line or a stray field names its line.
+ * its column and no longer than the same field given by hand (limits.ts); then the end record, counting them. A
+ * truncated file, an edited line or a stray field names its line.
  */
 export function parseRecords(lines: string[], columns: Map<string, ColumnType[]>): ImportRecord[] {
   const byKind = new Map(TABLES.map((t) => [t.kind, t]));
@@ -191,7 +193,7 @@ export function parseRecords(lines: string[], columns: Map<string, ColumnType[]>
     for (const key of Object.keys(row)) if (!known.some((c) => c.name === key)) throw lineError(number, `unknown field '${key}' for a ${spec.kind} record`, key);
     for (const column of known) {
       if (!(column.name in row)) throw lineError(number, `missing field '${column.name}' for a ${spec.kind} record`, column.name);
-      const problem = valueProblem(column, row[column.name]);
+      const problem = valueProblem(column, row[column.name]) ?? lengthProblem(spec.kind, column, row[column.name]);
       if (problem) throw lineError(number, `field '${column.name}' of a ${spec.kind} record ${problem}`, column.name);
     }
     records.push({ line: number, spec, row });

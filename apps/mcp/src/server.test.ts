@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { openTestService, type TestService, testBackends } from '@svc/service/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpServer, TOOLS_LIST_BUDGET } from './server.js';
@@ -107,6 +108,24 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     expect(error.details.field).toBe('title');
     const unknown = await client.callTool({ name: 'svc_nope', arguments: {} });
     expect(unknown.isError).toBe(true);
+    const ok = await client.callTool({ name: 'svc_history_query', arguments: { project_id: 'mcp' } });
+    expect(ok.isError).toBeFalsy();
+  });
+
+  it("refuses tools/call arguments that are not an object as invalid params in one plain sentence, and keeps serving (they were zod's issue list as JSON)", async () => {
+    for (const [args, kind] of [
+      [[1], 'an array'],
+      ['x', 'a string'],
+      [null, 'null'],
+      [7, 'a number'],
+    ] as const) {
+      const call = client.request({ method: 'tools/call', params: { name: 'svc_brief', arguments: args as unknown as Record<string, unknown> } }, CallToolResultSchema);
+      await expect(call, JSON.stringify(args)).rejects.toMatchObject({
+        code: -32602,
+        message: `MCP error -32602: params.arguments: must be a JSON object of the tool's parameters, not ${kind}`,
+        data: { code: 'invalid_input', details: { field: 'params.arguments' } },
+      });
+    }
     const ok = await client.callTool({ name: 'svc_history_query', arguments: { project_id: 'mcp' } });
     expect(ok.isError).toBeFalsy();
   });

@@ -22,12 +22,29 @@ export interface McpOptions {
   transport?: 'stdio' | 'http';
 }
 
+/** A JSON value's kind, in the words of the runner's other refusals ('must be …, not an array'). */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'a JSON object' : `a ${typeof value}`;
+}
+
 /**
  * tools/call as the SDK defines it, but with the arguments exactly as sent: zod's record drops a `__proto__`
- * key, which must reach the runner to be refused like any other unknown parameter.
+ * key, which must reach the runner to be refused like any other unknown parameter. Arguments that are not an
+ * object are refused here, as invalid params in one sentence: left to the SDK's own check, which runs after this
+ * parse, the answer's message was zod's issue list as JSON (an attacker, 2026-11-28).
  */
 const CallToolAsSent = CallToolRequestSchema.extend({
-  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
+  params: CallToolRequestSchema.shape.params.extend({
+    arguments: z
+      .unknown()
+      .superRefine((value, ctx) => {
+        if (value === undefined || kindOf(value) === 'a JSON object') return;
+        ctx.addIssue({ code: 'custom', message: `must be a JSON object of the tool's parameters, not ${kindOf(value)}` });
+      })
+      .optional(),
+  }),
 });
 
 /** Calls one server runs at a time: a JSON-RPC batch of 100 calls must not take every pooled connection. */

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, LATEST_PROTOCOL_VERSION, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS_LIST_BUDGET } from '../server.js';
 import { runSession } from './session.js';
@@ -37,7 +37,56 @@ async function expectAllTools(client: Client) {
   return tools;
 }
 
+/**
+ * tools/call with arguments that are not an object is invalid params in one sentence: its message was zod's issue
+ * list as JSON ("Invalid tools/call request: [\n {\n \"expected\": \"record\" …", an attacker, 2026-11-28).
+ */
+async function expectNonObjectArgumentsRefused(client: Client) {
+  for (const [args, kind] of [
+    [[1], 'an array'],
+    ['x', 'a string'],
+  ] as const) {
+    const call = client.request({ method: 'tools/call', params: { name: 'svc_brief', arguments: args as unknown as Record<string, unknown> } }, CallToolResultSchema);
+    await expect(call, JSON.stringify(args)).rejects.toMatchObject({
+      code: -32602,
+      message: `MCP error -32602: params.arguments: must be a JSON object of the tool's parameters, not ${kind}`,
+      data: { code: 'invalid_input', details: { field: 'params.arguments' } },
+    });
+  }
+  await expect(client.ping()).resolves.toBeDefined();
+}
+
 describe('MCP over stdio: what the transport cannot read', () => {
+  it('answers a line it cannot read with a parse error of id null, logs it without the line or a stack, and keeps serving (an attacker: the log kept the line)', async () => {
+    const { env, actor } = await prepare();
+    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', 'mcp', '--actor', actor], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    server.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    server.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    server.stdin?.end(['not json hunter2secret', '{"hunter3secret":"x"}', JSON.stringify(initialize), JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }), ''].join('\n'));
+    expect(await exited, stderr).toBe(0);
+    const replies = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: unknown; error?: unknown });
+    expect(replies.filter((r) => r.error !== undefined)).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' } },
+    ]);
+    expect(replies.filter((r) => r.error === undefined).map((r) => r.id)).toEqual([1, 2]);
+    expect(stderr.match(/MCP over stdio: a message could not be read/g)).toHaveLength(2);
+    expect(stderr).toContain('a line is not JSON');
+    expect(stderr).not.toMatch(/hunter[23]secret|"stack"|\bat .*\.(js|ts):\d+/);
+  }, 120_000);
+
+
   it('says on stderr why it closed when a message passes the SDK limit of 10 MiB, and a line that is not JSON-RPC (an attacker: it ended without a word)', async () => {
     const { env, actor } = await prepare();
     const server = spawn(process.execPath, [...NODE_ARGS, 'serve', 'mcp', '--actor', actor], { env, stdio: ['pipe', 'ignore', 'pipe'] });
@@ -82,6 +131,10 @@ describe('MCP over stdio: `svc serve mcp` as a child process', () => {
     expect(refused.size).toBe(TOOL_COUNT);
     await expect(client.ping()).resolves.toBeDefined();
   }, 120_000);
+
+  it('refuses tools/call arguments that are not an object as invalid params in one sentence', async () => {
+    await expectNonObjectArgumentsRefused(client);
+  });
 
   it('refuses an actor_id naming another actor than --actor, and accepts the same one', async () => {
     const stranger = '11111111-1111-4111-8111-111111111111';
@@ -168,6 +221,10 @@ describe('MCP over Streamable HTTP: a listening `svc serve http`', () => {
     // The SDK's own refusals keep one "MCP error" prefix (the client adds it; the server's message had it already).
     await expect(client.getPrompt({ name: 'nope' })).rejects.toMatchObject({ code: -32602, message: 'MCP error -32602: Prompt nope not found' });
     expect((await client.getPrompt({ name: 'record-decision', arguments: { project: 'demo' } })).messages).toHaveLength(1);
+  });
+
+  it('refuses tools/call arguments that are not an object as invalid params in one sentence', async () => {
+    await expectNonObjectArgumentsRefused(client);
   });
 
   it('refuses a write without an actor as actor_required, and a foreign Host with 403', async () => {

@@ -31,6 +31,7 @@ describe('migration files', () => {
       ['0017', 'v0.9.6'],
       ['0018', 'v0.9.7'],
       ['0019', 'v0.9.8'],
+      ['0020', 'v0.9.9'],
     ]);
   });
 });
@@ -46,10 +47,10 @@ describe.each(testBackends())('schema on $name', (backend) => {
 
   it('is current after migrating, and migrating again applies nothing', async () => {
     const status = await migrationStatus(store.db);
-    expect(status.current).toBe('0019');
-    expect(status.currentRelease).toBe('v0.9.8');
+    expect(status.current).toBe('0020');
+    expect(status.currentRelease).toBe('v0.9.9');
     expect(status.pending).toEqual([]);
-    expect(await migrate(store.db)).toEqual({ applied: [], current: '0019' });
+    expect(await migrate(store.db)).toEqual({ applied: [], current: '0020' });
   });
 
   it('seeds the seven system item types with the schemas the domain validates against', async () => {
@@ -120,7 +121,7 @@ describe.skipIf(skipWithoutPostgres())('concurrent migration on PostgreSQL', () 
       const stores = await Promise.all(Array.from({ length: 20 }, () => openStore({ databaseUrl: empty.url, poolSize: 1 })));
       const results = await Promise.all(stores.map((s) => migrate(s.db)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013', '0014', '0015', '0016', '0017', '0018', '0019']);
+      expect(applied.sort()).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010', '0011', '0012', '0013', '0014', '0015', '0016', '0017', '0018', '0019', '0020']);
       const rows = await stores[0]!.db.selectFrom('schema_migrations').select('id').execute();
       expect(rows).toHaveLength(loadMigrations().length);
       await Promise.all(stores.map((s) => s.close()));
@@ -180,7 +181,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0009 on a database with ite
         ])
         .execute();
 
-      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013', '0014', '0015', '0016', '0017', '0018', '0019']);
+      expect((await migrate(store.db)).applied).toEqual(['0009', '0010', '0011', '0012', '0013', '0014', '0015', '0016', '0017', '0018', '0019', '0020']);
       const rows = await store.db.selectFrom('items').select(['id', 'refreshed_at']).execute();
       const days = Object.fromEntries(rows.map((r) => [r.id, Math.round((Date.now() - new Date(r.refreshed_at).getTime()) / 86_400_000)]));
       expect(days).toEqual({ [v1]: 200, [v2]: 200, [v3]: 10, [restored]: 100, [bare]: 30 });
@@ -264,7 +265,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('0014 on a database with red
         (await sql<{ term: string }>`select term from search_terms where project_id = ${project.id} union all select unnest(terms) from search_deltas where project_id = ${project.id}`.execute(store.db)).rows.map((r) => r.term);
       expect(await terms()).toContain(marker.toLowerCase());
 
-      expect((await migrate(store.db)).applied).toEqual(['0014', '0015', '0016', '0017', '0018', '0019']);
+      expect((await migrate(store.db)).applied).toEqual(['0014', '0015', '0016', '0017', '0018', '0019', '0020']);
       const rows = await store.db.selectFrom('items').select(['id', 'item_type', 'title', 'body', 'context', 'source_url']).execute();
       const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
       for (const given of old) {
@@ -369,7 +370,7 @@ describe.each(upgradeTargets)('0015 and 0016 on a $name database with items, cap
       expect(await positions('items', tool, 'item')).toBe(3);
       expect(await positions('items', tool, 'svc_item_search')).toBe(0);
 
-      expect((await migrate(db)).applied).toEqual(['0015', '0016', '0017', '0018', '0019']);
+      expect((await migrate(db)).applied).toEqual(['0015', '0016', '0017', '0018', '0019', '0020']);
 
       expect(await positions('items', tool, 'svc')).toBe(1);
       expect(await positions('items', tool, 'item')).toBe(2);

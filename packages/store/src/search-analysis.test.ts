@@ -147,6 +147,38 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
     expect(await indexed('The replicas hold. Nothing else.')).toEqual({ replica: 1, hold: 1, noth: 1, els: 1 });
   });
 
+  it('indexes a camelCase word whole, by its parts and by runs of them, stemmed (a newcomer: `timeout` missed connectionTimeoutMillis)', async () => {
+    expect(await indexed('connectionTimeoutMillis')).toEqual({
+      connectiontimeoutmilli: 1,
+      connect: 1,
+      timeout: 1,
+      milli: 1,
+      connectiontimeout: 1,
+      timeoutmilli: 1,
+    });
+    expect(await indexed('HTTPServer useEffect')).toEqual({ httpserver: 1, http: 1, server: 1, useeffect: 1, use: 1, effect: 1 });
+    // Each query spelling finds it: a part, a run, the whole, in any case.
+    for (const word of ['timeout', 'Millis', 'connectionTimeout', 'TimeoutMillis', 'connectiontimeoutmillis']) {
+      const { rows } = await sql<{ hit: boolean }>`select svc_search_vector('Pool settings', 'set connectionTimeoutMillis to 5000') @@ svc_tsquery(${word}::text) as hit`.execute(store.db);
+      expect(rows[0]?.hit, word).toBe(true);
+    }
+    // Lower case, capitals and a word over 64 characters are left as they were.
+    expect(await indexed('timeout HTTP')).toEqual({ timeout: 1, http: 1 });
+    expect(Object.keys(await indexed(`a${'Bc'.repeat(40)}`))).toHaveLength(1);
+  });
+
+  it('matches a phrase within one text, never across the title and body or a text and what is added after it (a reviewer, 2026-11-28)', async () => {
+    const phrase = async (a: string, b: string, q: string) =>
+      (await sql<{ hit: boolean }>`select svc_search_vector(${a}::text, ${b}::text) @@ phraseto_tsquery('english', ${q}::text) as hit`.execute(store.db)).rows[0]?.hit;
+    expect(await phrase('Use a connection', 'Pool exhaustion under load', 'connection pool')).toBe(false);
+    expect(await phrase('Use a connection pool', 'exhaustion under load', 'connection pool')).toBe(true);
+    expect(await phrase('Fix LISTEN/NOTIFY', 'channel leak', 'notify channel')).toBe(false);
+    expect(await phrase('Fix LISTEN/NOTIFY today', '', 'today listen')).toBe(false);
+    // Stop words inside a phrase widen it (`a <3> b`); a query of 1,000 characters cannot widen it past the gap.
+    expect(await phrase('Use a connection', 'Pool', `connection ${'a '.repeat(495)}pool`)).toBe(false);
+    expect(await phrase('', 'connection of the pool', 'connection of a pool')).toBe(true);
+  });
+
   it('keeps the original positions first, so phrases over the text stay adjacent', async () => {
     const { rows } = await sql<{ hit: boolean }>`
       select svc_tsvector('we call svc_item_search twice') @@ phraseto_tsquery('english', 'call svc_item_search twice') as hit`.execute(store.db);

@@ -66,6 +66,13 @@ export async function runSession(client: Client, project: string): Promise<{ ok:
   const hits = await good('svc_item_search', { project_id: project, query: 'checkout REST' });
   expect((hits.data.items as unknown[]).length).toBeGreaterThan(0);
   await bad('svc_item_search', { project_id: project, query: 'x', limit: 'many' }, 'invalid_input');
+  // An identifier is found by its parts, camelCase ones too (a newcomer: `timeout` missed connectionTimeoutMillis), and
+  // a phrase only within one text: the title's last word and the body's first are not adjacent (a reviewer).
+  const pool = (await good('svc_item_upsert', { project_id: project, title: 'Cap the checkout connection', body: 'Pool of ten; connectionTimeoutMillis is 5000' }))
+    .data as { id: string };
+  const ids = async (query: string) => ((await good('svc_item_search', { project_id: project, query })).data.items as { id: string }[]).map((h) => h.id);
+  expect(await ids('checkout timeout')).toEqual([pool.id]);
+  expect(await ids('"connection pool"')).toEqual([]);
   // Other dialects' operators are refused, not read as words (decision 0058): `NOT` was a stop word, so this answered
   // the items about browsers; the parentheses were punctuation, so this answered (checkout OR rest) browsers.
   for (const query of ['REST NOT browsers', 'checkout OR (REST browsers)']) {

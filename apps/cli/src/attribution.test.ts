@@ -101,6 +101,9 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('attribution of CLI writes a
     expect(malformedFlag!.stderr).toMatch(/^svc: invalid_input: --actor: 'dana' is not an actor UUID; .*`svc actor add --email EMAIL`/);
     for (const run of [unknownMcpEnv!, unknownHttpEnv!]) {
       expect(run.stderr).toMatch(new RegExp(`^svc: unknown_actor: SVC_DEFAULT_ACTOR_ID: actor ${stranger} is not registered; register it with \`svc actor add`));
+      // Which database was asked (a newcomer's server had started on another data directory than the one that
+      // printed the actor, and the refusal did not say so).
+      expect(run.stderr).toMatch(/\(looked in (pglite \/|postgres:\/\/)/);
       expect(run.stderr).not.toContain('listening');
     }
   }, 120_000);

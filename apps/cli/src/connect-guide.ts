@@ -12,6 +12,12 @@ export interface Connection {
   chosen: FirstUse['chosen'];
   mcp_url: string;
   headers: { 'X-Actor': string };
+  /**
+   * The command that starts this server acting as the actor (for the web view's writes), with the settings that name
+   * this database and address when they are not the defaults: a newcomer on SVC_DATA_DIR and SVC_HTTP_PORT ran the
+   * command as printed, without them, and got another, empty database and a refusal (2026-11-28).
+   */
+  start_as_actor: string;
   clients: {
     claude_code: string;
     vscode_mcp_json: unknown;
@@ -74,6 +80,7 @@ export function connection(first: FirstUse, config: Config, baseUrl: string): Co
     chosen: first.chosen,
     mcp_url: mcpUrl,
     headers,
+    start_as_actor: [...startSettings(config, baseUrl), `SVC_DEFAULT_ACTOR_ID=${actorId}`, 'pnpm start'].join(' '),
     clients: {
       // Claude Code's own form (code.claude.com/docs/en/mcp): options, name, URL, then --header.
       claude_code: `claude mcp add --transport http svc ${mcpUrl} --header "X-Actor: ${actorId}"`,
@@ -83,6 +90,18 @@ export function connection(first: FirstUse, config: Config, baseUrl: string): Co
       mcp_servers_stdio: { mcpServers: { svc: stdioServer(config, actorId) } },
     },
   };
+}
+
+/** The settings a start command needs to reach this database and address: those that differ from the defaults. */
+function startSettings(config: Config, baseUrl: string): string[] {
+  const quoted = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replaceAll("'", "'\\''")}'`);
+  const out: string[] = [];
+  if (config.databaseUrl !== undefined) out.push(`SVC_DATABASE_URL=${quoted(withoutPassword(config.databaseUrl))}`);
+  else if (resolve(config.dataDir) !== resolve('.svc/data')) out.push(`SVC_DATA_DIR=${quoted(resolve(config.dataDir))}`);
+  if (config.httpHost !== '127.0.0.1') out.push(`SVC_HTTP_HOST=${quoted(config.httpHost)}`);
+  const port = Number(new URL(baseUrl).port || 80);
+  if (port !== 8080) out.push(`SVC_HTTP_PORT=${port}`);
+  return out;
 }
 
 const indent = (text: string, by = '    ') =>
@@ -126,7 +145,7 @@ export function renderGuide(c: Connection, serving: boolean | { pid: number }): 
     `Assistants address the project as project_id '${c.project.slug}'. Something wrong? Run \`svc doctor\`.`,
     '',
     `The web view is at ${new URL('/', c.mcp_url).toString()}: read-only unless the server acts for someone, for`,
-    `yourself: SVC_DEFAULT_ACTOR_ID=${c.actor.id} pnpm start (or a proxy in front setting X-Actor).`,
+    `yourself: ${c.start_as_actor} (or a proxy in front setting X-Actor).`,
   ].join('\n');
 }
 

@@ -61,6 +61,7 @@ describe('the first start of svc serve http on an empty data directory', () => {
     const env = svcEnv({ SVC_DATA_DIR: freshDataDir(), SVC_ACTOR_EMAIL: 'newcomer@example.test' });
     const first = await serveHttp(env);
     let actorId: string;
+    let printedStart: Record<string, string> = {};
     try {
       const printed = first.output().stderr;
       // stdout carries results only; the guide is a message.
@@ -75,7 +76,12 @@ describe('the first start of svc serve http on an empty data directory', () => {
       expect(printed).toContain(`claude mcp add --transport http svc ${mcpUrl} --header "X-Actor: ${actorId}"`);
       // The web view is read-only without an actor: the guide says where it is and how to act in it.
       expect(printed).toContain(`The web view is at ${first.url}/: read-only unless`);
-      expect(printed).toContain(`SVC_DEFAULT_ACTOR_ID=${actorId} pnpm start`);
+      // …with the settings that name this database and port, which differ from the defaults here: a newcomer ran the
+      // line without them and met another, empty database that refused the actor (2026-11-28). The second start
+      // below runs it as printed.
+      const start = /yourself: (.*) pnpm start \(or a proxy/.exec(printed)?.[1] ?? '';
+      printedStart = Object.fromEntries(start.split(' ').map((a) => a.split('=') as [string, string]));
+      expect(printedStart).toEqual({ SVC_DATA_DIR: env.SVC_DATA_DIR, SVC_HTTP_PORT: new URL(first.url).port, SVC_DEFAULT_ACTOR_ID: actorId });
       // VS Code's .vscode/mcp.json ("servers", typed) and the mcpServers JSON, over HTTP and over stdio.
       expect(printed).toMatch(/"servers": \{\s+"svc": \{\s+"type": "http",\s+"url": "[^"]+\/mcp",\s+"headers": \{\s+"X-Actor": "[0-9a-f-]{36}"/);
       expect(printed).toMatch(/"mcpServers": \{\s+"svc": \{\s+"type": "http"/);
@@ -104,8 +110,10 @@ describe('the first start of svc serve http on an empty data directory', () => {
       await stop(first);
     }
 
-    const second = await serveHttp(env);
+    // Started as the guide said, on the same port and data, acting as the actor.
+    const second = await serveHttp(svcEnv({ ...printedStart, SVC_ACTOR_EMAIL: 'newcomer@example.test' }), []);
     try {
+      expect(new URL(second.url).port).toBe(printedStart.SVC_HTTP_PORT);
       const printed = second.output().stderr;
       expect(printed).not.toContain('svc is ready');
       expect(printed).toContain(`svc: project 'default', actor ${actorId} (newcomer@example.test); MCP at ${second.url}/mcp with header "X-Actor: ${actorId}"`);

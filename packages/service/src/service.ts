@@ -81,7 +81,13 @@ export function createService(store: Store, options: { logger?: Logger; defaultA
       try {
         await requireActor(store.db, actorId.toLowerCase(), field);
       } catch (error) {
-        throw fromDatabase(error) ?? error;
+        const refused = fromDatabase(error) ?? error;
+        // Which database was asked: a newcomer started a server on another data directory than the one that printed
+        // the actor, and was told to register an actor that existed (2026-11-28).
+        if (refused instanceof SvcError && refused.code === 'unknown_actor') {
+          throw new SvcError(refused.code, `${refused.message} (looked in ${store.location}: is this the database that printed it?)`, refused.details);
+        }
+        throw refused;
       }
     },
     ping: () => store.ping(),

@@ -218,7 +218,10 @@ export function mountWeb(app: Hono<WebEnv>, service: Service, status: Record<Err
       return render(c, <SearchPage ctx={pageContext(c, nav(project, 'search'))} {...base} found={found} />);
     } catch (error) {
       if (!isSvcError(error) || error.code !== 'invalid_input') throw error;
-      const ctx = pageContext(c, { ...nav(project, 'search'), notice: { kind: 'error', text: error.message } });
+      // Named as the form names it: the operation's `item_types[0]` is the form's one `type` (a newcomer read it as a
+      // field they had not filled in).
+      const text = error.message.replace(/^item_types\[0\]:/, 'type:').replace(/^system_ids\[0\]:/, 'system:');
+      const ctx = pageContext(c, { ...nav(project, 'search'), notice: { kind: 'error', text } });
       return render(c, <SearchPage ctx={ctx} {...base} found={null} />, 400);
     }
   });

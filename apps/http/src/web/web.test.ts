@@ -146,6 +146,12 @@ describe.each(testBackends())('web view guards on $name', (backend) => {
     const long = await app.request(`/p/${slug}/search?q=${'a '.repeat(2000)}`);
     expect(long.status).toBe(400);
     expect(await long.text()).toContain('role="alert"');
+    // An unknown type is named as the form names it (a newcomer read `item_types[0]` as a field they had not filled).
+    const type = await app.request(`/p/${slug}/search?q=pool&type=bogus`);
+    expect(type.status).toBe(400);
+    const html = await type.text();
+    expect(html).toContain('type: unknown item type');
+    expect(html).not.toContain('item_types[0]');
   });
 
   it('shows near misses, naming the words each lacks, when no item holds every word', async () => {

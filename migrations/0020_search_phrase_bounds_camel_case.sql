@@ -12,7 +12,22 @@
 --    before, then by its parts and every run of two to four of them, stemmed as words are: `timeout`, `millis`,
 --    `connectionTimeout` and `timeoutMillis` find it (a newcomer, 2026-11-28: `timeout` missed the decision about
 --    `connectionTimeoutMillis`). Query words are analysed as before: a camelCase query word is its whole.
+-- 3. A URL right after punctuation (`[dashboard](https://…)`, `href="https://…"`) starts a run of its own. The text is
+--    cut every 128 characters of a run without a space (0015: the parser is quadratic in a run), counted from the
+--    run's start, and a query word is cut the same way from its own start: a URL over 128 characters after `(` was
+--    cut in other places in the text than in the query, and was never found (a reviewer, 2026-11-28). A space now
+--    goes before a scheme (`https://`, `http://`, `ftp://`, `ws(s)://`, `ssh://`, `git://`, `file://`) that follows
+--    anything but a space, letter or digit; the parser splits there anyway, so shorter texts index as before.
 -- Items', captures' and ideas' vectors are recomputed, and every project's index and statistics rebuilt, as 0018 did.
+
+-- The text the parser reads (0015), a URL after punctuation starting a run of its own (3 above).
+CREATE OR REPLACE FUNCTION svc_search_text(doc text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+  SELECT regexp_replace(
+           CASE WHEN strpos(doc, '://') = 0 THEN doc
+                ELSE regexp_replace(doc, '([^[:space:][:alnum:]])((?:https?|ftp|wss?|ssh|git|file)://)', '\1 \2', 'gi') END,
+           '([^[:space:]]{128})', '\1 ', 'g')
+$$;
 
 -- `a` then `b`, with 512 positions between them (none when either is empty). The gap is a lexeme no text holds (a
 -- space in it) at the 512th position after `a`, deleted once `b` has been placed after it.

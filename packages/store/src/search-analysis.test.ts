@@ -167,6 +167,23 @@ describe.each(testBackends())('search analysis on $name', (backend) => {
     expect(Object.keys(await indexed(`a${'Bc'.repeat(40)}`))).toHaveLength(1);
   });
 
+  it('finds a URL over 128 characters after punctuation as typed alone: both are cut from the scheme (a reviewer, 2026-11-28)', async () => {
+    const url = `https://grafana.example.com/d/abc123/checkout-latency?orgId=1&from=now-6h&to=now&var-service=checkout&var-env=production&refresh=30s&viewPanel=${'7'.repeat(12)}`;
+    expect(url.length).toBeGreaterThan(128);
+    for (const body of [`dashboard: ${url} is the one`, `See the [dashboard](${url}) for details`, `{"url": "${url}"}`, `(${url})`]) {
+      const { rows } = await sql<{ hit: boolean; phrase: boolean }>`
+        select svc_search_vector('Latency', ${body}::text) @@ plainto_tsquery('english', svc_search_text(${url}::text)) as hit,
+               svc_search_vector('Latency', ${body}::text) @@ phraseto_tsquery('english', svc_search_text(${url}::text)) as phrase`.execute(store.db);
+      expect(rows[0], body).toEqual({ hit: true, phrase: true });
+    }
+    // A short URL is parsed as it was: the parser splits at the punctuation before a scheme anyway.
+    for (const text of ['see (https://example.com/a/b)', '[x](http://a.io/p?q=1)', '{"u":"https://a.b/c"}', 'url=ftp://h/x', 'x<https://a.io>']) {
+      const { rows } = await sql<{ same: boolean }>`
+        select to_tsvector('english', ${text}::text) = to_tsvector('english', svc_search_text(${text}::text)) as same`.execute(store.db);
+      expect(rows[0]?.same, text).toBe(true);
+    }
+  });
+
   it('matches a phrase within one text, never across the title and body or a text and what is added after it (a reviewer, 2026-11-28)', async () => {
     const phrase = async (a: string, b: string, q: string) =>
       (await sql<{ hit: boolean }>`select svc_search_vector(${a}::text, ${b}::text) @@ phraseto_tsquery('english', ${q}::text) as hit`.execute(store.db)).rows[0]?.hit;

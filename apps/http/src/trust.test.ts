@@ -121,12 +121,13 @@ describe.each(testBackends())('trust at the HTTP edge on $name', (backend) => {
     }
     // A link followed from another site, the user's own tab or bookmark, this origin's own page, and clients that are
     // not browsers (no such header) are served.
-    for (const headers of [
+    const served: Record<string, string>[] = [
       { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
       { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
       { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' },
       {},
-    ]) {
+    ];
+    for (const headers of served) {
       expect((await send(plain.url, 'GET', search, headers)).status, JSON.stringify(headers)).toBe(200);
     }
   });

@@ -56,7 +56,7 @@ export {
   deferSearchIndex,
   glossarySynonyms,
   idf,
-  NEAR_MISS_BUDGET,
+  NEAR_MISS_ROWS,
   openAnalyzedSearch,
   openItemSearch,
   rebuildSearchIndex,

@@ -1632,14 +1632,18 @@ const SCORE_ALL = {
   ties: scoreAllText('search_score_all_ties', 'ties'),
 };
 
-/** The search's statements that read items, by name: a test checks that each reads them by primary key. */
-export const ITEM_READS = { analyze: ANALYZE, oneTerm: READ_ONE_TERM, anchorMatching: READ_ANCHOR, checkIds: CHECK.ids, checkTerms: CHECK.terms, scoreAll: SCORE_ALL.cut, scoreAllTies: SCORE_ALL.ties } as const;
+/**
+ * Postings a near-miss search aggregates at most (NEAR_MISSES: every posting of the query's terms, or past this
+ * many the best of each term's postings, and an honest cut). Decision 0059 measures what they cost.
+ */
+const NEAR_MISS_BUDGET = 100_000;
 
 /**
- * Postings a near-miss search reads at most (over every term it reads) before it settles for a bounded pool and
- * says so: about as many items as the longest walk of searchItems checks in one batch, twice.
+ * The most items a near-miss search looks up (filters, the relaxed query, the words held) in one statement: the best
+ * by words and score, and those tied with the last of them. A look-up is a read by primary key and a few tsquery
+ * matches (about 2 µs on PostgreSQL), not a check's score from the vector.
  */
-export const NEAR_MISS_BUDGET = 4_000;
+export const NEAR_MISS_ROWS = 4_096;
 
 export interface NearMiss extends SearchHit {
   /** Whether the item holds each of the plan's words, in order. */
@@ -1647,19 +1651,24 @@ export interface NearMiss extends SearchHit {
 }
 
 /**
- * svc_item_search's near misses (docs/decisions/0032-search-rebuild-and-near-misses.md): the `want` best current
- * items, outside `exclude` (the strict answer), that match the relaxed query and hold at least half (⌈n / 2⌉) but
- * not all of the n required words the index keeps (stop words are neither counted nor missing: their flag in
- * `held` is true), most words first, then by BM25F over the relaxed query. Exact over every such item unless `cut`:
+ * svc_item_search's near misses (docs/decisions/0032-search-rebuild-and-near-misses.md, 0059): the `want` best
+ * current items, outside `exclude` (the strict answer), that match the relaxed query and hold at least half
+ * (⌈n / 2⌉) but not all of the n required words the index keeps (stop words are neither counted nor missing: their
+ * flag in `held` is true), most words first, then by BM25F over the relaxed query. Exact over every such item unless
+ * `cut`:
  *
- * - An item holding c of the n words holds one of any n − c + 1 of them. So the items holding n − 1 words are
- *   all among the postings of the 2 rarest words' anchors, those holding n − 2 among the 3 rarest, and so on:
- *   the search reads one more word's postings per count until `want` items are known at the counts read, or
- *   it reaches `least` (or a phrase or OR group every near miss must hold has fewer postings: it drives).
- * - When the next count would pass NEAR_MISS_BUDGET postings read, it stops, and the relaxed query's exact BM25
- *   top (searchItems, about 3 × the places left) fills the list. If only the lowest count was left unread, the
- *   items there rank by score alone, so that top settles them when enough of them score at least its last place.
- *   Otherwise `cut`: the list may miss items that hold more words, and the answer says so.
+ * - Where at most one word must be held (two words, or one hyphen-joined), every match of the relaxed query outside
+ *   the strict answer is a near miss, and its exact top (searchItems) is the list.
+ * - Else every item holding a word holds one of its anchors. One aggregate over the postings of the query's terms
+ *   (NEAR_MISSES) gives each item the words whose anchors it holds, at least as many as it holds (as many for a word
+ *   of one lexeme), and its BM25F over the relaxed query; it keeps the items with at least ⌈n / 2⌉ such words that
+ *   hold an anchor of every phrase or OR group the relaxed query requires. The best of them by (words, score) and
+ *   those tied with the last are looked up (filters, the relaxed query, and the words held where an anchor does not
+ *   say it), until `want` near misses rank above every item not looked up; after NEAR_MISS_ROWS, `cut`.
+ * - Past `budget` postings, each term's best postings by impact are read instead (the rarest lists whole, the others
+ *   an even share of what is left), the items met there checked against their vectors, and the answer is `cut`. Where
+ *   every near miss holds as many words, they rank by score alone, and the relaxed query's top settles them when
+ *   enough of its items score above its last.
  */
 export async function searchNearMisses(
   db: Kysely<Database>,
@@ -1667,6 +1676,7 @@ export async function searchNearMisses(
   f: SearchFilters,
   want: number,
   exclude: ReadonlySet<string>,
+  budget = NEAR_MISS_BUDGET,
 ): Promise<{ hits: NearMiss[]; cut: boolean }> {
   if (want <= 0) return { hits: [], cut: false };
   const asked = near.words;
@@ -1686,78 +1696,239 @@ export async function searchNearMisses(
   // A word the index does not keep (a stop word such as `the` has no lexeme) is not required by the strict search
   // either: it counts neither toward the words an item holds nor as missing.
   const counted = anchorsOf.map((a) => a.size > 0);
-  // Each counted word's tsquery and what holds it for the count (prepareQuery wrote them after the relaxed query's):
-  // scoreItems answers whether the item holds each, the words first.
+  // Each counted word's tsquery and what holds it for the count (prepareQuery wrote them after the relaxed query's).
   const which = (from: number) => asked.flatMap((_, i) => (counted[i] ? [query.queries[from + i] ?? ''] : []));
   const plans = [...which(1), ...which(1 + asked.length)];
   const n = plans.length / 2;
   // An item may hold every word for the count and still lack one (a hyphen-joined word held by its parts): then the
-  // counts to read start at n, else at n − 1 (an item holding all n is a strict match).
+  // counts start at n, else at n − 1 (an item holding all n is a strict match).
   const top = asked.some((w, i) => counted[i] && w.parts) ? n : n - 1;
   if (top < 1) return { hits: [], cut: false };
   const least = Math.ceil(n / 2);
-  const words = anchorsOf.filter((a) => a.size > 0).sort((a, b) => cost(a) - cost(b));
-  /** The counted words' flags spread back over every word, a word not counted held. */
-  const spread = (held: boolean[]) => {
-    let j = 0;
-    return counted.map((c) => (c ? (held[j++] ?? false) : true));
-  };
-  let kept: Set<string> | undefined;
-  const rest = near.relaxed.op === 'and' ? near.relaxed.args.slice(1) : [];
-  for (const clause of rest.length > 0 ? positiveClauses({ op: 'and', args: rest }) : []) {
-    const own = clauseAnchors(clause, lexemesOf, df);
-    if (own.size > 0 && (!kept || cost(own) < cost(kept))) kept = own;
-  }
-
   const found = new Map<string, Checked & { count: number }>();
-  const check = async (which: { ids: string[] } | { terms: string[] }) => {
-    for (const h of (await scoreItems(db, query, which, f, q, plans)).values()) {
-      const held = h.held.slice(0, n);
-      // The words held for the count; an item holding every word is the strict answer's, not a near miss.
-      const count = h.held.slice(n).filter(Boolean).length;
-      if (!exclude.has(h.id) && count >= least && !held.every(Boolean)) found.set(h.id, { ...h, held: spread(held), count });
-    }
+  /** Keep the item if it is a near miss: `flags` says whether it matches each plan (the words, then what holds them for the count). */
+  const keep = (h: Scored, flags: boolean[]) => {
+    const held = flags.slice(0, n);
+    const count = flags.slice(n).filter(Boolean).length;
+    if (exclude.has(h.id) || count < least || held.every(Boolean)) return;
+    // The counted words' flags spread back over every word, a word not counted held.
+    let j = 0;
+    found.set(h.id, { ...h, held: counted.map((c) => (c ? (held[j++] ?? false) : true)), count });
   };
-  // Every item holding at least `complete` of the words is in `found`.
-  let complete = top + 1;
-  const known = () => [...found.values()].filter((h) => h.count >= complete).length;
-  const read = new Set<string>();
-  let spent = 0;
-  for (let c = top; c >= least && known() < want; c--) {
-    const byWords = new Set(words.slice(0, n - c + 1).flatMap((w) => [...w]));
-    const driveKept = kept !== undefined && cost(kept) <= cost(byWords);
-    const fresh = [...((driveKept ? kept : byWords) as Set<string>)].filter((t) => !read.has(t)).sort();
-    if (spent + cost(fresh) > NEAR_MISS_BUDGET) break;
-    spent += cost(fresh);
-    for (const t of fresh) read.add(t);
-    if (fresh.length > 0) {
-      await check({ terms: fresh });
-    }
-    complete = driveKept ? least : c;
-    if (driveKept) break;
-  }
+  const check = async (ids: string[]) => {
+    if (ids.length > 0) for (const h of (await scoreItems(db, query, { ids }, f, q, plans)).values()) keep(h, h.held);
+  };
 
-  let cut = complete > least && known() < want;
-  if (cut) {
-    // The relaxed query's best items fill the list. Where only the lowest count is left unread, its order is
-    // BM25F alone, so they settle it when enough of them score above the pool's last place.
-    const need = want - known();
-    const k = exclude.size + known() + 3 * need;
+  const terms = query.queryTerms.filter((t) => df(t) > 0);
+  const whole = postings(terms, df) <= budget;
+  // searchItems reads a relaxed query of words, phrases and OR groups, not a hyphen-joined word's parts (an AND in an OR).
+  if (!asked.some((w) => w.parts) && (least === 1 || (!whole && top === least))) {
+    // One count only: the near misses rank by score alone, and the relaxed query's top settles them when enough of its
+    // items score at least its last place (ties as in searchItems, broken among those read). Where one word is the
+    // least to hold, every match outside the strict answer is a near miss, and it always does.
+    const k = exclude.size + (least === 1 ? want : 3 * want);
     // Their ranks only: the pool's items get no snippets (the list's own get theirs below).
     const pool = await searchItems(db, near.relaxed, f, k, { snippets: 0 });
-    const unseen = pool.filter((h) => !exclude.has(h.id) && !found.has(h.id)).map((h) => h.id);
-    if (unseen.length > 0) await check({ ids: unseen });
-    if (complete - 1 === least) {
-      const last = pool[k]?.rank;
-      const lowest = [...found.values()].filter((h) => h.count === least).sort(byScore);
-      // Ties with the pool's last place count as settled, as in searchItems (broken among those read).
-      cut = last !== undefined && !((lowest[need - 1]?.score ?? Number.NEGATIVE_INFINITY) >= last);
+    await check(pool.filter((h) => !exclude.has(h.id)).map((h) => h.id));
+    const last = pool[k]?.rank;
+    const lowest = [...found.values()].sort(byScore);
+    const cut = last !== undefined && !((lowest[want - 1]?.score ?? Number.NEGATIVE_INFINITY) >= last);
+    return { hits: await nearMissHits(db, query, found, want), cut };
+  }
+
+  // Every near miss matches the relaxed query, so it holds an anchor of each phrase or OR group that query requires.
+  const rest = near.relaxed.op === 'and' ? near.relaxed.args.slice(1) : [];
+  const required = (rest.length > 0 ? positiveClauses({ op: 'and', args: rest }) : []).map((c) => clauseAnchors(c, lexemesOf, df)).filter((a) => a.size > 0);
+  // Past the budget, each term's best postings: the rarest lists whole, the others an even share of what is left.
+  const shares = whole ? terms.map(() => null) : evenShares(terms.map(df), budget);
+  const readOut = new Set(terms.filter((t, i) => (shares[i] ?? df(t)) >= df(t)));
+  const allRead = (anchors: ReadonlySet<string>) => [...anchors].every((t) => df(t) === 0 || readOut.has(t));
+  // Each term's bits: the counted words it anchors (bit j for the j-th), and the required clauses read to their end
+  // (from bit n on: an item met in none of a clause's lists read whole holds none of its anchors).
+  const countedAnchors = anchorsOf.filter((_, i) => counted[i]);
+  const kept = required.filter(allRead);
+  const masks = terms.map((t) => {
+    let mask = 0n;
+    for (const [j, anchors] of countedAnchors.entries()) if (anchors.has(t)) mask |= 1n << BigInt(j);
+    for (const [r, anchors] of kept.entries()) if (anchors.has(t)) mask |= 1n << BigInt(n + r);
+    return mask.toString();
+  });
+  // An item may hold a word whose lists were not read whole without a bit for it: the least it must show is lower.
+  const unread = countedAnchors.filter((a) => !allRead(a)).length;
+  // An anchor says whether an item holds the word when the word is that one lexeme (not a glossary group, an identifier
+  // of pieces or a hyphen-joined word) and its lists were read whole: then the aggregate's bits are the words held, and
+  // no vector is read for them.
+  const byAnchor =
+    whole &&
+    asked.every((w, i) => {
+      if (!counted[i]) return true;
+      const [only, ...others] = anchorsOf[i] ?? [];
+      return !w.parts && w.plan.op === 'word' && others.length === 0 && query.queries[1 + i] === `'${(only ?? '').replaceAll("'", "''")}'`;
+    });
+  const read = async (m: number, most: number) => {
+    const { rows } = await db.executeQuery<NearMissRow>(
+      CompiledQuery.raw(NEAR_MISSES, [
+        terms,
+        terms.map((t) => (query.weight.get(t) ?? 0) * (BM25.K1 + 1)),
+        masks,
+        shares,
+        (BM25.K1 * BM25.B) / Math.max(query.stats.avgdl, 1),
+        f.project_id,
+        ((1n << BigInt(n)) - 1n).toString(),
+        Math.max(least - unread, 1),
+        (((1n << BigInt(kept.length)) - 1n) << BigInt(n)).toString(),
+        [...exclude],
+        m,
+        ...filterParams(f),
+        q,
+        // Past the budget, the items met are checked against their vectors (the aggregate's scores are partial).
+        byAnchor || !whole ? [] : plans,
+        // Where anchors say the words held, an item holding every word is a strict match, not a near miss.
+        byAnchor ? n - 1 : n,
+        most,
+      ]),
+    );
+    return rows;
+  };
+  // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
+  await sql`select set_config('work_mem', '64MB', true), set_config('plan_cache_mode', 'auto', true)`.execute(db);
+  notePlanMode(db, 'auto');
+  if (!whole) {
+    await check((await read(Math.max(4 * want, 64), Math.max(4 * want, 64))).flatMap((r) => (r.id === null ? [] : [r.id])));
+    return { hits: await nearMissHits(db, query, found, want), cut: true };
+  }
+  // The best 4 × want and their ties first; where filters or the relaxed query leave out too many of them, or ties
+  // run past twice as many, once more the best NEAR_MISS_ROWS.
+  for (const [m, most] of [
+    [Math.max(4 * want, 64), Math.max(8 * want, 128)],
+    [NEAR_MISS_ROWS, NEAR_MISS_ROWS],
+  ] as const) {
+    const rows = await read(m, most);
+    for (const r of rows) {
+      if (r.id === null) continue;
+      const bits = Number(r.bits);
+      const byBits = Array.from({ length: n }, (_, j) => Math.floor(bits / 2 ** j) % 2 === 1);
+      keep({ id: r.id, score: Number(r.score), updated_at: new Date(Number(r.at)) }, r.held ?? [...byBits, ...byBits]);
+    }
+    // Every item not looked up ranks at most as the first of them (`next_c` words, `next_score`; none: all were).
+    const next = rows[0]?.next_c ?? null;
+    if (next === null) return { hits: await nearMissHits(db, query, found, want), cut: false };
+    const kth = ranked(found)[want - 1];
+    const below = Number(rows[0]?.next_score ?? 0);
+    if (kth && (kth.count > next || (kth.count === next && kth.score - below > SAME * Math.abs(kth.score)))) {
+      return { hits: await nearMissHits(db, query, found, want), cut: false };
     }
   }
-  const page = [...found.values()].sort((a, b) => b.count - a.count || byScore(a, b)).slice(0, want);
-  const hits = await withSnippets(db, page, query, want);
-  return { hits: hits.map((h, i) => ({ ...h, held: page[i]?.held ?? [] })), cut };
+  return { hits: await nearMissHits(db, query, found, want), cut: true };
 }
+
+/** NEAR_MISSES' row: a near miss looked up, or (id null) none; every row says how the first item not looked up ranks. */
+interface NearMissRow {
+  id: string | null;
+  bits: number;
+  score: number;
+  at: number;
+  held: boolean[] | null;
+  next_c: number | null;
+  next_score: number | null;
+}
+
+/** Near misses in the list's order: most words first, then by score. */
+function ranked<T extends Scored & { count: number }>(found: ReadonlyMap<string, T>): T[] {
+  return [...found.values()].sort((a, b) => b.count - a.count || byScore(a, b));
+}
+
+/** The best `want` near misses found, with their snippets. */
+async function nearMissHits(db: Kysely<Database>, query: PreparedQuery, found: ReadonlyMap<string, Checked & { count: number }>, want: number): Promise<NearMiss[]> {
+  const page = ranked(found).slice(0, want);
+  const hits = await withSnippets(db, page, query, want);
+  return hits.map((h, i) => ({ ...h, held: page[i]?.held ?? [] }));
+}
+
+/** How many of each list's postings `budget` reads: the shortest whole while an even share holds them, the others that share. */
+function evenShares(sizes: readonly number[], budget: number): number[] {
+  const out = sizes.map(() => 0);
+  let left = budget;
+  let lists = sizes.length;
+  for (const i of sizes.map((_, i) => i).sort((a, b) => (sizes[a] as number) - (sizes[b] as number))) {
+    const take = Math.min(sizes[i] as number, Math.floor(left / lists));
+    out[i] = take;
+    left -= take;
+    lists--;
+  }
+  return out;
+}
+
+/**
+ * searchNearMisses' statement, prepared by name. $1 the query's terms, $2 their weights idf × (K1 + 1), $3 their bits
+ * (int8: the counted words and the required clauses each anchors), $4 how many of each term's best postings to read
+ * (null: all), $5 K1 B / avgdl, $6 the project, $7 the words' bits, $8 how many words an item must show at least, $9
+ * the required clauses' bits, $10 the items left out (the strict answer), $11 how many of the best to look up, $12–$15
+ * the filters, $16 the relaxed query, $17 the plans whose match is asked about (`held`; empty: none), $18 how many
+ * words an item may show at most, $19 how many to look up at most with those tied with the $11-th.
+ *
+ * One aggregate over the postings (as scoreAll's: bm25Tf's arithmetic) gives each item the words whose anchors it
+ * holds and its score. The best $11 by (words, score, id), and those after them with as many words and a score within
+ * SAME_SQL of the $11-th's, at most $19 in all, are looked up by id, and those that pass the filters and match the
+ * relaxed query are answered (id, their words' bits as a float8, score, updated_at in epoch milliseconds, `held`),
+ * with one row at least that says how the first item not looked up ranks (`next_c`, `next_score`; null: none is left).
+ */
+const NEAR_MISSES = prepared(
+  'search_near_misses',
+  `with groups as materialized (
+     select p.item_id, bit_or(t.mask) & $7::int8 as bits, sum(t.w * ${bm25TfSql('p.tf', 'p.dl', '$5::float8')}) as score
+     from unnest($1::text[], $2::float8[], $3::int8[], $4::int[]) as t(term, w, mask, n)
+     cross join lateral (
+       select s.item_id, s.tf::float8 as tf, s.dl from search_postings s
+       where s.project_id = $6::uuid and s.term = t.term
+       order by s.impact desc, s.item_id desc
+       limit t.n
+     ) p
+     group by p.item_id
+     having bit_count((bit_or(t.mask) & $7::int8)::bit(64)) between $8::int and $18::int
+        and bit_or(t.mask) & $9::int8 = $9::int8
+        and not (p.item_id = any($10::uuid[]))
+   ),
+   best as (
+     select g.item_id, g.bits, g.score, bit_count(g.bits::bit(64))::int as c
+     from groups g
+     order by bit_count(g.bits::bit(64)) desc, g.score desc, g.item_id
+     limit $19::int + 1
+   ),
+   numbered as (
+     select b.*, row_number() over (order by b.c desc, b.score desc, b.item_id) as n from best b
+   ),
+   chosen as (
+     select x.* from numbered x
+     where x.n <= $11::int
+        or (x.n <= $19::int and (x.c, x.score) >= (select e.c, e.score * (1 - ${SAME_SQL}) from numbered e where e.n = $11::int))
+   ),
+   hits as (
+     select x.item_id as id, x.bits::float8 as bits, x.score, floor(extract(epoch from i.updated_at) * 1000)::float8 as at,
+            case when cardinality($17::tsquery[]) > 0 then
+              array(select i.search @@ e.q from unnest($17::tsquery[]) with ordinality as e(q, n) order by e.n)
+            end as held
+     from chosen x
+     ${itemById('x.item_id', 'i.updated_at, i.search')}
+     where ${filterText(12)} and i.search @@ $16::tsquery
+   )
+   select h.*, b.c as next_c, b.score as next_score
+   from (select 1) one
+   left join numbered b on b.n = (select count(*) from chosen) + 1
+   left join hits h on true`,
+);
+
+/** The search's statements that read items, by name: a test checks that each reads them by primary key. */
+export const ITEM_READS = {
+  analyze: ANALYZE,
+  oneTerm: READ_ONE_TERM,
+  anchorMatching: READ_ANCHOR,
+  checkIds: CHECK.ids,
+  checkTerms: CHECK.terms,
+  scoreAll: SCORE_ALL.cut,
+  scoreAllTies: SCORE_ALL.ties,
+  nearMisses: NEAR_MISSES,
+} as const;
 
 /**
  * The rows of the items `ids` (a condition on items `i`) with the first `chars` characters of each body, what

@@ -1,5 +1,5 @@
 import { nearMissPlan, parseQuery, planQuery } from '@svc/domain';
-import { bm25Tf, idf, NEAR_MISS_BUDGET, openStore, rebuildSearchIndex, searchItems, searchNearMisses } from '@svc/store';
+import { bm25Tf, idf, NEAR_MISS_ROWS, openStore, rebuildSearchIndex, searchItems, searchNearMisses } from '@svc/store';
 import { type KyselyPlugin, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type Call, DAY, random, testBackends, type TestService, unchecked } from '../testing/index.js';
@@ -1013,12 +1013,12 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
 
   it('says when near misses were looked for among more items than a search reads', async () => {
     const p = await projectId();
-    // Every item holds two of the four words: the items holding three would be among the postings of any two
-    // words, more than the budget.
+    // Every item holds two of the four words, and all score alike (written at once): the list's order among them is
+    // by id, which only looking up every one of them, more than a search looks up, would settle.
     await sql`
       insert into items (id, chain_id, project_id, item_type, title, body)
       select id, id, ${p}::uuid, 'knowledge', 'Note ' || g, case when g % 2 = 0 then 'alpha beta ' else 'gamma delta ' end || g
-      from (select gen_random_uuid() as id, g from generate_series(1, ${NEAR_MISS_BUDGET + 200}::int) g) n`.execute(svc.store.db);
+      from (select gen_random_uuid() as id, g from generate_series(1, ${NEAR_MISS_ROWS + 200}::int) g) n`.execute(svc.store.db);
     type Answer = { items: Hit[]; truncated: false | string[]; partial?: (Hit & { missing: string[] })[] };
     const answer = (await call(ops.svc_item_search, { project_id: 'rank', query: 'alpha beta gamma delta', limit: 5 })) as Answer;
     expect(answer.items).toEqual([]);

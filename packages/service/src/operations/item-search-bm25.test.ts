@@ -1055,6 +1055,92 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     expect(bare.every((h) => h.snippet === '' && h.title === '')).toBe(true);
   });
 
+  it('finds the exact near misses of many common words from their postings, looking up a bounded number of items (an attacker, 2026-11-28)', async () => {
+    const p = await projectId();
+    // 1,500 items, each holding each of ten common words with odds from 80% down to 35%, said one to three times, with
+    // a number of its own: most hold at least half of the words, and the two rarest words are held by about 1,000.
+    // Checking every item that holds one of the rarest words against its vector took seconds for fifteen words at
+    // 6,000 items.
+    const words = ['cache', 'pool', 'redis', 'postgres', 'timeout', 'retry', 'queue', 'limit', 'index', 'deploy'];
+    await sql`
+      insert into items (id, chain_id, project_id, item_type, title, body)
+      select id, id, ${p}::uuid, 'knowledge', 'Note ' || g,
+             array_to_string(array(
+               select repeat(w || ' ', 1 + abs(hashint4(g * 37 + j::int)) % 3)
+               from unnest(${words}::text[]) with ordinality as u(w, j)
+               where abs(hashint4(g * 16 + j::int)) % 20 < 17 - j::int), '') || g
+      from (select gen_random_uuid() as id, g from generate_series(1, 1500) g) n`.execute(svc.store.db);
+    const query = words.join(' ');
+    const ast = parseQuery(query);
+    const plan = planQuery(ast);
+    const near = plan ? nearMissPlan(ast, plan) : undefined;
+    if (!plan || !near) throw new Error('no near-miss plan');
+    const strict = await searchItems(svc.store.db, plan, { project_id: p }, 20);
+    expect(strict.length).toBeLessThan(20);
+
+    // The reference: every current item outside the strict answer holding at least five of the words, by words held,
+    // then by BM25F over the words (brute force, from the vectors), then by id (all were written at once).
+    const { docs, df, avgdl } = await bm25Corpus(svc.store.db, p);
+    const lexeme = async (w: string) => (await sql<{ t: string[] }>`select tsvector_to_array(to_tsvector('english', ${w}::text)) as t`.execute(svc.store.db)).rows[0]?.t[0] ?? '';
+    const lexemes = await Promise.all(words.map(lexeme));
+    const reference = [...docs.entries()]
+      .filter(([id]) => !strict.some((h) => h.id === id))
+      .map(([id, d]) => {
+        const held = lexemes.map((t) => d.tf.has(t));
+        const score = lexemes.reduce((sum, t) => sum + (d.tf.has(t) ? idf(docs.size, df.get(t) ?? 0) * bm25Tf(d.tf.get(t) ?? 0, d.dl, avgdl) : 0), 0);
+        return { id, count: held.filter(Boolean).length, score, missing: words.filter((_, i) => !held[i]) };
+      })
+      .filter((r) => r.count >= 5)
+      .sort((a, b) => b.count - a.count || (Math.abs(a.score - b.score) > 1e-9 * a.score ? b.score - a.score : a.id < b.id ? -1 : 1));
+    expect(reference.length).toBeGreaterThan(1_000);
+
+    /**
+     * Rows of items and postings the statements of `run` read, as PostgreSQL counts them in the transaction: items
+     * fetched through any index (counted on the index) or a bitmap or scanned, postings read from an index or scanned.
+     */
+    const reads = async <T,>(run: (db: typeof svc.store.db) => Promise<T>) =>
+      svc.store.db.transaction().execute(async (tx) => {
+        const count = async () =>
+          (
+            await sql<{ items: string; postings: string }>`
+              select (select sum(pg_stat_get_xact_tuples_fetched(x.indexrelid)) from pg_index x where x.indrelid = 'items'::regclass)
+                       + pg_stat_get_xact_tuples_fetched('items'::regclass) + pg_stat_get_xact_tuples_returned('items'::regclass) as items,
+                     (select sum(pg_stat_get_xact_tuples_returned(x.indexrelid)) from pg_index x where x.indrelid = 'search_postings'::regclass)
+                       + pg_stat_get_xact_tuples_returned('search_postings'::regclass) as postings`.execute(tx)
+          ).rows[0];
+        const before = await count();
+        const result = await run(tx);
+        const after = await count();
+        return { result, items: Number(after?.items) - Number(before?.items), postings: Number(after?.postings) - Number(before?.postings) };
+      });
+    const want = 21 - strict.length;
+    const exclude = new Set(strict.map((h) => h.id));
+    const exact = await reads((db) => searchNearMisses(db, near, { project_id: p }, want, exclude));
+    expect(exact.result.cut).toBe(false);
+    expect(exact.result.hits.map((h) => [h.id, words.filter((_, i) => !h.held[i])])).toEqual(reference.slice(0, want).map((r) => [r.id, r.missing]));
+    for (const [i, h] of exact.result.hits.entries()) expect(h.rank, `#${i + 1}`).toBeCloseTo(reference[i]?.score ?? 0, 9);
+    // Looked up: the best 8 × want at most (and ties), then the list's rows for its snippets; not the hundreds of items
+    // holding all words but one, nor the thousands holding half.
+    expect(exact.items).toBeLessThanOrEqual(Math.max(8 * want, 128) + want);
+    // The service answers the same list.
+    const answer = (await call(ops.svc_item_search, { project_id: 'rank', query, limit: 20 })) as { truncated: false | string[]; partial?: (Hit & { missing: string[] })[] };
+    expect(answer.partial?.map((h) => h.id)).toEqual(reference.slice(0, 20 - strict.length).map((r) => r.id));
+    expect(answer.truncated).toEqual(['limit']);
+
+    // Past a budget, each term's best postings only, no more than the budget in all (and each term's best one, read
+    // with the statistics), and an honest cut: the items listed are near misses, each lacking the words it says.
+    const budget = 2_000;
+    const cut = await reads((db) => searchNearMisses(db, near, { project_id: p }, want, exclude, budget));
+    expect(cut.result.cut).toBe(true);
+    expect(cut.postings).toBeLessThanOrEqual(budget + 2 * words.length);
+    expect(cut.items).toBeLessThanOrEqual(2 * Math.max(4 * want, 64) + want);
+    expect(cut.result.hits).toHaveLength(want);
+    const missingOf = new Map(reference.map((r) => [r.id, r.missing]));
+    for (const h of cut.result.hits) expect(words.filter((_, i) => !h.held[i])).toEqual(missingOf.get(h.id));
+    // Within the budget the aggregate reads every posting of the words once.
+    expect(exact.postings).toBeLessThanOrEqual([...lexemes].reduce((sum, t) => sum + (df.get(t) ?? 0), 0) + 2 * words.length);
+  });
+
   it('indexes a bulk insert in one statement and forgets a deleted project', async () => {
     await call(ops.project_create, { slug: 'gone', name: 'Gone' });
     const gone = (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'gone').executeTakeFirstOrThrow()).id;

@@ -85,7 +85,6 @@ describe.each(testBackends())('search statements over vectors and query plans, o
       oneTerm: [project, null, null, 90, 'cach', 2, none, 42],
       anchorMatching: [project, null, null, 90, 'cach', 2, none, 42, "'cach' & !'note'", 600, 0, ['cach', 'word']],
       checkIds: [ids, project, null, null, 90, "'cach'", ['cach'], [], true, 600],
-      checkTerms: [['cach'], project, null, null, 90, "'cach'", ['cach'], [], true, 600],
       scoreAll: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'", 21, 600, [1], 1],
       scoreAllTies: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'", 21, 600, [1], 1],
       nearMisses: [['cach', 'note'], [1, 1], [1, 2], [null, null], 0.02, project, 3, 1, 0, [none], 42, project, null, null, 90, "'cach' | 'note'", [], 1, 84],

@@ -663,38 +663,30 @@ export function occurrencesText(vector: string, terms: string, which: 'title' | 
 }
 
 /**
- * A check's statement, `which` selecting the items: $1 the ids, or every item in the postings of the terms $1.
- * $2–$5 the filters, $6 the query, $7 the query's terms, $8 the plans whose match is asked about (`held`), $9
- * whether to read the item's length from its vector, $10 how many characters of each body to read for its page row
- * (null: no page rows; snippetRows' columns). Each item's updated_at comes as epoch milliseconds (`at`), as pg reads a
- * timestamp into a Date: parsing a timestamp's text was 2% of a three-word search's CPU, 1,300 checks. Prepared by name,
- * one text per kind of selection.
+ * A check's statement, prepared by name: $1 the ids, $2–$5 the filters, $6 the query, $7 the query's terms, $8 the
+ * plans whose match is asked about (`held`), $9 whether to read the item's length from its vector, $10 how many
+ * characters of each body to read for its page row (null: no page rows; snippetRows' columns). Each item's updated_at
+ * comes as epoch milliseconds (`at`), as pg reads a timestamp into a Date: parsing a timestamp's text was 2% of a
+ * three-word search's CPU, 1,300 checks. (A second text, every item in the postings of some terms, served the near
+ * misses until they read their postings in one aggregate: decision 0059.)
  */
-function checkText(which: 'ids' | 'terms'): string {
-  // The ids asked about, each item then read by itemById.
-  const ids =
-    which === 'ids'
-      ? 'unnest($1::uuid[]) as p(item_id)'
-      : '(select distinct s.item_id from search_postings s where s.project_id = $2::uuid and s.term = any($1::text[])) p';
-  return prepared(
-    `search_check_${which}`,
-    `select i.id, floor(extract(epoch from i.updated_at) * 1000)::float8 as at,
-            array(select i.search @@ e.q from unnest($8::tsquery[]) with ordinality as e(q, n) order by e.n) as held,
-            case when $9::boolean then svc_search_dl(i.search) end as dl,
-            ${occurrencesText('i.search', '$7', 'title')} as title,
-            ${occurrencesText('i.search', '$7', 'all')} as all,
-            case when $10::int is not null then
-              json_build_array(i.id, i.chain_id, i.item_type, i.title, left(i.body, $10::int), floor(extract(epoch from i.updated_at) * 1000)::float8)
-            end as row
-     from ${ids}
-     ${itemById('p.item_id', 'i.id, i.updated_at, i.search, i.chain_id, i.title, i.body')}
-     where ${filterText(2)} and i.search @@ $6::tsquery`,
-  );
-}
-const CHECK = { ids: checkText('ids'), terms: checkText('terms') };
+const CHECK_IDS = prepared(
+  'search_check_ids',
+  `select i.id, floor(extract(epoch from i.updated_at) * 1000)::float8 as at,
+          array(select i.search @@ e.q from unnest($8::tsquery[]) with ordinality as e(q, n) order by e.n) as held,
+          case when $9::boolean then svc_search_dl(i.search) end as dl,
+          ${occurrencesText('i.search', '$7', 'title')} as title,
+          ${occurrencesText('i.search', '$7', 'all')} as all,
+          case when $10::int is not null then
+            json_build_array(i.id, i.chain_id, i.item_type, i.title, left(i.body, $10::int), floor(extract(epoch from i.updated_at) * 1000)::float8)
+          end as row
+   from unnest($1::uuid[]) as p(item_id)
+   ${itemById('p.item_id', 'i.id, i.updated_at, i.search, i.chain_id, i.title, i.body')}
+   where ${filterText(2)} and i.search @@ $6::tsquery`,
+);
 
 /**
- * The items selected by `which` (ids, or every item holding one of the terms) that pass the filters and match `q`
+ * The items `ids` that pass the filters and match `q`
  * (a tsquery's text), each scored by BM25F over the query's terms with current statistics, and whether it matches
  * each of `each` (tsquery texts). The items are selected first, by primary key only (`offset 0` keeps the planner
  * from answering `search @@ q` from the GIN index, which reads every item holding the words: the items are few,
@@ -710,16 +702,15 @@ const CHECK = { ids: checkText('ids'), terms: checkText('terms') };
 async function scoreItems(
   db: Kysely<Database>,
   query: PreparedQuery,
-  which: { ids: string[] } | { terms: string[] },
+  ids: string[],
   f: SearchFilters,
   q: string,
   each: string[] = [],
   lengths?: ReadonlyMap<string, number>,
   pageRows?: Map<string, PageRow>,
 ): Promise<Map<string, Checked>> {
-  const [text, selected] = 'ids' in which ? [CHECK.ids, which.ids] : [CHECK.terms, which.terms];
   const { rows } = await db.executeQuery<{ id: string; at: number; held: boolean[]; title: string; all: string; dl: number | null; row: PageRow | null }>(
-    CompiledQuery.raw(text, [selected, ...filterParams(f), q, query.queryTerms, each, lengths === undefined, pageRows ? SNIPPET_SOURCE_CHARS : null]),
+    CompiledQuery.raw(CHECK_IDS, [ids, ...filterParams(f), q, query.queryTerms, each, lengths === undefined, pageRows ? SNIPPET_SOURCE_CHARS : null]),
   );
   const scored = new Map<string, Checked>();
   for (const r of rows) {
@@ -1166,7 +1157,7 @@ export async function searchItems(
     }
     // A small batch brings its items' page rows along: the page is usually made of them, and withSnippets then needs
     // no statement of its own (a round trip of a search's five to seven). A large one would bring thousands of bodies.
-    const scored = await scoreItems(db, query, { ids: batch }, f, q, [], lengths, batch.length <= ROWS_WITH_CHECKS ? rows : undefined);
+    const scored = await scoreItems(db, query, batch, f, q, [], lengths, batch.length <= ROWS_WITH_CHECKS ? rows : undefined);
     work += CHECK_COST * batch.length + SCORE_COST * scored.size;
     accepted += scored.size;
     top.push(...scored.values());
@@ -1716,7 +1707,7 @@ export async function searchNearMisses(
     found.set(h.id, { ...h, held: counted.map((c) => (c ? (held[j++] ?? false) : true)), count });
   };
   const check = async (ids: string[]) => {
-    if (ids.length > 0) for (const h of (await scoreItems(db, query, { ids }, f, q, plans)).values()) keep(h, h.held);
+    if (ids.length > 0) for (const h of (await scoreItems(db, query, ids, f, q, plans)).values()) keep(h, h.held);
   };
 
   const terms = query.queryTerms.filter((t) => df(t) > 0);
@@ -1923,8 +1914,7 @@ export const ITEM_READS = {
   analyze: ANALYZE,
   oneTerm: READ_ONE_TERM,
   anchorMatching: READ_ANCHOR,
-  checkIds: CHECK.ids,
-  checkTerms: CHECK.terms,
+  checkIds: CHECK_IDS,
   scoreAll: SCORE_ALL.cut,
   scoreAllTies: SCORE_ALL.ties,
   nearMisses: NEAR_MISSES,

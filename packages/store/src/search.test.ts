@@ -88,6 +88,7 @@ describe.each(testBackends())('search statements over vectors and query plans, o
       scoreAll: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'", 21, 600, [1], 1],
       scoreAllTies: [['cach'], [1], 0.02, 42, project, null, null, 90, "'cach'", 21, 600, [1], 1],
       nearMisses: [['cach', 'note'], [1, 1], [1, 2], [null, null], 0.02, project, 3, 1, 0, [none], 42, project, null, null, 90, "'cach' | 'note'", [], 1, 84],
+      nearMissesBest: [['cach', 'note'], [1, 1], [1, 2], [1, 1], 0.02, project, 3, 1, 0, [none], 42, project, null, null, 90, "'cach' | 'note'", [], 1, 84],
     };
     await db.connection().execute(async (conn) => {
       for (const [name, text] of Object.entries(ITEM_READS) as [keyof typeof ITEM_READS, string][]) {

@@ -1657,7 +1657,8 @@ export interface NearMiss extends SearchHit {
  *   those tied with the last are looked up (filters, the relaxed query, and the words held where an anchor does not
  *   say it), until `want` near misses rank above every item not looked up; after NEAR_MISS_ROWS, `cut`.
  * - Past `budget` postings, each term's best postings by impact are read instead (the rarest lists whole, the others
- *   an even share of what is left), the items met there checked against their vectors, and the answer is `cut`. Where
+ *   an even share of what is left), the best NEAR_MISS_ROWS / 4 items met there looked up, the best of those by the words
+ *   they hold scored from their vectors, and the answer is `cut`. Where
  *   every near miss holds as many words, they rank by score alone, and the relaxed query's top settles them when
  *   enough of its items score above its last.
  */
@@ -1772,8 +1773,7 @@ export async function searchNearMisses(
         m,
         ...filterParams(f),
         q,
-        // Past the budget, the items met are checked against their vectors (the aggregate's scores are partial).
-        byAnchor || !whole ? [] : plans,
+        byAnchor ? [] : plans,
         // Where anchors say the words held, an item holding every word is a strict match, not a near miss.
         byAnchor ? n - 1 : n,
         most,
@@ -1784,8 +1784,22 @@ export async function searchNearMisses(
   // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
   await sql`select set_config('work_mem', '64MB', true), set_config('plan_cache_mode', 'auto', true)`.execute(db);
   notePlanMode(db, 'auto');
+  const lookUp = (rows: NearMissRow[]) => {
+    for (const r of rows) {
+      if (r.id === null) continue;
+      const bits = Number(r.bits);
+      const byBits = Array.from({ length: n }, (_, j) => Math.floor(bits / 2 ** j) % 2 === 1);
+      keep({ id: r.id, score: Number(r.score), updated_at: new Date(Number(r.at)) }, r.held ?? [...byBits, ...byBits]);
+    }
+  };
   if (!whole) {
-    await check((await read(Math.max(4 * want, 64), Math.max(4 * want, 64))).flatMap((r) => (r.id === null ? [] : [r.id])));
+    // The best 1,024 items met are looked up, each with the words it holds (4,096 cost 150 ms more at 100k items,
+    // uncached), and the best of them by those words and their partial scores are then scored from their vectors. A
+    // cut: items not met, or met low, may rank higher.
+    lookUp(await read(NEAR_MISS_ROWS / 4, NEAR_MISS_ROWS / 4));
+    const best = ranked(found).slice(0, Math.max(4 * want, 64));
+    found.clear();
+    await check(best.map((h) => h.id));
     return { hits: await nearMissHits(db, query, found, want), cut: true };
   }
   // The best 4 × want and their ties first; where filters or the relaxed query leave out too many of them, or ties
@@ -1795,12 +1809,7 @@ export async function searchNearMisses(
     [NEAR_MISS_ROWS, NEAR_MISS_ROWS],
   ] as const) {
     const rows = await read(m, most);
-    for (const r of rows) {
-      if (r.id === null) continue;
-      const bits = Number(r.bits);
-      const byBits = Array.from({ length: n }, (_, j) => Math.floor(bits / 2 ** j) % 2 === 1);
-      keep({ id: r.id, score: Number(r.score), updated_at: new Date(Number(r.at)) }, r.held ?? [...byBits, ...byBits]);
-    }
+    lookUp(rows);
     // Every item not looked up ranks at most as the first of them (`next_c` words, `next_score`; none: all were).
     const next = rows[0]?.next_c ?? null;
     if (next === null) return { hits: await nearMissHits(db, query, found, want), cut: false };

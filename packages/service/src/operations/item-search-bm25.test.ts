@@ -1138,8 +1138,6 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     expect(cut.result.hits).toHaveLength(want);
     const missingOf = new Map(reference.map((r) => [r.id, r.missing]));
     for (const h of cut.result.hits) expect(words.filter((_, i) => !h.held[i])).toEqual(missingOf.get(h.id));
-    // Within the budget the aggregate reads every posting of the words once.
-    expect(exact.postings).toBeLessThanOrEqual([...lexemes].reduce((sum, t) => sum + (df.get(t) ?? 0), 0) + 2 * words.length);
   });
 
   it('indexes a bulk insert in one statement and forgets a deleted project', async () => {

@@ -668,7 +668,7 @@ export function occurrencesText(vector: string, terms: string, which: 'title' | 
  * characters of each body to read for its page row (null: no page rows; snippetRows' columns). Each item's updated_at
  * comes as epoch milliseconds (`at`), as pg reads a timestamp into a Date: parsing a timestamp's text was 2% of a
  * three-word search's CPU, 1,300 checks. (A second text, every item in the postings of some terms, served the near
- * misses until they read their postings in one aggregate: decision 0059.)
+ * misses until they read their postings in one aggregate: decision 0061.)
  */
 const CHECK_IDS = prepared(
   'search_check_ids',
@@ -1625,7 +1625,7 @@ const SCORE_ALL = {
 
 /**
  * Postings a near-miss search aggregates at most (NEAR_MISSES: every posting of the query's terms, or past this
- * many the best of each term's postings, and an honest cut). Decision 0059 measures what they cost.
+ * many the best of each term's postings, and an honest cut). Decision 0061 measures what they cost.
  */
 const NEAR_MISS_BUDGET = 100_000;
 
@@ -1642,7 +1642,7 @@ export interface NearMiss extends SearchHit {
 }
 
 /**
- * svc_item_search's near misses (docs/decisions/0032-search-rebuild-and-near-misses.md, 0059): the `want` best
+ * svc_item_search's near misses (docs/decisions/0032-search-rebuild-and-near-misses.md, 0061): the `want` best
  * current items, outside `exclude` (the strict answer), that match the relaxed query and hold at least half
  * (⌈n / 2⌉) but not all of the n required words the index keeps (stop words are neither counted nor missing: their
  * flag in `held` is true), most words first, then by BM25F over the relaxed query. Exact over every such item unless

@@ -481,7 +481,8 @@ export function planQueryText(plan: TsPlan, leafQuery: ReadonlyMap<string, strin
  * term and id; arrays unnested), yet PostgreSQL's plan cache kept planning them for each call: a custom plan knows
  * an array parameter's length where the generic plan guesses, so it looked cheaper, and planning cost more than
  * running (ANALYZE: 0.8 of its 1.2 ms). `force_generic_plan` plans each once per connection; statements whose
- * best plan does depend on their values (scoreAll's aggregate, newestMatches' unnamed statement) set `auto` back.
+ * best plan does depend on their values (scoreAll's aggregate, newestMatches' and fewMatches' unnamed statements) set
+ * `auto` back.
  */
 async function planMode(db: Kysely<Database>, mode: PlanMode): Promise<void> {
   if (db.isTransaction && modes.get(db) === mode) return;
@@ -783,10 +784,12 @@ const NIL = '00000000-0000-0000-0000-000000000000';
  * How searchItems finds the top: `walk` reads postings best impact first and checks the items that can still reach
  * the page (a query of one lexeme reads its postings only: oneTerm); `all` scores every posting of the query's
  * terms at once; `auto` (the service's) reads a query every match of which holds its one term or a rare one from that
- * term's postings (anchorMatching), else walks and turns to `all` when that is the cheaper. All three answer the same
- * page; tests compare them.
+ * term's postings (anchorMatching), a query whose required words are common but seldom held together from the index
+ * of the items' vectors (fewMatches), else walks and turns to scoreAll when that is the cheaper; `sum` is that
+ * scoreAll, which keeps only the items holding an anchor of every required clause. All four answer the same page;
+ * tests compare them.
  */
-export type SearchStrategy = 'auto' | 'walk' | 'all';
+export type SearchStrategy = 'auto' | 'walk' | 'all' | 'sum';
 
 /** Whether the plan is made of exclusions (beside stop words only): it matches every item without the excluded words. */
 function excludesOnly(plan: TsPlan): boolean {
@@ -974,6 +977,14 @@ export async function searchItems(
     const top = await anchorMatching(db, f, q, query, anchor, k, page, snippets > 0 ? SNIPPET_SOURCE_CHARS : 0);
     if (top) return withSnippets(db, top, query, snippets, page);
   }
+  // Required words that are each common but seldom held together (fifteen of a project's most frequent: 33 items of
+  // 100k) left the walk and scoreAll to read most of their postings: 870k postings, 0.7 s; 8.3M and 5 s for 32 words
+  // (an attacker, 2026-11-28). Their matches come from the vectors' index instead, and every one is scored.
+  if (strategy === 'auto' && clauses.length > 1 && postings(queryTerms, df) > 2 * k * CHECK_COST && fewExpected(clauses, df, stats.docs)) {
+    const pageRows = new Map<string, PageRow>();
+    const top = await fewMatches(db, query, f, q, k, snippets > 0 ? pageRows : undefined);
+    if (top) return withSnippets(db, top, query, snippets, pageRows);
+  }
   const bound = impactBound(stats.ref_avgdl, stats.avgdl);
   const lists = new Map<string, TermList>();
   // The query's terms that make up a glossary group's lexemes are read as the group's one list (groupLists).
@@ -1040,7 +1051,7 @@ export async function searchItems(
   /** What reading the shortest required clause to its end would cost at most: each posting read, its item checked. */
   const closing = Math.min(...clauses.map((anchors) => postings(anchors, df))) * (1 + CHECK_COST);
   // Where scoring everything costs less than a walk's first round of checks (about 2k items), it answers.
-  if (strategy === 'all' || (strategy === 'auto' && everything <= 2 * k * CHECK_COST)) {
+  if (strategy === 'all' || strategy === 'sum' || (strategy === 'auto' && everything <= 2 * k * CHECK_COST)) {
     // `all` keeps every item holding a term: a reference for the anchors the walk and `auto`'s scoreAll rely on.
     return withSnippets(db, await scoreAll(db, query, f, q, k, strategy === 'all' ? [] : clauses, rows), query, snippets, pageRows);
   }
@@ -1464,6 +1475,51 @@ async function anchorMatching(
 }
 
 /**
+ * The most matches fewMatches scores, each looked up and scored from its vector (CHECK_COST + SCORE_COST postings,
+ * about 26 µs): 27 ms at most.
+ */
+const FEW_MATCHES = 1_024;
+
+/**
+ * Whether a query's required clauses are expected to be held together by few items (a quarter of FEW_MATCHES at
+ * most), were the items holding each clause (at most the sum of its anchors' document frequencies) independent of
+ * one another. Words that go together are held together more often than that: fewMatches then finds too many and
+ * leaves the query to the walk, having cost one read of the vectors' index.
+ */
+function fewExpected(clauses: readonly Set<string>[], df: (term: string) => number, docs: number): boolean {
+  const n = Math.max(docs, 1);
+  let expected = n;
+  for (const anchors of clauses) expected *= Math.min(1, postings(anchors, df) / n);
+  return expected <= FEW_MATCHES / 4;
+}
+
+/**
+ * The exact top `k` of a query matched by FEW_MATCHES items at most, or undefined for the walk to answer: its matches
+ * are read from the items' own index (GIN over project and vector, which intersects the words' item lists without
+ * reading their postings one by one: 20–35 ms for 8 to 32 of a 100k-item project's most frequent words), and every one
+ * of them is scored from its vector, as a check scores it. A read over FEW_MATCHES is stopped there. The statement is
+ * planned for its query (`auto`): the index serves a query estimated to match few items, and a scan stopped at
+ * FEW_MATCHES + 1 one estimated to match many. `pageRows` gets the matches' page rows when they are few enough to be
+ * the page's.
+ */
+async function fewMatches(
+  db: Kysely<Database>,
+  query: PreparedQuery,
+  f: SearchFilters,
+  q: string,
+  k: number,
+  pageRows: Map<string, PageRow> | undefined,
+): Promise<Scored[] | undefined> {
+  await planMode(db, 'auto');
+  const { rows } = await sql<{ id: string }>`
+    select i.id from items i where ${filters(f)} and i.search @@ ${q}::tsquery limit ${FEW_MATCHES + 1}`.execute(db);
+  if (rows.length > FEW_MATCHES) return undefined;
+  const ids = rows.map((r) => r.id);
+  const scored = await scoreItems(db, query, ids, f, q, [], undefined, ids.length <= 2 * k ? pageRows : undefined);
+  return [...scored.values()].sort(byScore).slice(0, k);
+}
+
+/**
  * The term anchorMatching reads for a query, if any: the query's one term, or else the rarest term that a required
  * clause holds in every alternative (a word, a phrase, or an OR of forms of one word: `zebra OR zebras`), so that
  * every match holds it, when it is held by few enough items (ANCHOR_ITEMS × k, at most ANCHOR_MOST) for reading them
@@ -1536,10 +1592,12 @@ async function scoreAll(
   // Which required clauses each term anchors, as bits: an item none of whose postings sets a clause's bit holds none of
   // its anchors and cannot match, so the aggregate leaves it out rather than the checks (three words of mixed
   // frequency checked 30 of 88 best sums that matched, and the walk's share of such misses overrated what scoreAll
-  // checks: 2026-11-28). Past 30 clauses no bits (every item is kept, as before).
-  const bits = clauses.length <= 30 ? clauses : [];
-  const masks = terms.map((t) => bits.reduce((m, anchors, i) => (anchors.has(t) ? m | (1 << i) : m), 0));
-  const full = (1 << bits.length) - 1;
+  // checks: 2026-11-28). Bits of 64: till 2026-11-28 they were of 32, and a query of more than 30 clauses kept every
+  // item, so 32 common words read their 1.5M postings again for each round of checks (8.3M postings, 5 s at 100k).
+  // An item holding no anchor of one of the first 63 clauses cannot match either: past them, no bits.
+  const bits = clauses.slice(0, 63);
+  const masks = terms.map((t) => bits.reduce((m, anchors, i) => (anchors.has(t) ? m | (1n << BigInt(i)) : m), 0n).toString());
+  const full = ((1n << BigInt(bits.length)) - 1n).toString();
   // The aggregate's groups (one per item) are kept in memory rather than sorted on disk.
   await sql`select set_config('work_mem', '64MB', true), set_config('plan_cache_mode', 'auto', true)`.execute(db);
   notePlanMode(db, 'auto');
@@ -1583,10 +1641,10 @@ async function scoreAll(
  */
 function scoreAllText(name: string, cut: 'cut' | 'ties'): string {
   const sum = `select p.item_id, sum(t.w * ${bm25TfSql('p.tf', 'p.dl', '$3::float8')}) as score
-     from unnest($1::text[], $2::float8[], $12::int[]) as t(term, w, mask)
+     from unnest($1::text[], $2::float8[], $12::int8[]) as t(term, w, mask)
      join search_postings p on p.project_id = $5::uuid and p.term = t.term
      group by p.item_id
-     having bit_or(t.mask) = $13::int`;
+     having bit_or(t.mask) = $13::int8`;
   // `ties`: every item within SAME_SQL of the $4-th score, which is a tie however the aggregate ordered its sum.
   const scored =
     cut === 'cut'

@@ -1,7 +1,7 @@
 import { parseIdRef, SvcError } from '@svc/domain';
 import { resolveItem, resolveProject } from '@svc/store';
 import { z } from 'zod';
-import { ITEM_ANSWER, writeAnswer } from '../answers.js';
+import { writeAnswer } from '../answers.js';
 import { body, context, itemRef, linkInput, projectRef, semanticImpacts, sourceUrl, title } from '../inputs.js';
 import { createItem, lockHeadForEdit, prepareItemValues, resolveLinkTargets, supersede, writeLinks } from '../items/write.js';
 import { defineOperation } from '../operation.js';
@@ -20,7 +20,7 @@ export const itemUpsert = defineOperation({
     'item_id creates; item_id edits: a new version supersedes it (nothing is overwritten), and it must be the ' +
     'current version, else `conflict` names it. Omitted or "" fields are kept; null clears body, context, ' +
     'system_id, work_unit_id, source_url. Tasks (need an open work unit) and QA checks start ' +
-    `proposed/pending; only svc_task_*/svc_qa_* change their status. ${ITEM_ANSWER}; chain_id is stable.`,
+    'proposed/pending; only svc_task_*/svc_qa_* change their status. Returns {id, chain_id, version, …}; chain_id is stable.',
   input: z.object({
     project_id: projectRef,
     item_id: itemRef.optional().describe('The current version to edit (omit to create a new item)'),

@@ -112,6 +112,30 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     expect(ok.isError).toBeFalsy();
   });
 
+  it('names the tool a misspelt or unprefixed tool name most likely meant (a newcomer got no hint), and no more than 64 characters of the name', async () => {
+    const refusal = async (name: string) => {
+      const result = await client.callTool({ name, arguments: { project_id: 'mcp' } });
+      expect(result.isError, name).toBe(true);
+      return (result.structuredContent as { error: { code: string; message: string } }).error;
+    };
+    for (const [name, meant] of [
+      ['item_search', 'svc_item_search'],
+      ['svc_item_serch', 'svc_item_search'],
+      ['SVC-Brief', 'svc_brief'],
+      ['svc_task_stat', 'svc_task_start'],
+      ['capture.add', 'svc_capture_add'],
+    ]) {
+      expect(await refusal(name as string)).toEqual({
+        code: 'not_found',
+        message: `no tool '${name}'; did you mean '${meant}'? tools/list shows the tools`,
+        details: { did_you_mean: meant },
+      });
+    }
+    expect((await refusal('svc_nope')).message).toBe("no tool 'svc_nope'; tools/list shows the tools");
+    const long = 'svc_'.repeat(5_000);
+    expect((await refusal(long)).message).toBe(`no tool '${long.slice(0, 64)}…'; tools/list shows the tools`);
+  });
+
   it("refuses tools/call arguments that are not an object as invalid params in one plain sentence, and keeps serving (they were zod's issue list as JSON)", async () => {
     for (const [args, kind] of [
       [[1], 'an array'],

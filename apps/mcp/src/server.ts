@@ -8,7 +8,7 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type AnyOperation, codeVersion, fromZod, isSvcError, type Service, type Source, SvcError, toolOperations } from '@svc/service';
+import { type AnyOperation, codeVersion, fromZod, isSvcError, nearestToolName, type Service, type Source, SvcError, toolOperations } from '@svc/service';
 import { z } from 'zod';
 import { fromSvcError, registerContext } from './context.js';
 
@@ -179,7 +179,13 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Mcp
 
   server.setRequestHandler(CallToolAsSent, async (request): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
-    if (!op) return errorResult(new SvcError('not_found', `no tool '${request.params.name}'; tools/list shows the tools`));
+    if (!op) {
+      const name = request.params.name;
+      const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
+      const nearest = nearestToolName(name);
+      const hint = nearest ? `did you mean '${nearest}'? ` : '';
+      return errorResult(new SvcError('not_found', `no tool '${shown}'; ${hint}tools/list shows the tools`, nearest ? { did_you_mean: nearest } : {}));
+    }
     try {
       const result = await slot(() => service.call(op.name, request.params.arguments ?? {}, call));
       if (op.presentation.kind === 'markdown') {

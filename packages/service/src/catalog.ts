@@ -1,3 +1,4 @@
+import { distance } from 'fastest-levenshtein';
 import type { AnyOperation } from './operation.js';
 import { actorAdd } from './operations/actor-add.js';
 import { actorList } from './operations/actor-list.js';
@@ -161,4 +162,23 @@ export function findOperation(name: string): AnyOperation | undefined {
 
 export function toolOperations(): AnyOperation[] {
   return catalog.filter((op) => op.surface === 'tool');
+}
+
+/**
+ * The tool a misspelt or unprefixed name most likely meant, for the refusal to name (a newcomer's `item_search` or
+ * `svc_item_serch` was told only that no such tool exists): the name in lower case with `_` for `-`, `.` and spaces,
+ * with or without `svc_` before it, if that is a tool; else the nearest tool by edits, if it is within a quarter of
+ * the name's length (at least 2). Undefined for a name of more than 64 characters (no tool name is half that long).
+ */
+export function nearestToolName(name: string): string | undefined {
+  if (name.length > 64) return undefined;
+  const tools = toolOperations().map((op) => op.name);
+  const asked = name.trim().toLowerCase().replace(/[-.\s]/g, '_');
+  const forms = asked.startsWith('svc_') ? [asked] : [asked, `svc_${asked}`];
+  let best: { tool: string; edits: number } | undefined;
+  for (const tool of tools) {
+    const edits = Math.min(...forms.map((form) => distance(form, tool)));
+    if (!best || edits < best.edits) best = { tool, edits };
+  }
+  return best && best.edits <= Math.max(2, Math.floor(asked.length / 4)) ? best.tool : undefined;
 }

@@ -18,7 +18,7 @@ export {
   type TaskStatus,
   withFieldNamed,
 } from '@svc/domain';
-export { findOperation, ops, toolOperations } from './catalog.js';
+export { findOperation, nearestToolName, ops, toolOperations } from './catalog.js';
 export { type Config, loadConfig, parseHost } from './config.js';
 export { inline, ref } from './markdown.js';
 export { createLogger } from './logger.js';

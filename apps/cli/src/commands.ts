@@ -468,7 +468,9 @@ export const COMMANDS: readonly CommandEntry[] = [
       `imported ${'slug' in r ? r.slug : 'the shared inbox'}: ${Object.entries(r.counts)
         .filter(([, n]) => n > 0)
         .map(([k, n]) => `${n} ${n === 1 ? k : recordsOf(k)}`)
-        .join(', ')}`,
+        .join(', ')}` +
+      // Whom the file's records now name: it may carry anyone's email (decision 0063).
+      (r.actors_here ? `\nattributed to actors already here, matched by email: ${r.actors_here.join(', ')}` : ''),
   }),
 
   { name: 'glossary', description: 'glossary groups and terms that expand searches' },

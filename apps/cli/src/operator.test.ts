@@ -143,6 +143,9 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
   it('export → import into a fresh database → export gives the same bytes, captures and the inbox too; a truncated file fails with its line and writes nothing', async () => {
     expect((await svc(['project', 'create', 'carry'], env)).code).toBe(0);
     expect((await svc(['system', 'add', 'carry', 'api'], env)).code).toBe(0);
+    // An item signed by an actor: the file carries that actor's record (and email).
+    const carrier = JSON.parse((await svc(['actor', 'add', '--email', 'carrier@example.test', '--name', 'Carrier', '--json'], env)).stdout) as { id: string };
+    expect((await svc(['item', 'add', 'carry', 'Signed by the carrier', '--actor', carrier.id], env)).code).toBe(0);
     // Captures through the service in this process (the CLI has no capture commands): one filed under carry,
     // one promoted into it from the inbox and redacted, and the inbox's own, one of them redacted.
     const service = await openService(loadConfig(env));
@@ -180,6 +183,7 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     const imported = await svc(['import', first], freshEnv);
     expect(imported.code).toBe(0);
     expect(imported.stdout).toMatch(/^imported carry: .*2 captures, 1 capture_promotion\b/);
+    expect(imported.stdout).not.toContain('attributed');
     expect((await svc(['export', 'carry'], freshEnv)).stdout).toBe(readFileSync(first, 'utf8'));
     expect(readFileSync(first, 'utf8')).not.toContain('swordfish');
 
@@ -201,6 +205,15 @@ describe.skipIf(!process.env.SVC_TEST_DATABASE_URL)('operator commands through t
     expect(again.stderr).toMatch(/conflict: line \d+: a capture with id .* already exists in this database/);
     expect((await svc(['export', 'carry', '--inbox'], env)).code).toBe(2);
     expect((await svc(['export'], env)).code).toBe(2);
+
+    // Imported again as a copy, the file's actors are actors here: the answer says to whom its records are now
+    // attributed, as a file may carry anyone's email (an attacker, 2026-11-28).
+    const emails = lines.map((l) => JSON.parse(l) as { type?: string; email?: string }).filter((r) => r.type === 'actor').map((r) => String(r.email).toLowerCase());
+    expect(emails).toContain('carrier@example.test');
+    const copy = await svc(['import', first, '--as', 'carry-copy'], freshEnv);
+    expect(copy.code).toBe(0);
+    expect(copy.stdout).toContain(`\nattributed to actors already here, matched by email: ${emails.sort().join(', ')}`);
+    expect(JSON.parse((await svc(['import', first, '--as', 'carry-copy-2', '--json'], freshEnv)).stdout)).toMatchObject({ actors_here: emails });
   }, 180_000);
 
   it('import and config import refuse /dev/zero at their size caps, and a crafted file by line and field in plain words', async () => {

@@ -5,7 +5,7 @@ import { defineOperation } from '../operation.js';
 import { confine } from '../transfer/confine.js';
 import { checkSchema, fileLines, parseRecords, readHeader, recordColumns } from '../transfer/file.js';
 import { renewIds, writeProject } from '../transfer/write.js';
-import { adoptedActors, importInbox, projectRecordOf } from './transfer-shared.js';
+import { actorsHereOf, adoptedActors, importInbox, projectRecordOf } from './transfer-shared.js';
 
 export const projectImport = defineOperation({
   name: 'project_import',
@@ -36,13 +36,13 @@ export const projectImport = defineOperation({
     if (header.inbox) return importInbox(ctx, records, columns, input.as_slug);
 
     const project = projectRecordOf(records);
-    const { keptIdentity, adopted } = await confine(ctx.tx, records, project, input.as_slug !== undefined);
+    const { keptIdentity, adopted, actorsHere } = await confine(ctx.tx, records, project, input.as_slug !== undefined);
     const ids = input.as_slug === undefined ? undefined : await renewIds(ctx.tx, records, project, input.as_slug);
     const projectId = await writeProject(ctx.tx, records, columns, { ids, keptIdentity }, ctx.progress);
     const counts = Object.fromEntries(TABLES.map((t) => [t.kind, records.filter((r) => r.spec === t).length]));
     // The import's own audit row names the project as its target but belongs to no project, so a re-export
     // of the imported project is byte-for-byte the file it came from.
     ctx.audit({ project_id: null, target_kind: 'project', target_id: projectId, details: { imported: counts, fresh_ids: ids !== undefined, ...adoptedActors(adopted) } });
-    return { project_id: projectId, slug: String(project.row.slug), counts };
+    return { project_id: projectId, slug: String(project.row.slug), counts, ...actorsHereOf(actorsHere) };
   },
 });

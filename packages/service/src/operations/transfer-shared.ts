@@ -31,6 +31,12 @@ export async function exportLines(ctx: ReadContext, tables: readonly TableSpec[]
 /** For the import's audit row: which actors of the file were taken for actors here by their email (file id → id here). */
 export const adoptedActors = (adopted: Map<string, string>) => (adopted.size > 0 ? { actors_by_email: Object.fromEntries(adopted) } : {});
 
+/**
+ * For the import's answer: the emails of the file's actors that are actors here, to whom its records are attributed
+ * (absent when none). A file can name anyone's email; the operator sees whom it signs as (decision 0063).
+ */
+export const actorsHereOf = (emails: string[]) => (emails.length > 0 ? { actors_here: emails } : {});
+
 /** The file's one project record. */
 export function projectRecordOf(records: ImportRecord[]): ImportRecord {
   const projects = records.filter((r) => r.spec.kind === 'project');
@@ -45,9 +51,9 @@ export function projectRecordOf(records: ImportRecord[]): ImportRecord {
  */
 export async function importInbox(ctx: WriteContext, records: ImportRecord[], columns: Map<string, ColumnType[]>, asSlug: string | undefined) {
   if (asSlug !== undefined) throw new SvcError('invalid_input', 'as_slug: the file is the shared inbox, which belongs to no project; import it without --as', { field: 'as_slug' });
-  const adopted = await confineInbox(ctx.tx, records);
+  const { adopted, actorsHere } = await confineInbox(ctx.tx, records);
   await writeInbox(ctx.tx, records, columns, ctx.progress);
   const counts = Object.fromEntries(INBOX_TABLES.map((t) => [t.kind, records.filter((r) => r.spec.kind === t.kind).length]));
   ctx.audit({ project_id: null, target_kind: 'inbox', target_id: null, details: { imported: counts, ...adoptedActors(adopted) } });
-  return { inbox: true, counts };
+  return { inbox: true, counts, ...actorsHereOf(actorsHere) };
 }

@@ -243,8 +243,11 @@ describe.each(testBackends())('import confines a crafted file to its own project
     const file = lines.map((l) => l.replaceAll(myActor, elsewhere));
     expect(file.join('\n')).not.toContain(myActor);
     const actorsBefore = (await snapshot()).actors;
-    const result = (await importing(file, 'same-person')) as { project_id: string };
+    const result = (await importing(file, 'same-person')) as { project_id: string; actors_here?: string[] };
     expect((await snapshot()).actors).toBe(actorsBefore);
+    // The answer names whom the file's records are attributed to: a file can carry anyone's email (an attacker).
+    const { email } = await svc.store.db.selectFrom('actors').select('email').where('id', '=', myActor).executeTakeFirstOrThrow();
+    expect(result.actors_here).toEqual([email.toLowerCase()]);
     const creators = await svc.store.db.selectFrom('items').select('created_by').distinct().where('project_id', '=', result.project_id).execute();
     expect(creators).toEqual([{ created_by: myActor }]);
     // The import's own audit row says whom it took for whom.

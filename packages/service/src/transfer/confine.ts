@@ -59,29 +59,29 @@ export async function confine(
   records: ImportRecord[],
   projectRecord: ImportRecord,
   fresh: boolean,
-): Promise<{ keptIdentity: Set<string>; adopted: Map<string, string> }> {
+): Promise<{ keptIdentity: Set<string>; adopted: Map<string, string>; actorsHere: string[] }> {
   await checkProjectRecord(tx, projectRecord, fresh);
   const has = uniqueKeys(records);
   const schemas = await checkItemTypes(tx, records);
-  const known = await checkActors(tx, records);
+  const { known, here } = await checkActors(tx, records);
   const gone = checkRecords(records, String(projectRecord.row.id), schemas, has);
   await checkGoneTargets(tx, gone);
   adoptActors(records, known);
-  return { keptIdentity: fresh ? new Set<string>() : await freeIds(tx, records), adopted: known };
+  return { keptIdentity: fresh ? new Set<string>() : await freeIds(tx, records), adopted: known, actorsHere: here };
 }
 
 /**
  * The inbox file's checks: captures of no project and the actors they name only, references inside the file,
  * redacted captures masked, and no capture id that exists here already (it would be someone else's capture).
  */
-export async function confineInbox(tx: Transaction<Database>, records: ImportRecord[]): Promise<Map<string, string>> {
+export async function confineInbox(tx: Transaction<Database>, records: ImportRecord[]): Promise<{ adopted: Map<string, string>; actorsHere: string[] }> {
   for (const r of records) {
     if (r.spec.kind !== 'actor' && r.spec.kind !== 'capture') {
       throw lineError(r.line, `a ${r.spec.kind} record in an inbox file, which holds only captures and the actors they name`, 'type');
     }
   }
   const has = uniqueKeys(records);
-  const known = await checkActors(tx, records);
+  const { known, here } = await checkActors(tx, records);
   const captures = records.filter((r) => r.spec.kind === 'capture');
   for (const r of captures) {
     if (r.row.project_id !== null) throw lineError(r.line, `field 'project_id' is ${String(r.row.project_id)}: an inbox file holds only captures of no project`, 'project_id');
@@ -90,7 +90,7 @@ export async function confineInbox(tx: Transaction<Database>, records: ImportRec
     checkCapture(r, false);
   }
   adoptActors(records, known);
-  if (captures.length === 0) return known;
+  if (captures.length === 0) return { adopted: known, actorsHere: here };
   const taken = await firstTakenUuid(tx, (captures[0] as ImportRecord).spec, 'id', captures.map((r) => r.row.id));
   if (taken !== undefined) {
     const r = captures.find((c) => c.row.id === taken) as ImportRecord;
@@ -100,7 +100,7 @@ export async function confineInbox(tx: Transaction<Database>, records: ImportRec
       record_field: 'id',
     });
   }
-  return known;
+  return { adopted: known, actorsHere: here };
 }
 
 /**
@@ -310,9 +310,11 @@ function checkReferences(r: ImportRecord, known: (target: string, value: string)
 
 /**
  * Actors: well-formed, one record per email. An actor of the file whose email an actor here has under another
- * id (the same person, registered on each machine) is that actor: returns file id → id here.
+ * id (the same person, registered on each machine) is that actor: returns file id → id here (`known`), and the
+ * emails of every actor of the file that is an actor here (`here`, sorted), whose records the import attributes to
+ * them: the answer names them, as a file need not come from them (an attacker, 2026-11-28; decision 0063).
  */
-async function checkActors(tx: Transaction<Database>, records: ImportRecord[]): Promise<Map<string, string>> {
+async function checkActors(tx: Transaction<Database>, records: ImportRecord[]): Promise<{ known: Map<string, string>; here: string[] }> {
   const actorRecords = records.filter((r) => r.spec.kind === 'actor');
   const emails = new Map<string, number>();
   for (const r of actorRecords) {
@@ -327,12 +329,14 @@ async function checkActors(tx: Transaction<Database>, records: ImportRecord[]): 
     }
   }
   const known = new Map<string, string>();
-  if (actorRecords.length === 0) return known;
+  const here: string[] = [];
+  if (actorRecords.length === 0) return { known, here };
   for (const actor of await actorIdsByEmail(tx, [...emails.keys()])) {
     const r = actorRecords.find((a) => String(a.row.email).toLowerCase() === actor.email) as ImportRecord;
+    here.push(actor.email);
     if (r.row.id !== actor.id) known.set(String(r.row.id), actor.id);
   }
-  return known;
+  return { known, here: here.sort() };
 }
 
 /** One of an actor's external ids as actor_add takes it: the other system's name and a string, both bounded. */

@@ -166,6 +166,8 @@ export function impactBound(ref: number, avgdl: number): (impact: number) => num
 
 interface Leaf {
   text: string;
+  /** Whether the leaf is a phrase (its words adjacent), not a word. */
+  phrase?: boolean;
 }
 
 /** The plan's top-level positive clauses, each a list of alternatives (a word or phrase, or an OR of them). */
@@ -174,7 +176,7 @@ function positiveClauses(plan: TsPlan): Leaf[][] {
   const out: Leaf[][] = [];
   const leaves = (p: TsPlan, acc: Leaf[]): boolean => {
     if (p.op === 'word' || p.op === 'phrase') {
-      acc.push({ text: p.text });
+      acc.push(p.op === 'phrase' ? { text: p.text, phrase: true } : { text: p.text });
       return true;
     }
     if (p.op === 'or') return p.args.every((a) => leaves(a, acc));
@@ -980,7 +982,7 @@ export async function searchItems(
   // Required words that are each common but seldom held together (fifteen of a project's most frequent: 33 items of
   // 100k) left the walk and scoreAll to read most of their postings: 870k postings, 0.7 s; 8.3M and 5 s for 32 words
   // (an attacker, 2026-11-28). Their matches come from the vectors' index instead, and every one is scored.
-  if (strategy === 'auto' && clauses.length > 1 && postings(queryTerms, df) > 2 * k * CHECK_COST && fewExpected(clauses, df, stats.docs)) {
+  if (strategy === 'auto' && postings(queryTerms, df) > 2 * k * CHECK_COST && fewExpected(positiveClauses(plan), lexemesOf, df, stats.docs)) {
     const pageRows = new Map<string, PageRow>();
     const top = await fewMatches(db, query, f, q, k, snippets > 0 ? pageRows : undefined);
     if (top) return withSnippets(db, top, query, snippets, pageRows);
@@ -1482,16 +1484,41 @@ async function anchorMatching(
 const FEW_MATCHES = 1_024;
 
 /**
- * Whether a query's required clauses are expected to be held together by few items (a quarter of FEW_MATCHES at
- * most), were the items holding each clause (at most the sum of its anchors' document frequencies) independent of
- * one another. Words that go together are held together more often than that: fewMatches then finds too many and
- * leaves the query to the walk, having cost one read of the vectors' index.
+ * The most items fewMatches may have to read whole to find a query's matches: those holding every word it requires,
+ * whose vectors the index's read checks for the phrases' adjacency (a few µs each: 32,768 about 100 ms).
  */
-function fewExpected(clauses: readonly Set<string>[], df: (term: string) => number, docs: number): boolean {
+const FEW_HOLDERS = 32_768;
+
+/**
+ * Whether a query of two required words or more is expected to be matched by few items (a quarter of FEW_MATCHES at
+ * most), were the items holding each word independent of one another: the items holding every word (`holders`: a
+ * clause of alternatives held by at most the sum of its anchors' document frequencies, a phrase's words each), of
+ * which one in 8 holds each pair of a phrase's words adjacent, and no more than FEW_HOLDERS hold every word. Words that
+ * go together are held together more often than that: fewMatches then finds too many and leaves the query to the walk,
+ * having cost one read of the vectors' index. Phrases of common words (`"service data" "user deploy" "cache request"
+ * database api config`: 3 matches) were left to the walk, which checked thousands of items failing the phrases:
+ * 2.5–5.6 s at 100k items (an attacker, 2026-11-28).
+ */
+function fewExpected(clauses: readonly Leaf[][], lexemesOf: ReadonlyMap<string, string[]>, df: (term: string) => number, docs: number): boolean {
   const n = Math.max(docs, 1);
-  let expected = n;
-  for (const anchors of clauses) expected *= Math.min(1, postings(anchors, df) / n);
-  return expected <= FEW_MATCHES / 4;
+  let holders = n;
+  let adjacent = 0;
+  let words = 0;
+  for (const clause of clauses) {
+    const only = clause.length === 1 ? clause[0] : undefined;
+    const phrase = only?.phrase ? [...new Set(lexemesOf.get(only.text) ?? [])] : [];
+    if (phrase.length > 1) {
+      for (const t of phrase) holders *= Math.min(1, df(t) / n);
+      adjacent += phrase.length - 1;
+      words += phrase.length;
+      continue;
+    }
+    const anchors = clauseAnchors(clause, lexemesOf as Map<string, string[]>, df);
+    if (anchors.size === 0) continue;
+    holders *= Math.min(1, postings(anchors, df) / n);
+    words += 1;
+  }
+  return words > 1 && holders <= FEW_HOLDERS && holders / 8 ** adjacent <= FEW_MATCHES / 4;
 }
 
 /**

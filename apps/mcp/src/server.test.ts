@@ -112,7 +112,7 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     expect(ok.isError).toBeFalsy();
   });
 
-  it('names the tool a misspelt or unprefixed tool name most likely meant (a newcomer got no hint), and no more than 64 characters of the name', async () => {
+  it('names the tool a misspelt or unprefixed tool name most likely meant (a newcomer got no hint), and no more than 64 characters of the name, control characters written out', async () => {
     const refusal = async (name: string) => {
       const result = await client.callTool({ name, arguments: { project_id: 'mcp' } });
       expect(result.isError, name).toBe(true);
@@ -127,13 +127,17 @@ describe.each(testBackends())('MCP surface on $name', (backend) => {
     ]) {
       expect(await refusal(name as string)).toEqual({
         code: 'not_found',
-        message: `no tool '${name}'; did you mean '${meant}'? tools/list shows the tools`,
+        message: `no tool "${name}"; did you mean "${meant}"? tools/list shows the tools`,
         details: { did_you_mean: meant },
       });
     }
-    expect((await refusal('svc_nope')).message).toBe("no tool 'svc_nope'; tools/list shows the tools");
+    expect((await refusal('svc_nope')).message).toBe('no tool "svc_nope"; tools/list shows the tools');
     const long = 'svc_'.repeat(5_000);
-    expect((await refusal(long)).message).toBe(`no tool '${long.slice(0, 64)}…'; tools/list shows the tools`);
+    expect((await refusal(long)).message).toBe(`no tool "${long.slice(0, 64)}…"; tools/list shows the tools`);
+    // Control characters are written out, never passed on to a client that prints the message.
+    const painted = await refusal('svc_\u001b[31mred\u0000');
+    expect(painted.message).toBe('no tool "svc_\\u001b[31mred\\u0000"; tools/list shows the tools');
+    expect([...painted.message].some((c) => c.charCodeAt(0) < 0x20)).toBe(false);
   });
 
   it("refuses tools/call arguments that are not an object as invalid params in one plain sentence, and keeps serving (they were zod's issue list as JSON)", async () => {

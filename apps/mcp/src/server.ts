@@ -180,11 +180,13 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Mcp
   server.setRequestHandler(CallToolAsSent, async (request): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
     if (!op) {
+      // The name as a JSON string, at most 64 characters of it: a client printing the refusal raw got the escape
+      // sequences a name may carry (an attacker, 2026-11-28), and a lone surrogate is written out.
       const name = request.params.name;
-      const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
+      const shown = JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
       const nearest = nearestToolName(name);
-      const hint = nearest ? `did you mean '${nearest}'? ` : '';
-      return errorResult(new SvcError('not_found', `no tool '${shown}'; ${hint}tools/list shows the tools`, nearest ? { did_you_mean: nearest } : {}));
+      const hint = nearest ? `did you mean "${nearest}"? ` : '';
+      return errorResult(new SvcError('not_found', `no tool ${shown}; ${hint}tools/list shows the tools`, nearest ? { did_you_mean: nearest } : {}));
     }
     try {
       const result = await slot(() => service.call(op.name, request.params.arguments ?? {}, call));

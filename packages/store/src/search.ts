@@ -513,6 +513,8 @@ interface PreparedQuery {
   weight: Map<string, number>;
   /** The tsquery text of each plan prepareQuery was given (planQueryText), in order. */
   queries: string[];
+  /** Each leaf's tsquery text, by leafKey ('' for a leaf of stop words only). */
+  leafQuery: ReadonlyMap<string, string>;
   /** The query's lexemes that it holds only inside hyphenated compounds, for the snippets (compoundLexemes). */
   within: Compounds;
   /** The first postings of the query's one term, when a page size was given and the query is one word or phrase of one lexeme. */
@@ -575,6 +577,7 @@ function preparedFrom(plans: [TsPlan, ...TsPlan[]], analysis: Analysis): Prepare
     df,
     weight: new Map(queryTerms.map((t) => [t, idf(stats.docs, df(t))])),
     queries: plans.map((p) => planQueryText(p, leafQuery)),
+    leafQuery,
     first,
   };
 }
@@ -965,7 +968,7 @@ export async function searchItems(
     .filter((anchors) => anchors.size > 0);
   if (clauses.length === 0 || clauses.some((anchors) => [...anchors].every((t) => df(t) === 0))) return [];
   // `auto` only: `walk` and `all` find the empty page the long way, so that tests comparing them check this (a reviewer).
-  if (strategy === 'auto' && selfExcluding(plan, lexemesOf)) return [];
+  if (strategy === 'auto' && selfExcluding(plan, query.leafQuery)) return [];
 
   if (strategy !== 'all' && oneLexeme(query)) {
     const top = await oneTerm(query.first, oneTermScore(query), k, { db, f });
@@ -1182,18 +1185,20 @@ export async function searchItems(
 }
 
 /**
- * Whether the query excludes a word that every match must hold (`cache contract -cache`): then nothing matches, and
- * the walk proved it by reading and checking every item holding the words, 200-600 ms at 100k items (2026-11-28).
- * By text in lower case: the analysis has no lexemes for excluded words, so `cache -caching` is answered the long way.
- * A required word of one lexeme, or a quote of it, holds that lexeme; a word of several (an identifier) may not. An
- * excluded word only: an excluded quote is a phrase, which `pool_size` or `cache,cache` an item may hold as a word
- * and not as adjacent parts (an attacker, 2026-11-28: both answered [] where thousands matched).
+ * Whether the query excludes what every match must hold (`cache contract -cache`): then nothing matches, and the walk
+ * proved it by reading and checking every item holding the words, 200-600 ms at 100k items (2026-11-28). By the
+ * leaves' own tsqueries, as the analysis wrote them: a required clause every alternative of which has the tsquery of a
+ * leaf excluded at the top holds exactly the items that exclusion removes. Till 2026-11-28 by the text as typed, so
+ * `service -SERVICE` and `service -services` walked every holder of `service` (1.3-1.6 s at 100k: an attacker).
  */
-function selfExcluding(plan: TsPlan, lexemesOf: ReadonlyMap<string, string[]>): boolean {
-  // In lower case, as the parser reads a word before stemming it: `service -SERVICE` took 1.6 s (an attacker).
-  const excluded = new Set(negatedLeaves(plan).flatMap((l) => (l.op === 'word' ? [l.text.toLowerCase()] : [])));
+function selfExcluding(plan: TsPlan, leafQuery: ReadonlyMap<string, string>): boolean {
+  const top = plan.op === 'and' ? plan.args : [plan];
+  const excluded = new Set(top.flatMap((c) => (c.op === 'not' ? planLeaves(c.arg) : [])).map((l) => leafQuery.get(leafKey(l)) ?? ''));
+  excluded.delete('');
   if (excluded.size === 0) return false;
-  return positiveClauses(plan).some((clause) => clause.every((leaf) => excluded.has(leaf.text.toLowerCase()) && (lexemesOf.get(leaf.text)?.length ?? 0) === 1));
+  return positiveClauses(plan).some((clause) =>
+    clause.every((leaf) => excluded.has(leafQuery.get(leafKey({ op: leaf.phrase ? 'phrase' : 'word', text: leaf.text })) ?? '')),
+  );
 }
 
 /** How many postings the terms' lists hold in all. */

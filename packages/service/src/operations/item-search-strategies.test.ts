@@ -54,7 +54,8 @@ describe.each(testBackends())('search strategies agree on $name', (backend) => {
       'cache -zebra', 'queue -index', 'words -shard -lock', 'cache -"queue index"', '"cache cache"',
       // Excluding what every match holds answers nothing at once; a clause with another way out still answers.
       'cache -cache', 'zebra cache -zebras', 'zebra OR okapi -zebra', '"zebra cache" -cache', 'zebra cache -"zebra"', 'cache -"cache queue"',
-      'zebra cache -"zebra cache"', 'cache,cache -"cache,cache"', 'cache -CACHE', 'Zebra cache -zebrA', 'LISTEN/NOTIFY cache -listen/notify',
+      'zebra cache -"zebra cache"', 'cache,cache -"cache,cache"', 'cache -CACHE', 'Zebra cache -zebrA', 'LISTEN/NOTIFY cache -listen/notify', 'zebras cache -zebra', 'cache -caching',
+      'zebra OR zebras cache -zebra', 'pool cache -"pg.Pool"', 'pg.Pool cache -pg.pool', '"zebra cache" -"Zebra Cache"',
       // A rare clause read to its end before the common ones (shortClause), with an OR of rare words as the clause.
       'okapi cache queue index', 'zebra OR okapi cache queue', 'okapi "cache queue" index',
     ];

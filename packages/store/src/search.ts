@@ -605,7 +605,7 @@ function compoundLexemes(leaves: readonly PlanLeaf[], lexemesOf: ReadonlyMap<str
 }
 
 /** A clause's anchors: each alternative's rarest term (an alternative of stop words only has none). Every item holding the clause holds one. */
-function clauseAnchors(clause: Leaf[], lexemesOf: Map<string, string[]>, df: (term: string) => number): Set<string> {
+function clauseAnchors(clause: Leaf[], lexemesOf: ReadonlyMap<string, string[]>, df: (term: string) => number): Set<string> {
   const own = new Set<string>();
   for (const leaf of clause) {
     const lex = lexemesOf.get(leaf.text) ?? [];
@@ -1518,7 +1518,7 @@ function fewExpected(clauses: readonly Leaf[][], lexemesOf: ReadonlyMap<string, 
       words += phrase.length;
       continue;
     }
-    const anchors = clauseAnchors(clause, lexemesOf as Map<string, string[]>, df);
+    const anchors = clauseAnchors(clause, lexemesOf, df);
     if (anchors.size === 0) continue;
     holders *= Math.min(1, postings(anchors, df) / n);
     words += 1;

@@ -34,6 +34,21 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     (await call(ops.svc_item_search, { project_id: 'rank', query, limit })) as { items: Hit[]; partial?: (Hit & { missing: string[] })[] };
   const projectId = async () => (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'rank').executeTakeFirstOrThrow()).id;
 
+  /** The lexeme the index keeps for a word (its first). */
+  const lexemeOf = async (word: string) =>
+    (await sql<{ t: string[] }>`select tsvector_to_array(to_tsvector('english', ${word}::text)) as t`.execute(svc.store.db)).rows[0]?.t[0] ?? '';
+
+  /** 1,500 notes in project `p`, each holding each of `words` with odds of 70%, in the words' order, and its number. */
+  const notesHoldingEach = async (p: string, words: readonly string[]) => {
+    await sql`
+      insert into items (id, chain_id, project_id, item_type, title, body)
+      select id, id, ${p}::uuid, 'knowledge', 'Note ' || g,
+             array_to_string(array(
+               select w from unnest(${words}::text[]) with ordinality as u(w, j)
+               where abs(hashint4(g * 64 + j::int)) % 10 < 7), ' ') || ' ' || g
+      from (select gen_random_uuid() as id, g from generate_series(1, 1500) g) n`.execute(svc.store.db);
+  };
+
   /**
    * Rows of items and postings the statements of `run` read, as PostgreSQL counts them in the transaction: items
    * fetched through any index (counted on the index) or a bitmap or scanned, postings read from an index or scanned.
@@ -1101,8 +1116,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     // The reference: every current item outside the strict answer holding at least five of the words, by words held,
     // then by BM25F over the words (brute force, from the vectors), then by id (all were written at once).
     const { docs, df, avgdl } = await bm25Corpus(svc.store.db, p);
-    const lexeme = async (w: string) => (await sql<{ t: string[] }>`select tsvector_to_array(to_tsvector('english', ${w}::text)) as t`.execute(svc.store.db)).rows[0]?.t[0] ?? '';
-    const lexemes = await Promise.all(words.map(lexeme));
+    const lexemes = await Promise.all(words.map(lexemeOf));
     const reference = [...docs.entries()]
       .filter(([id]) => !strict.some((h) => h.id === id))
       .map(([id, d]) => {
@@ -1148,13 +1162,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     // in 0.7 s; 32 words (none) 8.3M postings in 5 s, as scoreAll's clause bits stopped at 30 clauses.
     const words = 'cache pool redis postgres timeout retry queue limit index deploy shard token batch lease proxy socket cursor schema vacuum replica cluster ledger metric alert trace buffer lock commit branch merge build release'.split(' ');
     expect(words).toHaveLength(32);
-    await sql`
-      insert into items (id, chain_id, project_id, item_type, title, body)
-      select id, id, ${p}::uuid, 'knowledge', 'Note ' || g,
-             array_to_string(array(
-               select w from unnest(${words}::text[]) with ordinality as u(w, j)
-               where abs(hashint4(g * 64 + j::int)) % 10 < 7), ' ') || ' ' || g
-      from (select gen_random_uuid() as id, g from generate_series(1, 1500) g) n`.execute(svc.store.db);
+    await notesHoldingEach(p, words);
     // Six that hold every word, each said one to three times (the first, more often the later the item); two of them
     // decisions.
     await sql`
@@ -1170,7 +1178,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
 
     // The reference: every item holding all 32 words, by BM25F (brute force, from the vectors).
     const { docs, df, avgdl } = await bm25Corpus(svc.store.db, p);
-    const lexemes = await Promise.all(words.map(async (w) => (await sql<{ t: string[] }>`select tsvector_to_array(to_tsvector('english', ${w}::text)) as t`.execute(svc.store.db)).rows[0]?.t[0] ?? ''));
+    const lexemes = await Promise.all(words.map(lexemeOf));
     const reference = [...docs.entries()]
       .filter(([, d]) => lexemes.every((t) => d.tf.has(t)))
       .map(([id, d]) => ({ id, score: lexemes.reduce((sum, t) => sum + idf(docs.size, df.get(t) ?? 0) * bm25Tf(d.tf.get(t) ?? 0, d.dl, avgdl), 0) }))
@@ -1212,13 +1220,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     // first 1,050 of them longer: the words' frequencies foretell a few dozen matches, and the best of the 1,105 are
     // among the last written, which a read stopped at 1,024 in the table's order would leave out.
     const words = 'cache pool redis postgres timeout retry queue limit index deploy shard token batch lease proxy socket'.split(' ');
-    await sql`
-      insert into items (id, chain_id, project_id, item_type, title, body)
-      select id, id, ${p}::uuid, 'knowledge', 'Note ' || g,
-             array_to_string(array(
-               select w from unnest(${words}::text[]) with ordinality as u(w, j)
-               where abs(hashint4(g * 64 + j::int)) % 10 < 7), ' ') || ' ' || g
-      from (select gen_random_uuid() as id, g from generate_series(1, 1500) g) n`.execute(svc.store.db);
+    await notesHoldingEach(p, words);
     await sql`
       insert into items (id, chain_id, project_id, item_type, title, body)
       select id, id, ${p}::uuid, 'knowledge', 'Together ' || g,
@@ -1256,13 +1258,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     // 1,500 items holding each of six common words with odds of 70%, always in the order below; three planted items
     // say `pool cache` and `postgres redis` (never adjacent in that order elsewhere), the last one twice.
     const words = ['cache', 'pool', 'redis', 'postgres', 'timeout', 'retry'];
-    await sql`
-      insert into items (id, chain_id, project_id, item_type, title, body)
-      select id, id, ${p}::uuid, 'knowledge', 'Note ' || g,
-             array_to_string(array(
-               select w from unnest(${words}::text[]) with ordinality as u(w, j)
-               where abs(hashint4(g * 64 + j::int)) % 10 < 7), ' ') || ' ' || g
-      from (select gen_random_uuid() as id, g from generate_series(1, 1500) g) n`.execute(svc.store.db);
+    await notesHoldingEach(p, words);
     await sql`
       insert into items (id, chain_id, project_id, item_type, title, body)
       select id, id, ${p}::uuid, 'knowledge', 'Planted ' || g, repeat('pool cache then postgres redis, timeout. ', case when g = 3 then 2 else 1 end) || g

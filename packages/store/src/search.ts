@@ -963,7 +963,8 @@ export async function searchItems(
   if (!query || query === 'stop_words_only') return excludesOnly(plan) ? withSnippets(db, await newestMatches(db, plan, f, k), undefined, snippets) : [];
   const { lexemesOf, queryTerms, stats, terms, df, weight } = query;
   // Each required clause's anchors; an alternative of stop words only has none (such a clause cannot drive the walk).
-  const clauses = positiveClauses(plan)
+  const leafClauses = positiveClauses(plan);
+  const clauses = leafClauses
     .map((clause) => clauseAnchors(clause, lexemesOf, df))
     .filter((anchors) => anchors.size > 0);
   if (clauses.length === 0 || clauses.some((anchors) => [...anchors].every((t) => df(t) === 0))) return [];
@@ -985,7 +986,7 @@ export async function searchItems(
   // Required words that are each common but seldom held together (fifteen of a project's most frequent: 33 items of
   // 100k) left the walk and scoreAll to read most of their postings: 870k postings, 0.7 s; 8.3M and 5 s for 32 words
   // (an attacker, 2026-11-28). Their matches come from the vectors' index instead, and every one is scored.
-  if (strategy === 'auto' && postings(queryTerms, df) > 2 * k * CHECK_COST && fewExpected(positiveClauses(plan), lexemesOf, df, stats.docs)) {
+  if (strategy === 'auto' && postings(queryTerms, df) > 2 * k * CHECK_COST && fewExpected(leafClauses, lexemesOf, df, stats.docs)) {
     const pageRows = new Map<string, PageRow>();
     const top = await fewMatches(db, query, f, q, k, snippets > 0 ? pageRows : undefined);
     if (top) return withSnippets(db, top, query, snippets, pageRows);

@@ -9,6 +9,14 @@ describe('loadConfig', () => {
     for (const off of ['off', 'false', '0', 'Off']) expect(loadConfig({ SVC_PREPARED_STATEMENTS: off }).preparedStatements).toBe(false);
   });
 
+  it('sizes the pool and bounds searches, a search never past the statement time-out', () => {
+    expect(loadConfig({})).toMatchObject({ poolSize: 10, searchTimeoutMs: 10_000, statementTimeoutMs: 30_000 });
+    expect(loadConfig({ SVC_POOL_SIZE: '4', SVC_SEARCH_TIMEOUT_MS: '2500' })).toMatchObject({ poolSize: 4, searchTimeoutMs: 2_500 });
+    expect(loadConfig({ SVC_STATEMENT_TIMEOUT_MS: '5000' }).searchTimeoutMs).toBe(5_000);
+    expect(() => loadConfig({ SVC_POOL_SIZE: '0' })).toThrow(/^SVC_POOL_SIZE: /);
+    expect(() => loadConfig({ SVC_SEARCH_TIMEOUT_MS: '50' })).toThrow(/^SVC_SEARCH_TIMEOUT_MS: /);
+  });
+
   it('refuses a value it does not know, naming the variable', () => {
     expect(() => loadConfig({ SVC_PREPARED_STATEMENTS: 'sometimes' })).toThrow(/^SVC_PREPARED_STATEMENTS: must be on or off$/);
     expect(() => loadConfig({ SVC_HTTP_PORT: '70000' })).toThrow(/^SVC_HTTP_PORT: must be a port number/);

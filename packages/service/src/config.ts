@@ -2,6 +2,7 @@ import { isSlug, SvcError } from '@svc/domain';
 import { z } from 'zod';
 import { formatPath } from './errors.js';
 import { LOG_LEVELS, type LogLevel } from './logger.js';
+import { DEFAULT_SEARCH_TIMEOUT_MS } from './searches.js';
 
 export interface Config {
   databaseUrl: string | undefined;
@@ -15,6 +16,13 @@ export interface Config {
   statementTimeoutMs: number;
   /** Keep the hottest fixed reads prepared by name per connection (PostgreSQL); off behind a pooler that cannot. */
   preparedStatements: boolean;
+  /** SVC_POOL_SIZE: connections to PostgreSQL this process keeps at most. */
+  poolSize: number;
+  /**
+   * SVC_SEARCH_TIMEOUT_MS: how long a search may take, waiting its turn included, before it is stopped and refused
+   * (at most the statement time-out).
+   */
+  searchTimeoutMs: number;
   /** SVC_PROJECT: the project first use finds or creates (`svc init`, `svc serve http`; docs/decisions/0028). */
   project: string | undefined;
   /** SVC_ACTOR_EMAIL: the actor first use finds or creates. */
@@ -62,6 +70,11 @@ const schema = z.object({
   SVC_STATEMENT_TIMEOUT_MS: z.preprocess(
     blankIsUnset,
     z.coerce.number().int('must be a whole number of milliseconds').min(100).max(3_600_000).default(30_000),
+  ),
+  SVC_POOL_SIZE: z.preprocess(blankIsUnset, z.coerce.number().int('must be a whole number').min(1).max(1_000).default(10)),
+  SVC_SEARCH_TIMEOUT_MS: z.preprocess(
+    blankIsUnset,
+    z.coerce.number().int('must be a whole number of milliseconds').min(100).max(3_600_000).default(DEFAULT_SEARCH_TIMEOUT_MS),
   ),
   SVC_PREPARED_STATEMENTS: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v),
@@ -112,6 +125,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.SVC_LOG_LEVEL,
     statementTimeoutMs: e.SVC_STATEMENT_TIMEOUT_MS,
     preparedStatements: ['on', 'true', '1'].includes(e.SVC_PREPARED_STATEMENTS),
+    poolSize: e.SVC_POOL_SIZE,
+    searchTimeoutMs: Math.min(e.SVC_SEARCH_TIMEOUT_MS, e.SVC_STATEMENT_TIMEOUT_MS),
     project: e.SVC_PROJECT,
     actorEmail: e.SVC_ACTOR_EMAIL,
   };

@@ -36,8 +36,13 @@ interface BaseContext {
 
 /** What a read gets: a handle to read through, no actor, nothing to audit. */
 export interface ReadContext extends BaseContext {
-  /** The pool; for a snapshot read, a read-only transaction. */
+  /** The pool; for a snapshot read or a search, a read-only transaction. */
   readonly db: Kysely<Database>;
+  /**
+   * A search's deadline (epoch milliseconds, SVC_SEARCH_TIMEOUT_MS from its call): its first statement sets its
+   * transaction's statement time-out to what is left (searches.ts timeLeft), and no statement begins after it.
+   */
+  readonly deadline?: number | undefined;
 }
 
 /** What every write gets: its actor and its audit row to fill in. */
@@ -105,6 +110,11 @@ export interface ReadOperation<I extends z.ZodObject = z.ZodObject, O = unknown,
    * and run() answers in the transaction. It must answer exactly as run() would.
    */
   readonly oneStatement?: (ctx: ReadContext, input: z.output<I>) => Promise<O | undefined>;
+  /**
+   * A search, whose cost the caller's words decide: it runs in a read-only transaction within SVC_SEARCH_TIMEOUT_MS,
+   * and on PostgreSQL in its turn among the searches a pool may run at once (searches.ts, decision 0065).
+   */
+  readonly search?: true;
   run(ctx: ReadContext, input: z.output<I>): Promise<O>;
 }
 

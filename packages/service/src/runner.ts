@@ -5,12 +5,15 @@ import type { z } from 'zod';
 import { fromDatabase, fromZod, isRetryable, refineRefusal } from './errors.js';
 import type { Logger } from './logger.js';
 import type { AnyOperation, AttributedContext, AuditTarget, ReadContext, Source } from './operation.js';
+import { deadlinePlugin, isSearchTimeout, type SearchBounds, searchTimedOut } from './searches.js';
 
 export interface Runtime {
   readonly store: Store;
   readonly logger: Logger;
   /** SVC_DEFAULT_ACTOR_ID: the actor for writes whose call names none. */
   readonly defaultActorId?: string | undefined;
+  /** How long a search may take, and how many run at once (searches.ts). */
+  readonly searches: SearchBounds;
 }
 
 export interface CallContext {
@@ -184,6 +187,7 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
     }
     if (op.kind === 'read') {
       const base = baseContext(runtime, call, requestId);
+      if (op.search) return await search(runtime, op, base, input);
       if (!op.snapshot) return await op.run({ ...base, db: runtime.store.db }, input);
       const quick = await tryOneStatement(op, { ...base, db: runtime.store.db }, input);
       if (quick !== undefined) return quick;
@@ -251,6 +255,12 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       }
     }
   } catch (error) {
+    // A search stopped by the statement time-out its budget set (searches.ts) is refused as the search's, not as a
+    // database that does not answer.
+    if (op.kind === 'read' && op.search && ((error as { code?: unknown } | undefined)?.code === '57014' || isSearchTimeout(error))) {
+      runtime.logger.info({ requestId, op: op.name, timeout_ms: runtime.searches.timeoutMs }, 'search stopped at its time-out');
+      throw isSearchTimeout(error) ? error : searchTimedOut(runtime.searches.timeoutMs);
+    }
     const found = fromDatabase(error);
     const mapped = found && refineRefusal(op, found);
     if (mapped) {
@@ -262,6 +272,36 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       request_id: requestId,
     });
   }
+}
+
+/**
+ * A search (ReadOperation.search): in its turn (SearchBounds' gate, on PostgreSQL), and within its time-out, waiting
+ * included. Its one-statement answer where it has one (bounded by its design: a page's first postings), else its
+ * transaction, given the deadline: its first statement sets the statement time-out to what is left of it (the search's
+ * own, so that no round trip is spent on it), and a statement that ends past it stops the search (deadlinePlugin).
+ */
+async function search(runtime: Runtime, op: AnyOperation & { kind: 'read' }, base: Omit<ReadContext, 'db'>, input: Record<string, unknown>): Promise<unknown> {
+  const { timeoutMs, gate } = runtime.searches;
+  const deadline = Date.now() + timeoutMs;
+  const run = async () => {
+    const quick = await tryOneStatement(op, { ...base, db: runtime.store.db }, input);
+    if (quick !== undefined) return quick;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runtime.store.db
+          .transaction()
+          .setIsolationLevel(op.snapshot ? 'repeatable read' : 'read committed')
+          .setAccessMode('read only')
+          .execute(async (tx) => {
+            return op.run({ ...base, db: tx.withPlugin(deadlinePlugin(deadline, timeoutMs)), deadline }, input);
+          });
+      } catch (error) {
+        if (attempt < 2 && isRetryable(error) && Date.now() < deadline) continue;
+        throw error;
+      }
+    }
+  };
+  return gate ? gate.run(deadline, timeoutMs, run) : run();
 }
 
 function baseContext(runtime: Runtime, call: CallContext, requestId: string): Omit<ReadContext, 'db'> {

@@ -16,6 +16,7 @@ import type { AnyOperation, InputOf, OutputOf } from './operation.js';
 import { fromDatabase } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { type CallContext, execute, type Runtime } from './runner.js';
+import { DEFAULT_SEARCH_TIMEOUT_MS, searchBounds } from './searches.js';
 
 /**
  * What the apps hold: operations by name and the few start-up steps around them. The store beneath stays the
@@ -48,11 +49,15 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export function createService(store: Store, options: { logger?: Logger; defaultActorId?: string | undefined } = {}): Service {
+export function createService(
+  store: Store,
+  options: { logger?: Logger; defaultActorId?: string | undefined; searchTimeoutMs?: number | undefined } = {},
+): Service {
   const runtime: Runtime = {
     store,
     logger: options.logger ?? createLogger('silent'),
     defaultActorId: options.defaultActorId,
+    searches: searchBounds(store.backend, store.connections, options.searchTimeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS),
   };
   return {
     logger: runtime.logger,
@@ -101,6 +106,7 @@ export function storeConfig(config: Config, logger?: Logger, prepare?: (db: Stor
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     statementTimeoutMs: config.statementTimeoutMs,
+    poolSize: config.poolSize,
     preparedStatements: config.preparedStatements,
     onWarning: logger && ((message: string) => logger.warn(message)),
   };
@@ -140,7 +146,7 @@ export async function openServiceAndStore(
     throw startUpError(store, error);
   }
   logger.info({ database: store.location }, 'database ready');
-  return { service: createService(store, { logger, defaultActorId: config.defaultActorId }), store };
+  return { service: createService(store, { logger, defaultActorId: config.defaultActorId, searchTimeoutMs: config.searchTimeoutMs }), store };
 }
 
 /** `svc migrate`: apply pending migrations (on the embedded database: by its owner, see openService). */

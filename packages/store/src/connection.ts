@@ -52,6 +52,8 @@ export interface Store {
   readonly backend: Backend;
   /** Human-readable location, without credentials. */
   readonly location: string;
+  /** How many connections the pool keeps at most (the embedded database: its one session). */
+  readonly connections: number;
   /** One trivial round trip through the pool (readiness). */
   ping(): Promise<void>;
   /**
@@ -175,6 +177,7 @@ async function openPostgres(url: string, config: StoreConfig): Promise<Store> {
     db,
     backend: 'postgres',
     location: redactUrl(url),
+    connections: config.poolSize ?? 10,
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -216,6 +219,7 @@ async function openPGlite(config: StoreConfig): Promise<Store> {
     db,
     backend: 'pglite',
     location: config.pglite ? 'pglite (shared instance)' : 'pglite (in memory)',
+    connections: 1,
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -236,6 +240,7 @@ async function openShared(dataDir: string, config: StoreConfig): Promise<Store> 
   return {
     db,
     backend: 'pglite',
+    connections: 1,
     get location() {
       const role = driver.role;
       return role?.kind === 'client' ? `pglite ${dataDir} (served by process ${role.pid})` : `pglite ${dataDir}`;

@@ -53,6 +53,7 @@ export {
 export {
   BM25,
   bm25Tf,
+  boundSearch,
   deferSearchIndex,
   glossarySynonyms,
   idf,

@@ -496,6 +496,19 @@ async function planMode(db: Kysely<Database>, mode: PlanMode): Promise<void> {
 
 type PlanMode = 'force_generic_plan' | 'auto';
 
+/**
+ * Stop each statement `db`'s transaction runs from now on after `timeoutMs` (a search's budget: what is left of
+ * SVC_SEARCH_TIMEOUT_MS). openItemSearch and openAnalyzedSearch do the same in their own statement.
+ */
+export async function boundSearch(db: Kysely<Database>, timeoutMs: number): Promise<void> {
+  await sql`select set_config('statement_timeout', ${timeoutText(timeoutMs)}, true)`.execute(db);
+}
+
+/** A statement time-out's setting for `ms` (at least one millisecond: 0 would turn it off). */
+function timeoutText(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms)));
+}
+
 /** The plan mode each transaction was last set to by the search's statements, so that it is set once (a round trip). */
 const modes = new WeakMap<Kysely<Database>, PlanMode>();
 
@@ -2281,6 +2294,7 @@ const OPEN_SEARCH = prepared(
   'search_open',
   `select ${PROJECT_COLUMNS.map((c) => `p.${c}`).join(', ')},
           set_config('plan_cache_mode', 'force_generic_plan', true) as mode,
+          set_config('statement_timeout', $4::text, true) as timeout,
           (select json_agg(json_build_array(y.key, y.synonym) order by y.key, y.synonym)
            from (${synonymRows('p.id', '$2::text[]', '$3::int')}) y) as synonyms
    from (select 1) o left join projects p on p.slug = $1::text`,
@@ -2289,21 +2303,24 @@ const OPEN_SEARCH = prepared(
 /**
  * What an item search starts from, in one round trip where `projectRef` is a slug: the project (as resolveProject
  * finds it), the glossary synonyms of `terms` there (glossarySynonyms), and the plan mode of the search's
- * statements (planMode). Three statements otherwise, or when no project has that slug (an id or id prefix).
+ * statements (planMode) and their time-out (`timeoutMs`, boundSearch). Four statements otherwise, or when no project
+ * has that slug (an id or id prefix).
  */
 export async function openItemSearch(
   db: Kysely<Database>,
   projectRef: string,
   terms: string[],
+  timeoutMs: number,
   slugTried = false,
 ): Promise<{ project: Project; synonyms: Map<string, string[]> }> {
   const slug = slugOf(projectRef);
   if (slug !== undefined && !slugTried) {
-    const { rows } = await db.executeQuery<ProjectRow & { synonyms: [string, string][] | null }>(CompiledQuery.raw(OPEN_SEARCH, [slug, terms, SYNONYMS_TO_READ]));
+    const { rows } = await db.executeQuery<ProjectRow & { synonyms: [string, string][] | null }>(CompiledQuery.raw(OPEN_SEARCH, [slug, terms, SYNONYMS_TO_READ, timeoutText(timeoutMs)]));
     notePlanMode(db, 'force_generic_plan');
     const row = rows[0];
     if (row?.id) return { project: toProject(row), synonyms: synonymMap(row.synonyms ?? []) };
   }
+  await boundSearch(db, timeoutMs);
   const project = await resolveProject(db, projectRef);
   return { project, synonyms: await glossarySynonyms(db, project.id, terms) };
 }
@@ -2328,13 +2345,14 @@ async function callSearchOne(
   plan: TsPlan,
   ttl: number | null,
   k: number | null,
+  ...more: unknown[]
 ): Promise<SearchOneRow | 'not_slug_or_id' | 'no_such_project'> {
   const slug = slugOf(projectRef);
   const id = slug === undefined && isUuid(projectRef.trim()) ? projectRef.trim() : undefined;
   if (slug === undefined && id === undefined) return 'not_slug_or_id';
   const { leafTexts, leaves } = queryLeaves([plan]);
   const { rows } = await db.executeQuery<{ r: SearchOneRow | null }>(
-    CompiledQuery.raw(text, [slug ?? null, id ?? null, terms, SYNONYMS_TO_READ, leafTexts, ttl, ...leafParams(leaves, k)]),
+    CompiledQuery.raw(text, [slug ?? null, id ?? null, terms, SYNONYMS_TO_READ, leafTexts, ttl, ...leafParams(leaves, k), ...more]),
   );
   return rows[0]?.r ?? 'no_such_project';
 }
@@ -2349,26 +2367,29 @@ export type SearchAnalysis = Analysis;
 const OPEN_ANALYZED = prepared(
   'search_open_analyzed',
   `select svc_search_one($1::text, $2::uuid, $3::text[], $4::int, $5::text[], $6::int, $7::text[], $8::boolean[], $9::int, $10::int) as r,
-          set_config('plan_cache_mode', 'force_generic_plan', true) as mode`,
+          set_config('plan_cache_mode', 'force_generic_plan', true) as mode,
+          set_config('statement_timeout', $11::text, true) as timeout`,
 );
 
 /**
  * What a search of several words or clauses (`plan`, before any glossary expansion) in its transaction starts from,
  * in one round trip: the project named by its slug or id (`projectRef`; an id prefix is not) and the query's analysis
- * (svc_search_one, without a first read), with the search's plan mode set. Undefined, and the caller opens the search
- * as openItemSearch does, when the glossary has synonyms for `terms` or the plan is one word or phrase (whose analysis
- * reads its first postings: the one statement's, decision 0050); `no_such_project` when no project has that slug or
- * id (openItemSearch, told `slugTried`, then looks for it as an id prefix without asking for the slug again). Unfiltered
- * searches only: the analysis is made without the item types and systems, which are resolved in the project.
+ * (svc_search_one, without a first read), with the search's plan mode and time-out (`timeoutMs`) set. Undefined, and
+ * the caller opens the search as openItemSearch does, when the glossary has synonyms for `terms` or the plan is one
+ * word or phrase (whose analysis reads its first postings: the one statement's, decision 0050); `no_such_project` when
+ * no project has that slug or id (openItemSearch, told `slugTried`, then looks for it as an id prefix without asking
+ * for the slug again). Unfiltered searches only: the analysis is made without the item types and systems, which are
+ * resolved in the project.
  */
 export async function openAnalyzedSearch(
   db: Kysely<Database>,
   projectRef: string,
   terms: string[],
   plan: TsPlan,
+  timeoutMs: number,
 ): Promise<{ project: Project; analysis: SearchAnalysis } | 'no_such_project' | undefined> {
   if (plan.op === 'word' || plan.op === 'phrase' || queryLeaves([plan]).leaves.length === 0) return undefined;
-  const r = await callSearchOne(db, OPEN_ANALYZED, projectRef, terms, plan, null, null);
+  const r = await callSearchOne(db, OPEN_ANALYZED, projectRef, terms, plan, null, null, timeoutText(timeoutMs));
   if (r === 'not_slug_or_id') return undefined;
   notePlanMode(db, 'force_generic_plan');
   if (r === 'no_such_project') return 'no_such_project';

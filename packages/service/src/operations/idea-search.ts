@@ -1,8 +1,9 @@
 import { isUuid, SvcError } from '@svc/domain';
-import { listIdeas, resolveProject } from '@svc/store';
+import { boundSearch, listIdeas, resolveProject } from '@svc/store';
 import { z } from 'zod';
 import { actorRef, boundedLimit, boundedPage, isoTime, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
+import { timeLeft } from '../searches.js';
 import { findWorkUnit } from '../work/shared.js';
 import { filterSearchPlan } from './search-shared.js';
 
@@ -23,8 +24,10 @@ export const ideaSearch = defineOperation({
     limit,
   }),
   kind: 'read',
+  search: true,
   annotations: { idempotentHint: true },
   async run(ctx, input) {
+    await boundSearch(ctx.db, timeLeft(ctx));
     // The query first, as capture and item search read it: a refused query is named before an unknown project.
     const plan = await filterSearchPlan(ctx, input.query);
     const project = await resolveProject(ctx.db, input.project_id);

@@ -3,6 +3,7 @@ import { listItemTypes, openAnalyzedSearch, openItemSearch, resolveSystem, type 
 import { z } from 'zod';
 import { boundedLimit, limit, projectRef, searchQuery, truncation } from '../inputs.js';
 import { defineOperation } from '../operation.js';
+import { timeLeft } from '../searches.js';
 import { wordlessQuery } from './search-shared.js';
 
 export const itemSearch = defineOperation({
@@ -26,6 +27,7 @@ export const itemSearch = defineOperation({
     limit,
   }),
   kind: 'read',
+  search: true,
   annotations: { idempotentHint: true },
   // statistics and postings are read in several statements: one snapshot keeps them consistent
   snapshot: true,
@@ -57,12 +59,12 @@ export const itemSearch = defineOperation({
     // query's analysis too, when the query is more than one word, has no synonyms and no type or system filter.
     const filtered = (input.item_types?.length ?? 0) > 0 || (input.system_ids?.length ?? 0) > 0;
     const bare = filtered ? undefined : expandQuery(ast, new Map()).plan;
-    const tried = bare ? await openAnalyzedSearch(ctx.db, input.project_id, expandableTerms(ast), bare) : undefined;
+    const tried = bare ? await openAnalyzedSearch(ctx.db, input.project_id, expandableTerms(ast), bare, timeLeft(ctx)) : undefined;
     const opened = typeof tried === 'object' ? tried : undefined;
     // No project by that slug or id: openItemSearch looks for an id prefix (or refuses) without asking again.
     const { project, synonyms } = opened
       ? { project: opened.project, synonyms: new Map<string, string[]>() }
-      : await openItemSearch(ctx.db, input.project_id, expandableTerms(ast), tried === 'no_such_project');
+      : await openItemSearch(ctx.db, input.project_id, expandableTerms(ast), timeLeft(ctx), tried === 'no_such_project');
     const systemIds = [];
     for (const [i, ref] of (input.system_ids ?? []).entries()) {
       systemIds.push((await resolveSystem(ctx.db, project.id, ref, `system_ids[${i}]`)).id);

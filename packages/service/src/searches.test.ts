@@ -1,0 +1,89 @@
+import { testBackends } from '@svc/store/testing';
+import { describe, expect, it } from 'vitest';
+import { ops } from './catalog.js';
+import { Gate } from './searches.js';
+import { createService } from './service.js';
+import { refusal } from './testing/index.js';
+
+describe('Gate', () => {
+  /** A turn's work that ends when its `end` is called. */
+  const held = () => {
+    let end = () => {};
+    const done = new Promise<void>((r) => {
+      end = r;
+    });
+    return { end, done };
+  };
+
+  it('runs at most its slots at once, gives turns in order of arrival, and refuses a caller its deadline passes', async () => {
+    const gate = new Gate(2);
+    const order: string[] = [];
+    const [a, b, c, d] = [held(), held(), held(), held()];
+    const far = Date.now() + 60_000;
+    const running = [
+      gate.run(far, 60_000, async () => {
+        order.push('a');
+        await a.done;
+      }),
+      gate.run(far, 60_000, async () => {
+        order.push('b');
+        await b.done;
+      }),
+      gate.run(far, 60_000, async () => {
+        order.push('c');
+        await c.done;
+      }),
+      gate.run(far, 60_000, async () => {
+        order.push('d');
+        await d.done;
+      }),
+    ];
+    // A caller whose deadline passes while it waits is refused, and leaves the queue.
+    const late = gate.run(Date.now() + 50, 50, async () => order.push('late'));
+    const why = await refusal(late);
+    expect(why.code).toBe('unavailable');
+    expect(why.message).toMatch(/other searches held every turn for the whole 50 ms .*SVC_SEARCH_TIMEOUT_MS/);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual(['a', 'b']);
+    // A turn that ends goes to the first in line.
+    b.end();
+    await running[1];
+    await expect.poll(() => order).toEqual(['a', 'b', 'c']);
+    a.end();
+    await expect.poll(() => order).toEqual(['a', 'b', 'c', 'd']);
+    c.end();
+    d.end();
+    await Promise.all(running);
+    // One that ends in an error is given back all the same.
+    const failed = gate.run(far, 60_000, async () => {
+      throw new Error('boom');
+    });
+    await expect(failed).rejects.toThrow('boom');
+    await gate.run(far, 60_000, async () => order.push('after'));
+    await gate.run(far, 60_000, async () => order.push('again'));
+    expect(order.slice(-2)).toEqual(['after', 'again']);
+  });
+});
+
+describe.each(testBackends())('a search past its time-out on $name', (backend) => {
+  it('is refused naming SVC_SEARCH_TIMEOUT_MS, once its statements have begun', async () => {
+    const store = await backend.open();
+    try {
+      await store.reset();
+      const service = createService(store, { searchTimeoutMs: 0 });
+      await service.call(ops.project_create, { slug: 'late' }, { source: 'cli' });
+      for (const [op, input] of [
+        [ops.svc_item_search, { project_id: 'late', query: 'cache pool' }],
+        [ops.svc_capture_search, { query: 'cache' }],
+      ] as const) {
+        const why = await refusal(service.call(op as typeof ops.svc_item_search, input as { project_id: string; query: string }, { source: 'cli' }));
+        expect(why.code, op.name).toBe('unavailable');
+        expect(why.message, op.name).toMatch(/took longer than the 0 ms a search may \(SVC_SEARCH_TIMEOUT_MS\)/);
+      }
+      // Other reads are not searches.
+      expect((await service.call(ops.svc_brief, { project_id: 'late' }, { source: 'cli' })).project).toBeDefined();
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,104 @@
+import { SvcError } from '@svc/domain';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+
+/** SVC_SEARCH_TIMEOUT_MS's default. */
+export const DEFAULT_SEARCH_TIMEOUT_MS = 10_000;
+
+/**
+ * What bounds the searches of one process (docs/decisions/0065): each may take `timeoutMs`, waiting its turn
+ * included; and on PostgreSQL at most `slots` run at once, so that the pool keeps connections for everything else.
+ */
+export interface SearchBounds {
+  readonly timeoutMs: number;
+  readonly gate: Gate | undefined;
+}
+
+/**
+ * The searches one process runs at once on a pool of `connections`: all but two of them, so that a write or another
+ * read always finds a connection while searches wait on the database (an attacker held a pool of ten with ten slow
+ * searches, 2026-11-28). undefined for the embedded database, whose one session serves every call in turn: a gate
+ * would keep nothing for anyone.
+ */
+export function searchBounds(backend: 'postgres' | 'pglite', connections: number, timeoutMs: number): SearchBounds {
+  return { timeoutMs, gate: backend === 'postgres' ? new Gate(Math.max(1, connections - 2)) : undefined };
+}
+
+/** What is left of a search's time-out (ReadContext.deadline), in milliseconds. */
+export function timeLeft(ctx: { deadline?: number | undefined }): number {
+  return ctx.deadline === undefined ? DEFAULT_SEARCH_TIMEOUT_MS : ctx.deadline - Date.now();
+}
+
+/** A refusal for a search stopped at its time-out (`waited`: it never had its turn). */
+export function searchTimedOut(timeoutMs: number, waited = false): SvcError {
+  const why = waited
+    ? `other searches held every turn for the whole ${timeoutMs} ms a search may take (SVC_SEARCH_TIMEOUT_MS); try again shortly`
+    : `the search took longer than the ${timeoutMs} ms a search may (SVC_SEARCH_TIMEOUT_MS) and was stopped; narrow it (a rarer word, a phrase, item_types) or ask the operator to raise SVC_SEARCH_TIMEOUT_MS`;
+  const refused = new SvcError('unavailable', why, { timeout_ms: timeoutMs });
+  timedOut.add(refused);
+  return refused;
+}
+
+/** The refusals searchTimedOut made. */
+const timedOut = new WeakSet<SvcError>();
+
+/** Whether `error` is searchTimedOut's refusal. */
+export function isSearchTimeout(error: unknown): error is SvcError {
+  return error instanceof SvcError && timedOut.has(error);
+}
+
+/**
+ * A FIFO semaphore of `slots` turns. A caller that has not had its turn by its deadline leaves the queue and is
+ * refused; a turn is always given back, however its holder ends.
+ */
+export class Gate {
+  private running = 0;
+  private readonly waiting: { start: () => void }[] = [];
+
+  constructor(readonly slots: number) {}
+
+  async run<T>(deadline: number, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+    if (this.running >= this.slots || this.waiting.length > 0) await this.turn(deadline, timeoutMs);
+    else this.running++;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next.start();
+      else this.running--;
+    }
+  }
+
+  /** Wait for a turn handed over by a finishing holder (which keeps `running` as it is), or refuse at the deadline. */
+  private turn(deadline: number, timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const entry = {
+        start: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(
+        () => {
+          this.waiting.splice(this.waiting.indexOf(entry), 1);
+          reject(searchTimedOut(timeoutMs, true));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      this.waiting.push(entry);
+    });
+  }
+}
+
+/**
+ * Refuses a search's next statement once its deadline has passed: the statements of a walk are each bounded by the
+ * transaction's statement time-out, set to what was left of the budget when it began, and their number by this.
+ */
+export function deadlinePlugin(deadline: number, timeoutMs: number): KyselyPlugin {
+  return {
+    transformQuery: (args: PluginTransformQueryArgs): RootOperationNode => args.node,
+    async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+      if (Date.now() >= deadline) throw searchTimedOut(timeoutMs);
+      return args.result;
+    },
+  };
+}

@@ -1108,6 +1108,19 @@ export async function searchItems(
   let lastGap: number | undefined;
   let accepted = 0;
   const plain = plainWords(plan, lexemesOf, f);
+  /**
+   * Where the query excludes words and its matches have been rare among the items checked, its matches read from the
+   * vectors' index (fewMatches, once), or undefined. fewExpected counts the required words only, and words held by
+   * nearly every item with common ones excluded (`service data` and 28 of the most frequent words excluded: 9 matches
+   * among 89k holders at 100k items) were walked, then scored whole, past 10 s (an attacker, 2026-11-28). The index
+   * evaluates the exclusions too: 90 ms there.
+   */
+  let triedFew = strategy !== 'auto' || !excludes(plan);
+  const rarelyMatching = async (): Promise<Scored[] | undefined> => {
+    if (triedFew || checked.size < FEW_AFTER || accepted * FEW_SHARE > checked.size) return undefined;
+    triedFew = true;
+    return fewMatches(db, query, f, q, k, rows);
+  };
   /** What reading the shortest required clause to its end would cost at most: each posting read, its item checked. */
   const closing = Math.min(...clauses.map((anchors) => postings(anchors, df))) * (1 + CHECK_COST);
   // Where scoring everything costs less than a walk's first round of checks (about 2k items), it answers.
@@ -1160,6 +1173,8 @@ export async function searchItems(
           : 0;
       if (!full) forecast(undefined);
       if (remaining >= allCost || work >= (full ? allCost : allCost / 2)) {
+        const few = await rarelyMatching();
+        if (few) return withSnippets(db, few, query, snippets, pageRows);
         return withSnippets(db, await scoreAll(db, query, f, q, k, clauses, rows, wanted), query, snippets, pageRows);
       }
     }
@@ -1235,8 +1250,15 @@ export async function searchItems(
     top.sort(byScore);
     top.length = Math.min(top.length, k);
     checks = Math.min(checks * 2, 2_000);
+    const few = await rarelyMatching();
+    if (few) return withSnippets(db, few, query, snippets, pageRows);
   }
   return withSnippets(db, top, query, snippets, pageRows);
+}
+
+/** Whether the query excludes anything at its top (`a -b`). */
+function excludes(plan: TsPlan): boolean {
+  return (plan.op === 'and' ? plan.args : [plan]).some((c) => c.op === 'not');
 }
 
 /**
@@ -1788,6 +1810,13 @@ async function scoreAll(
     return hits.slice(0, k);
   }
 }
+
+/**
+ * How many items the walk checks, at most one in FEW_SHARE of them matching, before it reads a query's matches from the
+ * vectors' index instead (a query with exclusions, whose holders the analysis does not count: rarelyMatching).
+ */
+const FEW_AFTER = 1_024;
+const FEW_SHARE = 128;
 
 /**
  * scoreAll's statement ($1 the terms, $2 their weights idf × (K1 + 1), $3 K1 B / avgdl, $4 how many of the best

@@ -1321,6 +1321,30 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     expect(many.map((h) => h.id)).toEqual(every.map((h) => h.id));
   });
 
+  it('reads the matches of common words with common words excluded from the vectors\' index once checks prove them rare (an attacker, 2026-11-28: past 10 s at 100k)', async () => {
+    const p = await projectId();
+    // 4,500 notes holding each of twelve words at 70%: `cache pool` is held by about 2,200, and with the other ten
+    // excluded almost none match but three planted ones.
+    const words = 'cache pool redis postgres timeout retry queue limit index deploy shard token'.split(' ');
+    for (let i = 0; i < 3; i++) await notesHoldingEach(p, words);
+    await sql`
+      insert into items (id, chain_id, project_id, item_type, title, body)
+      select id, id, ${p}::uuid, 'knowledge', 'Planted ' || g, repeat('cache ', g) || 'pool'
+      from (select gen_random_uuid() as id, g from generate_series(1, 3) g) n`.execute(svc.store.db);
+    const plan = planQuery(parseQuery(`cache pool ${words.slice(2).map((w) => `-${w}`).join(' ')}`));
+    if (!plan) throw new Error('no plan');
+    const auto = await reads((db) => searchItems(db, plan, { project_id: p }, 20));
+    const all = await searchItems(svc.store.db, plan, { project_id: p }, 20, { strategy: 'all' });
+    expect(auto.result.map((h) => h.id)).toEqual(all.map((h) => h.id));
+    expect(auto.result.filter((h) => h.title.startsWith('Planted')).map((h) => h.title)).toEqual(['Planted 3', 'Planted 2', 'Planted 1']);
+    // The walk's first 1,024 checks or so, then the matches from the index: fewer postings than both words hold
+    // (about 6,300). scoreAll's rounds, each aggregating every one of them, read 11,650.
+    const { df } = await bm25Corpus(svc.store.db, p);
+    const both = (df.get(await lexemeOf('cache')) ?? 0) + (df.get(await lexemeOf('pool')) ?? 0);
+    expect(both).toBeGreaterThan(6_000);
+    expect(auto.postings).toBeLessThan(both);
+  });
+
   it('indexes a bulk insert in one statement and forgets a deleted project', async () => {
     await call(ops.project_create, { slug: 'gone', name: 'Gone' });
     const gone = (await svc.store.db.selectFrom('projects').select('id').where('slug', '=', 'gone').executeTakeFirstOrThrow()).id;

@@ -26,7 +26,7 @@ const errorResponses = Object.fromEntries(
     ['409', 'Conflict or refused transition'],
     ['413', 'Request body too large'],
     ['415', 'A request other than GET without Content-Type: application/json'],
-    ['503', 'Database unavailable'],
+    ['503', 'Database unavailable, or a search stopped at its time-out (SVC_SEARCH_TIMEOUT_MS)'],
   ].map(([status, description]) => [status, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
 );
 

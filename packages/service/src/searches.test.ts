@@ -54,14 +54,34 @@ describe('Gate', () => {
     c.end();
     d.end();
     await Promise.all(running);
-    // One that ends in an error is given back all the same.
-    const failed = gate.run(far, 60_000, async () => {
-      throw new Error('boom');
+  });
+
+  it('gives back a turn that ends in an error, and passes a turn over a caller whose deadline has passed', async () => {
+    const gate = new Gate(1);
+    await expect(
+      gate.run(Date.now() + 60_000, 60_000, async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    // The one turn is free again: a caller runs at once, without waiting in line.
+    const first = held();
+    let started = false;
+    const holding = gate.run(Date.now() + 60_000, 60_000, async () => {
+      started = true;
+      await first.done;
     });
-    await expect(failed).rejects.toThrow('boom');
-    await gate.run(far, 60_000, async () => order.push('after'));
-    await gate.run(far, 60_000, async () => order.push('again'));
-    expect(order.slice(-2)).toEqual(['after', 'again']);
+    expect(started).toBe(true);
+    // Two wait: the first's deadline passes before the turn is free (its timer not yet run), the second's does not.
+    const expired = gate.run(Date.now() + 20, 20, async () => 'expired ran');
+    const waiting = gate.run(Date.now() + 60_000, 60_000, async () => 'waiting ran');
+    const busy = Date.now() + 40;
+    while (Date.now() < busy) {
+      // Keep the event loop from running the expired caller's timer: the turn reaches it first.
+    }
+    first.end();
+    await holding;
+    expect((await refusal(expired)).message).toMatch(/other searches held every turn for the whole 20 ms/);
+    expect(await waiting).toBe('waiting ran');
   });
 });
 

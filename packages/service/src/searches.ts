@@ -14,10 +14,10 @@ export interface SearchBounds {
 }
 
 /**
- * The searches one process runs at once on a pool of `connections`: all but two of them, so that a write or another
- * read always finds a connection while searches wait on the database (an attacker held a pool of ten with ten slow
- * searches, 2026-11-28). undefined for the embedded database, whose one session serves every call in turn: a gate
- * would keep nothing for anyone.
+ * The searches one process runs at once on a pool of `connections`: all but two of them (at least one: a pool of one
+ * or two keeps fewer free), so that a write or another read always finds a connection while searches wait on the
+ * database (an attacker held a pool of ten with ten slow searches, 2026-11-28). undefined for the embedded database,
+ * whose one session serves every call in turn: a gate would keep nothing for anyone.
  */
 export function searchBounds(backend: 'postgres' | 'pglite', connections: number, timeoutMs: number): SearchBounds {
   return { timeoutMs, gate: backend === 'postgres' ? new Gate(Math.max(1, connections - 2)) : undefined };
@@ -52,7 +52,7 @@ export function isSearchTimeout(error: unknown): error is SvcError {
  */
 export class Gate {
   private running = 0;
-  private readonly waiting: { start: () => void }[] = [];
+  private readonly waiting: { start: () => boolean }[] = [];
 
   constructor(readonly slots: number) {}
 
@@ -62,19 +62,31 @@ export class Gate {
     try {
       return await fn();
     } finally {
-      const next = this.waiting.shift();
-      if (next) next.start();
-      else this.running--;
+      this.handOver();
     }
   }
 
-  /** Wait for a turn handed over by a finishing holder (which keeps `running` as it is), or refuse at the deadline. */
+  /** Give a finished turn to the first in line still within its deadline (`running` unchanged), or back. */
+  private handOver(): void {
+    for (let next = this.waiting.shift(); next; next = this.waiting.shift()) if (next.start()) return;
+    this.running--;
+  }
+
+  /**
+   * Wait for a turn handed over by a finishing holder, or refuse at the deadline. A caller whose deadline has passed
+   * when its turn comes (its timer not run yet) declines it, and the turn goes on to the next (a reviewer, 2026-11-28).
+   */
   private turn(deadline: number, timeoutMs: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const entry = {
-        start: () => {
+        start: (): boolean => {
           clearTimeout(timer);
+          if (Date.now() >= deadline) {
+            reject(searchTimedOut(timeoutMs, true));
+            return false;
+          }
           resolve();
+          return true;
         },
       };
       const timer = setTimeout(
@@ -90,8 +102,9 @@ export class Gate {
 }
 
 /**
- * Refuses a search's next statement once its deadline has passed: the statements of a walk are each bounded by the
- * transaction's statement time-out, set to what was left of the budget when it began, and their number by this.
+ * Refuses a search once a statement of it ends past its deadline: each statement of a walk is bounded by the
+ * transaction's statement time-out, set to what was left of the budget when it began, and their number by this. A
+ * statement begun just before the deadline may run that long again: a search takes at most about twice its time-out.
  */
 export function deadlinePlugin(deadline: number, timeoutMs: number): KyselyPlugin {
   return {

@@ -1,7 +1,7 @@
 import { parseQuery, planQuery } from '@svc/domain';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { byScore, ITEM_READS, leafKey, SEARCH_FUNCTIONS, occurrences, occurrencesText, planLeaves, planQueryText, tsquery } from './search.js';
+import { byScore, ITEM_READS, leafKey, openAnalyzedSearch, openItemSearch, SEARCH_FUNCTIONS, occurrences, occurrencesText, planLeaves, planQueryText, tsquery } from './search.js';
 import { type TestStore, testBackends } from './testing/index.js';
 
 describe('occurrences', () => {
@@ -113,6 +113,27 @@ describe.each(testBackends())('search statements over vectors and query plans, o
         }
       }
     });
+  });
+
+  it('opens a search with its statements planned once, not compiled, and stopped at the time-out given, for the transaction only', async () => {
+    await sql`insert into projects (slug, name) values ('opened', 'Opened')`.execute(store.db);
+    const plan = planQuery(parseQuery('cache pool'));
+    if (!plan) throw new Error('no plan');
+    const settings = sql<{ mode: string; jit: string; timeout: string }>`
+      select current_setting('plan_cache_mode') as mode, current_setting('jit') as jit, current_setting('statement_timeout') as timeout`;
+    for (const open of [
+      (tx: typeof store.db) => openItemSearch(tx, 'opened', ['cache'], 1_500),
+      (tx: typeof store.db) => openAnalyzedSearch(tx, 'opened', ['cache', 'pool'], plan, 1_500),
+    ]) {
+      const before = (await settings.execute(store.db)).rows[0];
+      const inside = await store.db.transaction().execute(async (tx) => {
+        await open(tx);
+        return (await settings.execute(tx)).rows[0];
+      });
+      // A generic plan, no JIT (a generic estimate passed its threshold, and compiling took 10 ms of a 12 ms statement).
+      expect(inside).toEqual({ mode: 'force_generic_plan', jit: 'off', timeout: '1500ms' });
+      expect((await settings.execute(store.db)).rows[0]).toEqual(before);
+    }
   });
 
   it("runs the search's functions as search.ts writes them: a change there needs a migration replacing the function", async () => {

@@ -489,7 +489,8 @@ export function planQueryText(plan: TsPlan, leafQuery: ReadonlyMap<string, strin
 async function planMode(db: Kysely<Database>, mode: PlanMode): Promise<void> {
   if (db.isTransaction && modes.get(db) === mode) return;
   // Nor compiled: a generic plan's estimates (filteredMatches': every type as common as the commonest) passed JIT's
-  // threshold, and compiling took 10 ms of a 12 ms statement that reads 2,049 index entries at most.
+  // threshold, and compiling took 10 ms of a 12 ms statement that reads 2,049 index entries at most. The statements
+  // that open a search (OPEN_SEARCH, OPEN_ANALYZED) set both as well.
   await sql`select set_config('plan_cache_mode', ${mode}, true), set_config('jit', 'off', true)`.execute(db);
   notePlanMode(db, mode);
 }
@@ -2322,7 +2323,7 @@ export async function glossarySynonyms(
 const OPEN_SEARCH = prepared(
   'search_open',
   `select ${PROJECT_COLUMNS.map((c) => `p.${c}`).join(', ')},
-          set_config('plan_cache_mode', 'force_generic_plan', true) as mode,
+          set_config('plan_cache_mode', 'force_generic_plan', true) || set_config('jit', 'off', true) as mode,
           set_config('statement_timeout', $4::text, true) as timeout,
           (select json_agg(json_build_array(y.key, y.synonym) order by y.key, y.synonym)
            from (${synonymRows('p.id', '$2::text[]', '$3::int')}) y) as synonyms
@@ -2396,7 +2397,7 @@ export type SearchAnalysis = Analysis;
 const OPEN_ANALYZED = prepared(
   'search_open_analyzed',
   `select svc_search_one($1::text, $2::uuid, $3::text[], $4::int, $5::text[], $6::int, $7::text[], $8::boolean[], $9::int, $10::int) as r,
-          set_config('plan_cache_mode', 'force_generic_plan', true) as mode,
+          set_config('plan_cache_mode', 'force_generic_plan', true) || set_config('jit', 'off', true) as mode,
           set_config('statement_timeout', $11::text, true) as timeout`,
 );
 

@@ -1110,13 +1110,14 @@ export async function searchItems(
   let accepted = 0;
   const plain = plainWords(plan, lexemesOf, f);
   /**
-   * Where the query excludes words and its matches have been rare among the items checked, its matches read from the
-   * vectors' index (fewMatches, once), or undefined. fewExpected counts the required words only, and words held by
-   * nearly every item with common ones excluded (`service data` and 28 of the most frequent words excluded: 9 matches
-   * among 89k holders at 100k items) were walked, then scored whole, past 10 s (an attacker, 2026-11-28). The index
-   * evaluates the exclusions too: 90 ms there.
+   * Where the query excludes words or is filtered, and its matches have been rare among the items checked, its matches
+   * read from the vectors' index (fewMatches, once), or undefined. fewExpected counts the required words only, and
+   * words held by nearly every item with common ones excluded (`service data` and 28 of the most frequent words
+   * excluded: 9 matches among 89k holders at 100k items) were walked, then scored whole, past 10 s (an attacker,
+   * 2026-11-28). The index evaluates the exclusions too: 90 ms there. A system of five items (systems have no index
+   * by project) under `service data` took 7–8 s, or the time-out (the same attacker).
    */
-  let triedFew = strategy !== 'auto' || !excludes(plan);
+  let triedFew = strategy !== 'auto' || !(excludes(plan) || (f.system_ids?.length ?? 0) > 0 || (f.item_types?.length ?? 0) > 0);
   const rarelyMatching = async (): Promise<Scored[] | undefined> => {
     if (triedFew || checked.size < FEW_AFTER || accepted * FEW_SHARE > checked.size) return undefined;
     triedFew = true;
@@ -1637,11 +1638,13 @@ async function fewMatches(
 }
 
 /**
- * The most current items of the filtered types that filteredMatches reads to answer a query from them alone: each
- * looked up and matched (a few µs), and each match scored from its vector (about 20 µs): 2,048 all matching, about
- * 50 ms. Past it the filter's items are left to the postings' reads, which pass over the other types' postings.
+ * The most current items of the filtered types (each type once) that filteredMatches reads to answer a query from them alone: each
+ * looked up and matched (a few µs), and each match scored from its vector (about 20 µs): 8,192 all matching, about
+ * 200 ms. Past it the filter's items are left to the postings' reads, which pass over the other types' postings. Till
+ * 2026-11-28 2,048: types of 2,049 to 3,300 items (3% of 100k) took 1.4–6 s for a phrase or three words (an
+ * attacker); a type of 5–10% took up to 1.2 s.
  */
-const FILTERED_FEW = 2_048;
+const FILTERED_FEW = 8_192;
 
 /**
  * filteredMatches' statement ($1–$4 the filters, $5 the query, $6 its terms, $7 how many characters of each body the
@@ -1656,7 +1659,7 @@ const FILTERED_FEW = 2_048;
 const FILTERED_CHECKS = prepared(
   'search_filtered_checks',
   `with t as materialized (
-     select 1 from unnest($2::text[]) as y(item_type)
+     select 1 from (select distinct unnest($2::text[])) as y(item_type)
      cross join lateral (
        select 1 from items i
        where i.project_id = $1::uuid and i.item_type = y.item_type and i.is_head and i.deleted_at is null
@@ -1666,7 +1669,7 @@ const FILTERED_CHECKS = prepared(
      limit ${FILTERED_FEW + 1}
    ), n as (select count(*)::int as n from t),
    m as (
-     select i.* from n, unnest($2::text[]) as y(item_type)
+     select i.* from n, (select distinct unnest($2::text[])) as y(item_type)
      cross join lateral (
        select ${CHECK_READS}, i.project_id, i.is_head, i.deleted_at, i.item_type, i.system_id, i.refreshed_at from items i
        where i.project_id = $1::uuid and i.item_type = y.item_type and i.is_head and i.deleted_at is null

@@ -1277,7 +1277,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
 
   it('answers a filter to few items from those items, reading none of the postings of the other types (an attacker, 2026-11-28)', async () => {
     const p = await projectId();
-    // 1,500 notes, 70% of them holding `cache` and `api` each, and 40 decisions among them holding them too, each word
+    // 1,500 notes, 70% of them holding `cache` and `api` each, and 540 decisions among them holding them too, each word
     // said one to four times. Read from the words' postings best first, a page of research passed over the notes'
     // postings: `service` in research, 2% of 100k items, took 450–670 ms, `cache api` 250–370 ms.
     await notesHoldingEach(p, ['cache', 'api']);
@@ -1285,7 +1285,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       insert into items (id, chain_id, project_id, item_type, title, body)
       select id, id, ${p}::uuid, 'decision', 'Choice ' || g,
              repeat('cache ', 1 + g % 4) || case when g % 3 = 0 then '' else repeat('api ', 1 + g % 2) end || 'finding ' || g
-      from (select gen_random_uuid() as id, g from generate_series(1, 40) g) n`.execute(svc.store.db);
+      from (select gen_random_uuid() as id, g from generate_series(1, 540) g) n`.execute(svc.store.db);
     const { docs, df, avgdl } = await bm25Corpus(svc.store.db, p);
     const decisions = new Set(
       (await sql<{ id: string }>`select id from items where project_id = ${p}::uuid and item_type = 'decision'`.execute(svc.store.db)).rows.map((r) => r.id),
@@ -1298,7 +1298,7 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
       expect(auto.result.map((h) => h.id), query).toEqual(all.map((h) => h.id));
       expect(auto.result.every((h) => decisions.has(h.id)), query).toBe(true);
       // The statistics only, not the notes' postings of `cache` (about 1,050). The decisions are read twice, counted
-      // then matched (at this size the planner scans the project's 1,540 items for them rather than read the index),
+      // then matched (at this size the planner scans the project's 2,040 items for them rather than read the index),
       // and the matches looked up and scored.
       expect(auto.postings, query).toBeLessThanOrEqual(4);
       expect(auto.items, query).toBeLessThanOrEqual(2 * docs.size + 2 * decisions.size + 2 * 11);
@@ -1312,14 +1312,21 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     const hits = await search('cache api', { item_types: ['decision'], limit: 10 });
     expect(hits.map((h) => h.id)).toEqual(reference.slice(0, 10).map((r) => r.id));
     for (const [i, h] of hits.entries()) expect(h.rank, `#${i + 1}`).toBeCloseTo(reference[i]?.score ?? 0, 9);
-    // Types holding more than 2,048 items are left to the postings, and answer the same top.
-    await notesHoldingEach(p, ['cache', 'api']);
+    // A type named again and again is counted once (20 times, its 540 items would pass 8,192 and go to the postings;
+    // research named twice took 2–3 s at 100k: an attacker).
+    const twice = planQuery(parseQuery('cache api'));
+    if (!twice) throw new Error('no plan');
+    const doubled = await reads((db) => searchItems(db, twice, { project_id: p, item_types: Array(20).fill('decision') }, 10));
+    expect(doubled.result.slice(0, 10).map((h) => h.id)).toEqual(reference.slice(0, 10).map((r) => r.id));
+    expect(doubled.postings).toBeLessThanOrEqual(4);
+    // Types holding more than 8,192 items are left to the postings, and answer the same top.
+    for (let i = 0; i < 5; i++) await notesHoldingEach(p, ['cache', 'api']);
     const plan = planQuery(parseQuery('cache api'));
     if (!plan) throw new Error('no plan');
     const many = await reads((db) => searchItems(db, plan, { project_id: p, item_types: ['knowledge', 'decision'] }, 10));
     const every = await searchItems(svc.store.db, plan, { project_id: p, item_types: ['knowledge', 'decision'] }, 10, { strategy: 'all' });
     expect(many.result.map((h) => h.id)).toEqual(every.map((h) => h.id));
-    // From the postings: not every one of those 3,040 items matched and scored.
+    // From the postings: not every one of those 9,540 items matched and scored.
     expect(many.postings).toBeGreaterThan(4);
   });
 
@@ -1345,6 +1352,16 @@ describe.each(testBackends())('BM25 search on $name', (backend) => {
     const both = (df.get(await lexemeOf('cache')) ?? 0) + (df.get(await lexemeOf('pool')) ?? 0);
     expect(both).toBeGreaterThan(6_000);
     expect(auto.postings).toBeLessThan(both);
+
+    // A system of the three planted items (systems have no index by project): `cache pool` in it is read the same way
+    // (a system of five items under `service data` took 7–8 s at 100k, or the time-out: the same attacker).
+    const system = (await sql<{ id: string }>`insert into systems (project_id, name) values (${p}::uuid, 'tiny') returning id`.execute(svc.store.db)).rows[0]?.id as string;
+    await sql`update items set system_id = ${system}::uuid where project_id = ${p}::uuid and title like 'Planted %'`.execute(svc.store.db);
+    const pair = planQuery(parseQuery('cache pool'));
+    if (!pair) throw new Error('no plan');
+    const inSystem = await reads((db) => searchItems(db, pair, { project_id: p, system_ids: [system] }, 20));
+    expect(inSystem.result.map((h) => h.title)).toEqual(['Planted 3', 'Planted 2', 'Planted 1']);
+    expect(inSystem.postings).toBeLessThan(both);
   });
 
   it('indexes a bulk insert in one statement and forgets a deleted project', async () => {

@@ -281,6 +281,7 @@ export function createHttpApp(service: Service, options: HttpOptions = {}): Hono
           source: 'http',
           actorId: c.req.header('x-actor'),
           requestId: c.get('requestId'),
+          signal: c.req.raw.signal,
         });
         return c.json(result as object);
       } catch (error) {

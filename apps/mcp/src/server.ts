@@ -177,7 +177,7 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Mcp
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
-  server.setRequestHandler(CallToolAsSent, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolAsSent, async (request, extra): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
     if (!op) {
       // The name as a JSON string, at most 64 characters of it: a client printing the refusal raw got the escape
@@ -189,7 +189,7 @@ export function createMcpServer(service: Service, options: McpOptions = {}): Mcp
       return errorResult(new SvcError('not_found', `no tool ${shown}; ${hint}tools/list shows the tools`, nearest ? { did_you_mean: nearest } : {}));
     }
     try {
-      const result = await slot(() => service.call(op.name, request.params.arguments ?? {}, call));
+      const result = await slot(() => service.call(op.name, request.params.arguments ?? {}, { ...call, signal: extra.signal }));
       if (op.presentation.kind === 'markdown') {
         return { content: [{ type: 'text', text: op.presentation.render(result) }] };
       }

@@ -24,6 +24,12 @@ export interface CallContext {
   transport?: 'stdio' | 'http' | undefined;
   requestId?: string | undefined;
   onProgress?: ((done: number, total: number, label: string) => void) | undefined;
+  /**
+   * Aborted when the caller has gone (an HTTP client closed its connection, an MCP request was cancelled): a search
+   * waiting for its turn leaves the line, and a running one stops after its statement (an attacker queued searches
+   * with clients that gave up at once, and they ran to their time-out ahead of everyone's, 2026-11-28).
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -187,7 +193,7 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
     }
     if (op.kind === 'read') {
       const base = baseContext(runtime, call, requestId);
-      if (op.search) return await search(runtime, op, base, input);
+      if (op.search) return await search(runtime, op, base, input, call.signal);
       if (!op.snapshot) return await op.run({ ...base, db: runtime.store.db }, input);
       const quick = await tryOneStatement(op, { ...base, db: runtime.store.db }, input);
       if (quick !== undefined) return quick;
@@ -257,6 +263,10 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
   } catch (error) {
     // A search stopped by the statement time-out its budget set (searches.ts) is refused as the search's, not as a
     // database that does not answer.
+    if (op.kind === 'read' && op.search && call.signal?.aborted) {
+      runtime.logger.debug({ requestId, op: op.name }, 'search stopped: its caller went away');
+      throw error instanceof SvcError ? error : new SvcError('unavailable', 'the search was stopped: its caller went away');
+    }
     if (op.kind === 'read' && op.search && ((error as { code?: unknown } | undefined)?.code === '57014' || isSearchTimeout(error))) {
       runtime.logger.info({ requestId, op: op.name, timeout_ms: runtime.searches.timeoutMs }, 'search stopped at its time-out');
       throw isSearchTimeout(error) ? error : searchTimedOut(runtime.searches.timeoutMs);
@@ -280,7 +290,13 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
  * transaction, given the deadline: its first statement sets the statement time-out to what is left of it (the search's
  * own, so that no round trip is spent on it), and a statement that ends past it stops the search (deadlinePlugin).
  */
-async function search(runtime: Runtime, op: AnyOperation & { kind: 'read' }, base: Omit<ReadContext, 'db'>, input: Record<string, unknown>): Promise<unknown> {
+async function search(
+  runtime: Runtime,
+  op: AnyOperation & { kind: 'read' },
+  base: Omit<ReadContext, 'db'>,
+  input: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
   const { timeoutMs, gate } = runtime.searches;
   const deadline = Date.now() + timeoutMs;
   const run = async () => {
@@ -293,7 +309,7 @@ async function search(runtime: Runtime, op: AnyOperation & { kind: 'read' }, bas
           .setIsolationLevel(op.snapshot ? 'repeatable read' : 'read committed')
           .setAccessMode('read only')
           .execute(async (tx) => {
-            return op.run({ ...base, db: tx.withPlugin(deadlinePlugin(deadline, timeoutMs)), deadline }, input);
+            return op.run({ ...base, db: tx.withPlugin(deadlinePlugin(deadline, timeoutMs, signal)), deadline }, input);
           });
       } catch (error) {
         if (attempt < 2 && isRetryable(error) && Date.now() < deadline) continue;
@@ -301,7 +317,7 @@ async function search(runtime: Runtime, op: AnyOperation & { kind: 'read' }, bas
       }
     }
   };
-  return gate ? gate.run(deadline, timeoutMs, run) : run();
+  return gate ? gate.run(deadline, timeoutMs, run, signal) : run();
 }
 
 function baseContext(runtime: Runtime, call: CallContext, requestId: string): Omit<ReadContext, 'db'> {

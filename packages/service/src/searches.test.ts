@@ -85,6 +85,24 @@ describe('Gate', () => {
   });
 });
 
+describe('Gate and a caller that has gone', () => {
+  it('lets a waiting caller whose signal aborts leave the line, the turn going to the next', async () => {
+    const gate = new Gate(1);
+    let end = () => {};
+    const holding = gate.run(Date.now() + 60_000, 60_000, () => new Promise<void>((r) => (end = r)));
+    const gone = new AbortController();
+    const left = gate.run(Date.now() + 60_000, 60_000, async () => 'gone ran', gone.signal);
+    const next = gate.run(Date.now() + 60_000, 60_000, async () => 'next ran');
+    gone.abort();
+    expect((await refusal(left)).message).toMatch(/caller went away/);
+    end();
+    await holding;
+    expect(await next).toBe('next ran');
+    // A caller already gone does not queue at all.
+    expect((await refusal(gate.run(Date.now() + 60_000, 60_000, async () => 'ran', AbortSignal.abort()))).message).toMatch(/caller went away/);
+  });
+});
+
 describe.each(testBackends())('a search past its time-out on $name', (backend) => {
   it('is refused naming SVC_SEARCH_TIMEOUT_MS, once its statements have begun', async () => {
     const store = await backend.open();
@@ -102,6 +120,11 @@ describe.each(testBackends())('a search past its time-out on $name', (backend) =
       }
       // Other reads are not searches.
       expect((await service.call(ops.svc_brief, { project_id: 'late' }, { source: 'cli' })).project).toBeDefined();
+      // A search whose caller has gone stops too, whatever its time-out.
+      const patient = createService(store);
+      const why = await refusal(patient.call(ops.svc_item_search, { project_id: 'late', query: 'cache pool' }, { source: 'cli', signal: AbortSignal.abort() }));
+      expect(why.message).toMatch(/caller went away/);
+      expect((await patient.call(ops.svc_item_search, { project_id: 'late', query: 'cache pool' }, { source: 'cli' })).items).toEqual([]);
     } finally {
       await store.close();
     }

@@ -47,8 +47,8 @@ export function isSearchTimeout(error: unknown): error is SvcError {
 }
 
 /**
- * A FIFO semaphore of `slots` turns. A caller that has not had its turn by its deadline leaves the queue and is
- * refused; a turn is always given back, however its holder ends.
+ * A FIFO semaphore of `slots` turns. A caller that has not had its turn by its deadline, or whose `signal` aborts while
+ * it waits, leaves the queue and is refused; a turn is always given back, however its holder ends.
  */
 export class Gate {
   private running = 0;
@@ -56,8 +56,9 @@ export class Gate {
 
   constructor(readonly slots: number) {}
 
-  async run<T>(deadline: number, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
-    if (this.running >= this.slots || this.waiting.length > 0) await this.turn(deadline, timeoutMs);
+  async run<T>(deadline: number, timeoutMs: number, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) throw callerGone();
+    if (this.running >= this.slots || this.waiting.length > 0) await this.turn(deadline, timeoutMs, signal);
     else this.running++;
     try {
       return await fn();
@@ -76,42 +77,53 @@ export class Gate {
    * Wait for a turn handed over by a finishing holder, or refuse at the deadline. A caller whose deadline has passed
    * when its turn comes (its timer not run yet) declines it, and the turn goes on to the next (a reviewer, 2026-11-28).
    */
-  private turn(deadline: number, timeoutMs: number): Promise<void> {
+  private turn(deadline: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      /** Leave the line, refused with `why`. */
+      const leave = (why: SvcError) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', gone);
+        const at = this.waiting.indexOf(entry);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(why);
+      };
+      const gone = () => leave(callerGone());
       const entry = {
         start: (): boolean => {
-          clearTimeout(timer);
-          if (Date.now() >= deadline) {
-            reject(searchTimedOut(timeoutMs, true));
+          if (Date.now() >= deadline || signal?.aborted) {
+            leave(signal?.aborted ? callerGone() : searchTimedOut(timeoutMs, true));
             return false;
           }
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', gone);
           resolve();
           return true;
         },
       };
-      const timer = setTimeout(
-        () => {
-          this.waiting.splice(this.waiting.indexOf(entry), 1);
-          reject(searchTimedOut(timeoutMs, true));
-        },
-        Math.max(0, deadline - Date.now()),
-      );
+      const timer = setTimeout(() => leave(searchTimedOut(timeoutMs, true)), Math.max(0, deadline - Date.now()));
+      signal?.addEventListener('abort', gone, { once: true });
       this.waiting.push(entry);
     });
   }
 }
 
 /**
- * Refuses a search once a statement of it ends past its deadline: each statement of a walk is bounded by the
+ * Refuses a search once a statement of it ends past its deadline, or after its caller has gone (`signal`): each statement of a walk is bounded by the
  * transaction's statement time-out, set to what was left of the budget when it began, and their number by this. A
  * statement begun just before the deadline may run that long again: a search takes at most about twice its time-out.
  */
-export function deadlinePlugin(deadline: number, timeoutMs: number): KyselyPlugin {
+export function deadlinePlugin(deadline: number, timeoutMs: number, signal?: AbortSignal): KyselyPlugin {
   return {
     transformQuery: (args: PluginTransformQueryArgs): RootOperationNode => args.node,
     async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+      if (signal?.aborted) throw callerGone();
       if (Date.now() >= deadline) throw searchTimedOut(timeoutMs);
       return args.result;
     },
   };
+}
+
+/** What a search whose caller has gone is refused with (nobody reads it: the caller's connection is closed). */
+function callerGone(): SvcError {
+  return new SvcError('unavailable', 'the search was stopped: its caller went away');
 }

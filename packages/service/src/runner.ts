@@ -195,20 +195,7 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       const base = baseContext(runtime, call, requestId);
       if (op.search) return await search(runtime, op, base, input, call.signal);
       if (!op.snapshot) return await op.run({ ...base, db: runtime.store.db }, input);
-      const quick = await tryOneStatement(op, { ...base, db: runtime.store.db }, input);
-      if (quick !== undefined) return quick;
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await runtime.store.db
-            .transaction()
-            .setIsolationLevel('repeatable read')
-            .setAccessMode('read only')
-            .execute((tx) => op.run({ ...base, db: tx }, input));
-        } catch (error) {
-          if (attempt < 2 && isRetryable(error)) continue;
-          throw error;
-        }
-      }
+      return await readInTransaction(runtime, op, input, 'repeatable read', (tx) => ({ ...base, db: tx }));
     }
     const actorId = actorIdFor(op, input, call, runtime);
     checkAttribution(actorId, call);
@@ -299,25 +286,44 @@ async function search(
 ): Promise<unknown> {
   const { timeoutMs, gate } = runtime.searches;
   const deadline = Date.now() + timeoutMs;
-  const run = async () => {
-    const quick = await tryOneStatement(op, { ...base, db: runtime.store.db }, input);
-    if (quick !== undefined) return quick;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await runtime.store.db
-          .transaction()
-          .setIsolationLevel(op.snapshot ? 'repeatable read' : 'read committed')
-          .setAccessMode('read only')
-          .execute(async (tx) => {
-            return op.run({ ...base, db: tx.withPlugin(deadlinePlugin(deadline, timeoutMs, signal)), deadline }, input);
-          });
-      } catch (error) {
-        if (attempt < 2 && isRetryable(error) && Date.now() < deadline) continue;
-        throw error;
-      }
-    }
-  };
+  const run = () =>
+    readInTransaction(
+      runtime,
+      op,
+      input,
+      op.snapshot ? 'repeatable read' : 'read committed',
+      (tx) => ({ ...base, db: tx.withPlugin(deadlinePlugin(deadline, timeoutMs, signal)), deadline }),
+      () => Date.now() < deadline,
+    );
   return gate ? gate.run(deadline, timeoutMs, run, signal) : run();
+}
+
+/**
+ * A read's one-statement answer where it has one, else `op.run` in a read-only transaction at `isolation`, with the
+ * context `ctx` makes of it; a failure the database says to retry is retried once, while `again` allows.
+ */
+async function readInTransaction(
+  runtime: Runtime,
+  op: AnyOperation & { kind: 'read' },
+  input: Record<string, unknown>,
+  isolation: 'repeatable read' | 'read committed',
+  ctx: (tx: Kysely<Database>) => ReadContext,
+  again: () => boolean = () => true,
+): Promise<unknown> {
+  const quick = await tryOneStatement(op, { ...ctx(runtime.store.db), db: runtime.store.db }, input);
+  if (quick !== undefined) return quick;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runtime.store.db
+        .transaction()
+        .setIsolationLevel(isolation)
+        .setAccessMode('read only')
+        .execute((tx) => op.run(ctx(tx), input));
+    } catch (error) {
+      if (attempt < 2 && isRetryable(error) && again()) continue;
+      throw error;
+    }
+  }
 }
 
 function baseContext(runtime: Runtime, call: CallContext, requestId: string): Omit<ReadContext, 'db'> {

@@ -83,6 +83,17 @@ describe('markSnippet', () => {
     expect(marked(markSnippet('Α\uFEFFΣ1 services', new Set(['σ1', 'servic'])))).toEqual(['Σ1', 'services']);
   });
 
+  it('splits words exactly where \\s does: at every white space and line terminator, and nowhere else', () => {
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      // A lone surrogate, a mark or a letter would change the words themselves; only separators are tried.
+      if (/[\p{L}\p{N}\p{Cs}]/u.test(ch) || ch === MATCH_START || ch === MATCH_STOP) continue;
+      // Nothing matches: the snippet is the first twelve words, or, the separator not a space, the one word whole.
+      const body = words(0, 20).join(ch);
+      expect(markSnippet(body, new Set(['zebra'])), `U+${c.toString(16)}`).toBe(/\s/.test(ch) ? words(0, 12).join(ch) : body);
+    }
+  });
+
   it('gives the first words when nothing matches, and the body up to its end when it is short', () => {
     expect(markSnippet(words(0, 50).join(' '), new Set(['zebra']))).toBe(words(0, 12).join(' '));
     expect(markSnippet('a short  body\nof words', new Set(['nothing']))).toBe('a short  body\nof words');

@@ -8,24 +8,17 @@ import { stem } from 'porter2';
 export const MATCH_START = '\u0002';
 export const MATCH_STOP = '\u0003';
 
-/** A backslash is doubled only where it would otherwise escape what follows it. */
-const ESCAPABLE = new Set(['\\', '*', MATCH_START, MATCH_STOP]);
+/** What snippetMarkdown rewrites: a mark, an asterisk, and a backslash before a backslash, an asterisk or a mark. */
+const MARKDOWN_SPECIAL = new RegExp(`[${MATCH_START}${MATCH_STOP}*]|\\\\(?=[\\\\*${MATCH_START}${MATCH_STOP}])`, 'g');
 
 /**
  * A snippet as svc_item_search answers it, from the store's marked one: markdown where `**word**` marks a match,
  * every asterisk of the body is `\*`, and a backslash of the body before a backslash, an asterisk or a mark is
- * `\\`. Everything else is as the body wrote it, so a snippet without asterisks reads as before.
+ * `\\`. Everything else is as the body wrote it, so a snippet without asterisks reads as before. One native pass:
+ * built a character at a time, it was a sixth of what a one-word search allocated.
  */
 export function snippetMarkdown(marked: string): string {
-  let out = '';
-  for (let i = 0; i < marked.length; i++) {
-    const c = marked[i] as string;
-    if (c === MATCH_START || c === MATCH_STOP) out += '**';
-    else if (c === '*') out += '\\*';
-    else if (c === '\\' && ESCAPABLE.has(marked[i + 1] ?? '')) out += '\\\\';
-    else out += c;
-  }
-  return out;
+  return marked.replace(MARKDOWN_SPECIAL, (c) => (c === MATCH_START || c === MATCH_STOP ? '**' : c === '*' ? '\\*' : '\\\\'));
 }
 
 export interface SnippetPart {
@@ -346,6 +339,21 @@ function headsAt(text: string, heads: readonly string[]): number[] | undefined {
   return at.sort((a, b) => a - b);
 }
 
+/** Whether a UTF-16 code unit is one `\s` matches: ECMAScript's white space and line terminators. */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
+}
+
+/** Where the next word of `text` starts at or after `at` (text.length if none). */
+function nextWord(text: string, at: number): number {
+  while (at < text.length && isSpace(text.charCodeAt(at))) at++;
+  return at;
+}
+
 /**
  * A search snippet made in the process, from the body and the query's lexemes (as the index analysed them,
  * docs/decisions/0044-search-snippets-in-process.md): the body's first SNIPPET_SOURCE_CHARS characters, marks
@@ -367,26 +375,32 @@ export function markSnippet(body: string, lexemes: ReadonlySet<string>, within: 
   const heads = lexemeHeads(lexemes);
   const found = headsAt(text, heads);
   let next = 0;
-  for (const run of text.matchAll(/\S+/g)) {
+  // The words (runs of what `\S` matches) by their character codes: a word is cut out of the text only when it may
+  // hold a lexeme. Read by `matchAll(/\S+/g)`, every word of twenty 4,000-character bodies was a match object and a
+  // string, 60% of what a one-word search allocated; their collection was most of its slowest calls (2026-11-28).
+  for (let at = nextWord(text, 0); at < text.length; at = nextWord(text, at)) {
+    const start = at;
+    while (at < text.length && !isSpace(text.charCodeAt(at))) at++;
     const i = starts.length;
-    starts.push(run.index);
-    ends.push(run.index + run[0].length);
+    starts.push(start);
+    ends.push(at);
     if (found === undefined) {
-      if (heads.length === 0 || !heads.some((h) => run[0].toLowerCase().includes(h))) continue;
+      if (heads.length === 0 || !heads.some((h) => text.slice(start, at).toLowerCase().includes(h))) continue;
     } else {
-      while (next < found.length && (found[next] as number) < run.index) next++;
-      if (next === found.length || (found[next] as number) >= run.index + run[0].length) continue;
+      while (next < found.length && (found[next] as number) < start) next++;
+      if (next === found.length || (found[next] as number) >= at) continue;
     }
-    scratch.start = run.index;
-    scratch.end = run.index + run[0].length;
-    markWord(text, run[0], scratch, lexemes);
+    const run = text.slice(start, at);
+    scratch.start = start;
+    scratch.end = at;
+    markWord(text, run, scratch, lexemes);
     const idle = within.size === 0 ? [] : unheld(scratch.terms, within);
     if (idle.length > 0) {
       // Parts of a compound asked for, in a word that does not hold it (`db` of `db-02` for `db-01`): marked again without them.
       const rest = new Set(lexemes);
       for (const lexeme of idle) rest.delete(lexeme);
-      scratch = { start: run.index, end: run.index + run[0].length, marks: [], terms: [] };
-      markWord(text, run[0], scratch, rest);
+      scratch = { start, end: at, marks: [], terms: [] };
+      markWord(text, run, scratch, rest);
     }
     if (scratch.terms.length > 0) {
       hits.set(i, scratch);

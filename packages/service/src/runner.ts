@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { fromDatabase, fromZod, isRetryable, refineRefusal } from './errors.js';
 import type { Logger } from './logger.js';
 import type { AnyOperation, AttributedContext, AuditTarget, ReadContext, Source } from './operation.js';
-import { deadlinePlugin, isSearchTimeout, type SearchBounds, searchTimedOut } from './searches.js';
+import { deadlinePlugin, isSearchTimeout, type SearchBounds, searchCancelled, searchTimedOut } from './searches.js';
 
 export interface Runtime {
   readonly store: Store;
@@ -295,8 +295,19 @@ async function search(
       (tx) => ({ ...base, db: tx.withPlugin(deadlinePlugin(deadline, timeoutMs, signal)), deadline }),
       () => Date.now() < deadline,
     );
-  return gate ? gate.run(deadline, timeoutMs, run, signal) : run();
+  try {
+    return await (gate ? gate.run(deadline, timeoutMs, run, signal) : run());
+  } catch (error) {
+    // The statement time-out a search sets ends a statement at or past its deadline: a cancel before it is someone
+    // else's (an operator's pg_cancel_backend, a shutdown), and read as the search's time-out it told the caller to
+    // narrow a query that had not been slow (a reviewer, 2026-11-28).
+    if ((error as { code?: unknown } | undefined)?.code === '57014' && Date.now() < deadline - CANCEL_MARGIN_MS) throw searchCancelled();
+    throw error;
+  }
 }
+
+/** How far before its deadline a search's cancelled statement is taken for another's cancel: timers' slack. */
+const CANCEL_MARGIN_MS = 50;
 
 /**
  * A read's one-statement answer where it has one, else `op.run` in a read-only transaction at `isolation`, with the

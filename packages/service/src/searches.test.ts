@@ -1,9 +1,10 @@
 import { testBackends } from '@svc/store/testing';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ops } from './catalog.js';
 import { Gate } from './searches.js';
 import { createService } from './service.js';
-import { refusal } from './testing/index.js';
+import { openTestService, refusal } from './testing/index.js';
 
 describe('Gate', () => {
   /** A turn's work that ends when its `end` is called. */
@@ -127,6 +128,42 @@ describe.each(testBackends())('a search past its time-out on $name', (backend) =
       expect((await patient.call(ops.svc_item_search, { project_id: 'late', query: 'cache pool' }, { source: 'cli' })).items).toEqual([]);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe.each(testBackends().filter((b) => b.name === 'postgres'))('a search the database cancels on $name', (backend) => {
+  it('is refused as cancelled, not as past its time-out, when the cancel comes before it', async () => {
+    const svc = await openTestService(backend);
+    try {
+      await svc.store.reset();
+      const { actorId, slug } = await svc.seed('cancelled');
+      await svc.as(actorId)(ops.svc_item_upsert, { project_id: slug, item_type: 'decision', title: 'Cache the pool', body: 'cache pool sizes' });
+      // The search waits on a lock held by a connection of the same pool; an operator cancels it.
+      const why = await svc.store.db.connection().execute(async (conn) => {
+        await sql`begin`.execute(conn);
+        await sql`lock table search_stats in access exclusive mode`.execute(conn);
+        const searching = refusal(svc.call(ops.svc_item_search, { project_id: slug, query: 'cache pool' }, { source: 'cli' }));
+        searching.catch(() => {});
+        for (let tries = 0; ; tries++) {
+          // The activity view is read once per transaction unless its snapshot is let go.
+          await sql`select pg_stat_clear_snapshot()`.execute(conn);
+          const { rows } = await sql<{ n: number }>`
+            select count(pg_cancel_backend(pid))::int as n from pg_stat_activity
+            where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'`.execute(conn);
+          if ((rows[0]?.n ?? 0) > 0) break;
+          if (tries > 200) throw new Error('the search never waited on the lock');
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        const refused = await searching;
+        await sql`rollback`.execute(conn);
+        return refused;
+      });
+      expect(why.code).toBe('unavailable');
+      expect(why.message).toMatch(/cancelled the search before its time-out/);
+      expect(why.message).not.toMatch(/SVC_SEARCH_TIMEOUT_MS/);
+    } finally {
+      await svc.close();
     }
   });
 });

@@ -38,6 +38,11 @@ export function searchTimedOut(timeoutMs: number, waited = false): SvcError {
   return refused;
 }
 
+/** A refusal for a search whose statement the database cancelled before its time-out (an operator, a shutdown). */
+export function searchCancelled(): SvcError {
+  return new SvcError('unavailable', 'the database cancelled the search before its time-out (an operator or a shutdown); try again');
+}
+
 /** The refusals searchTimedOut made. */
 const timedOut = new WeakSet<SvcError>();
 

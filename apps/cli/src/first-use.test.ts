@@ -66,6 +66,9 @@ describe('the first start of svc serve http on an empty data directory', () => {
       const printed = first.output().stderr;
       // stdout carries results only; the guide is a message.
       expect(first.output().stdout).toBe('');
+      // The wait for the embedded database to be made is announced before it, not left silent.
+      expect(printed.indexOf('svc: making the embedded database in ')).toBeGreaterThanOrEqual(0);
+      expect(printed.indexOf('svc: making the embedded database in ')).toBeLessThan(printed.indexOf('svc is ready'));
       const header = /header: X-Actor: (\S+)/.exec(printed);
       expect(header?.[1]).toMatch(UUID);
       actorId = header?.[1] as string;
@@ -116,6 +119,7 @@ describe('the first start of svc serve http on an empty data directory', () => {
       expect(new URL(second.url).port).toBe(printedStart.SVC_HTTP_PORT);
       const printed = second.output().stderr;
       expect(printed).not.toContain('svc is ready');
+      expect(printed).not.toContain('making the embedded database');
       expect(printed).toContain(`svc: project 'default', actor ${actorId} (newcomer@example.test); MCP at ${second.url}/mcp with header "X-Actor: ${actorId}"`);
       // Another CLI process, served by the running server: one project, one actor.
       const [projects, actors] = await Promise.all([

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   announceHttpServer,
   createLogger,
@@ -86,6 +88,10 @@ export async function serveHttp(
   const host = opts.host ?? cfg.httpHost;
   const port = opts.port ?? cfg.httpPort;
   const { startHttpServer } = await import('@svc/http');
+  // Making an embedded database takes most of a first start, and a newcomer waited on a silent terminal (2026-11-28).
+  if (cfg.databaseUrl === undefined && !cfg.dataDir.startsWith('memory://') && !existsSync(join(cfg.dataDir, 'PG_VERSION'))) {
+    cli.io.err(`svc: making the embedded database in ${cfg.dataDir} (a first start takes about 20 s)`);
+  }
   const service = await openService(cfg, { migrate: opts.migrate === true });
   await cli.verifyActors(service).catch(async (error: unknown) => {
     await service.close();

@@ -67,6 +67,8 @@ export interface Shape {
   query: string;
   /** Beyond the issue's shapes: reported against the target, not counted in it. */
   stress?: boolean;
+  /** svc_item_search's item_types: the reference's statistics stay the project's, its matches are these types'. */
+  itemTypes?: string[];
 }
 
 export interface ShapeResult extends Shape {
@@ -91,7 +93,7 @@ export interface ShapeResult extends Shape {
  * counted in the statistics, as it is a current item, but is no match: the service hides it unless asked
  * (include_expired). Until 2026-11-28 the reference listed it, and svc's exact pages read as 95% kept.
  */
-async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPlan): Promise<{ id: string; score: number }[]> {
+async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPlan, itemTypes?: string[]): Promise<{ id: string; score: number }[]> {
   const { rows: project } = await sql<{ settings: Record<string, unknown> }>`select settings from projects where id = ${projectId}::uuid`.execute(db);
   const ttl = projectSettings(project[0]?.settings ?? {}).research.ttl_days;
   const { rows } = await sql<{ id: string; score: number }>`
@@ -101,7 +103,8 @@ async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPl
     ),
     live as (
       select i.id, i.updated_at, i.search, (select coalesce(sum(cardinality(u.weights)), 0) from unnest(i.search) u)::float8 as dl,
-             i.item_type = 'research' and i.refreshed_at < now() - make_interval(days => ${ttl}::int) as expired
+             i.item_type = 'research' and i.refreshed_at < now() - make_interval(days => ${ttl}::int) as expired,
+             i.item_type
       from items i where i.project_id = ${projectId}::uuid and i.is_head and i.deleted_at is null
     ),
     st as materialized (select count(*) filter (where dl > 0) as n, sum(dl) / nullif(count(*) filter (where dl > 0), 0) as avgdl from live),
@@ -113,7 +116,7 @@ async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPl
     left join df on df.term = u.lexeme
     left join lateral (select 3 * cardinality(array_positions(u.weights, 'A')) + cardinality(u.weights)
                               - cardinality(array_positions(u.weights, 'A')) as tf) f on df.term is not null
-    where l.search @@ ${tsquery(plan)} and not l.expired
+    where l.search @@ ${tsquery(plan)} and not l.expired and (${itemTypes ?? null}::text[] is null or l.item_type = any (${itemTypes ?? null}::text[]))
     group by l.id, l.updated_at
     order by score desc, l.updated_at desc, l.id`.execute(db);
   return rows.map((r) => ({ id: r.id, score: Number(r.score) }));
@@ -121,8 +124,9 @@ async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPl
 
 const ONE = 20;
 
-function where(projectId: string, q: ReturnType<typeof tsquery>) {
-  return sql`i.project_id = ${projectId}::uuid and i.is_head and i.deleted_at is null and i.search @@ ${q}`;
+function where(projectId: string, q: ReturnType<typeof tsquery>, itemTypes?: string[]) {
+  const typed = itemTypes ? sql` and i.item_type = any (${itemTypes}::text[])` : sql``;
+  return sql`i.project_id = ${projectId}::uuid and i.is_head and i.deleted_at is null and i.search @@ ${q}${typed}`;
 }
 
 /** The plan the service builds for a query (glossary expansion included). */
@@ -140,12 +144,13 @@ export interface Prepared extends Shape {
 export async function prepare(db: Kysely<Database>, projectId: string, shape: Shape): Promise<Prepared> {
   const plan = await planFor(db, projectId, shape.query);
   if (!plan) throw new Error(`query ${shape.query} plans to nothing`);
-  const { rows } = await sql<{ n: string }>`select count(*) as n from items i where ${where(projectId, tsquery(plan))}`.execute(db);
+  const { rows } = await sql<{ n: string }>`select count(*) as n from items i where ${where(projectId, tsquery(plan), shape.itemTypes)}`.execute(db);
   return { ...shape, plan, matches: Number(rows[0]?.n ?? 0) };
 }
 
 export function searchCall(service: Service, projectId: string, shape: Shape): () => Promise<unknown> {
-  return () => service.call(ops.svc_item_search, { project_id: projectId, query: shape.query, limit: ONE }, { source: 'cli' });
+  const filter = shape.itemTypes ? { item_types: shape.itemTypes } : {};
+  return () => service.call(ops.svc_item_search, { project_id: projectId, query: shape.query, limit: ONE, ...filter }, { source: 'cli' });
 }
 
 export function briefCall(service: Service, projectId: string): () => Promise<unknown> {
@@ -161,10 +166,10 @@ export async function baselines(
   budgets: { bare: Budget; ranked: Budget },
 ): Promise<Pick<ShapeResult, 'bare' | 'ranked' | 'overlap' | 'rankKept'>> {
   const q = () => tsquery(shape.plan);
-  const bareQuery = () => sql`select i.id from items i where ${where(projectId, q())} limit ${ONE + 1}`.execute(db);
+  const bareQuery = () => sql`select i.id from items i where ${where(projectId, q(), shape.itemTypes)} limit ${ONE + 1}`.execute(db);
   const rankedQuery = () =>
     sql<{ id: string; rank: number }>`
-      select i.id, ts_rank(i.search, ${q()}) as rank from items i where ${where(projectId, q())}
+      select i.id, ts_rank(i.search, ${q()}) as rank from items i where ${where(projectId, q(), shape.itemTypes)}
       order by rank desc, i.updated_at desc, i.id limit ${ONE + 1}`.execute(db);
   const bare = await time(bareQuery, budgets.bare);
   const ranked = await time(rankedQuery, budgets.ranked);
@@ -178,7 +183,7 @@ export async function agreement(
   projectId: string,
   shape: Shape & { plan: TsPlan },
 ): Promise<Pick<ShapeResult, 'overlap' | 'rankKept'>> {
-  const reference = await bm25Reference(db, projectId, shape.plan);
+  const reference = await bm25Reference(db, projectId, shape.plan, shape.itemTypes);
   const exact = reference.slice(0, ONE);
   const got = ((await searchCall(service, projectId, shape)()) as { items: { id: string }[] }).items;
   const ids = new Set(got.map((h) => h.id));

@@ -124,10 +124,22 @@ async function bm25Reference(db: Kysely<Database>, projectId: string, plan: TsPl
 
 const ONE = 20;
 
+/**
+ * The baselines' condition. With item types, research past the project's time to live is left out as the service
+ * leaves it out: most of the corpus's research is expired (items span two years, research lives 90 days), and a
+ * research-only baseline over every research item measured ten times the items svc searches (a reviewer, 2026-11-28).
+ * Without, the issue's bare GIN as it defines it (expired research is about 2% of those matches).
+ */
 function where(projectId: string, q: ReturnType<typeof tsquery>, itemTypes?: string[]) {
-  const typed = itemTypes ? sql` and i.item_type = any (${itemTypes}::text[])` : sql``;
+  const typed = itemTypes
+    ? sql` and i.item_type = any (${itemTypes}::text[])
+         and not (i.item_type = 'research' and i.refreshed_at < now() - make_interval(days => (
+           select coalesce((p.settings #>> '{research,ttl_days}')::int, ${DEFAULT_TTL_DAYS}) from projects p where p.id = ${projectId}::uuid)))`
+    : sql``;
   return sql`i.project_id = ${projectId}::uuid and i.is_head and i.deleted_at is null and i.search @@ ${q}${typed}`;
 }
+
+const DEFAULT_TTL_DAYS = projectSettings({}).research.ttl_days;
 
 /** The plan the service builds for a query (glossary expansion included). */
 export async function planFor(db: Kysely<Database>, projectId: string, query: string): Promise<TsPlan | undefined> {

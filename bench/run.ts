@@ -340,9 +340,10 @@ const NOTES = `- Corpus: a deterministic vocabulary of ${VOCABULARY.toLocaleStri
   the family, and the least rank kept over its queries. PostgreSQL at 100k only (the reference takes minutes).
 - Shapes marked *stress* go beyond the issue's list: phrases and exclusions over the most frequent words that
   leave few true matches, the worst case for both the recency window and the index; and an attacker's shapes
-  (2026-11-28): \`item_types\` filters to the 2% and 3% of items that are research and tasks (the reference scores
-  with the project's statistics and keeps the types' matches), two words with 28 frequent ones excluded, and an OR of
-  eight frequent words.
+  (2026-11-28): \`item_types\` filters to research (2% of the items, most of it past its time to live, which the
+  service hides) and to research and tasks (3% at 100k), where the reference scores with the project's statistics and
+  keeps the types' unexpired matches, and *matches*, bare GIN and plain ranked leave expired research out as well; two
+  words with 28 frequent ones excluded; and an OR of eight frequent words.
 - Audit (bench/audit.ts): ${EDGES.toLocaleString('en')} distinct links among the measured project's chains (deleted ones
   included), depends 50%, blocks 25%, supersedes 20%, conflicts 5%; 80% of the links start at a uniformly
   drawn item and 20% at a few busy ones, 60% end at a uniform item and 40% at a few much-depended-on ones, so

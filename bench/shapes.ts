@@ -35,8 +35,12 @@ export function stressShapes(w: readonly string[]): Shape[] {
       query: `${at(0)} -${at(1)} -${at(2)} -${at(3)} -${at(5)} -${at(10)}`,
     },
     // An attacker's shapes (2026-11-28): a filter to few items, many exclusions, many ORs (docs/decisions/0064, 0062).
-    { name: 'stress: most frequent word, research only (2% of items)', query: at(0), itemTypes: ['research'] },
-    { name: 'stress: three most frequent words, research and tasks (3% of items)', query: `${at(0)} ${at(1)} ${at(2)}`, itemTypes: ['research', 'task'] },
+    { name: 'stress: most frequent word, item_types research (2% of items, most of them expired)', query: at(0), itemTypes: ['research'] },
+    {
+      name: 'stress: three most frequent words, item_types research and task (3% of items at 100k)',
+      query: `${at(0)} ${at(1)} ${at(2)}`,
+      itemTypes: ['research', 'task'],
+    },
     {
       name: 'stress: two frequent words, the next 28 excluded',
       query: [at(0), at(1), ...Array.from({ length: 28 }, (_, i) => `-${at(i + 2)}`)].join(' '),

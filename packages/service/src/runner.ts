@@ -298,16 +298,30 @@ async function search(
   try {
     return await (gate ? gate.run(deadline, timeoutMs, run, signal) : run());
   } catch (error) {
-    // The statement time-out a search sets ends a statement at or past its deadline: a cancel before it is someone
-    // else's (an operator's pg_cancel_backend, a shutdown), and read as the search's time-out it told the caller to
-    // narrow a query that had not been slow (a reviewer, 2026-11-28).
-    if ((error as { code?: unknown } | undefined)?.code === '57014' && Date.now() < deadline - CANCEL_MARGIN_MS) throw searchCancelled();
+    if (cancelledByAnother(error, deadline)) throw searchCancelled();
     throw error;
   }
 }
 
 /** How far before its deadline a search's cancelled statement is taken for another's cancel: timers' slack. */
 const CANCEL_MARGIN_MS = 50;
+
+/**
+ * Whether a search's statement was cancelled (57014) by someone else (an operator's pg_cancel_backend, another
+ * client's cancel request) rather than by a statement time-out: read as the search's time-out, it told the caller to
+ * narrow a query that had not been slow (a reviewer, 2026-11-28). PostgreSQL says which in its message; where the
+ * server writes messages in another language, the time decides: the time-out a search sets ends a statement at or
+ * past its deadline. (A time-out the role sets below the search's, as docs/scaling.md has PgBouncer users do, ends
+ * one earlier: its message says so.)
+ */
+function cancelledByAnother(error: unknown, deadline: number): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code !== '57014') return false;
+  const said = typeof message === 'string' ? message : '';
+  if (/due to statement timeout/.test(said)) return false;
+  if (/due to user request/.test(said)) return true;
+  return Date.now() < deadline - CANCEL_MARGIN_MS;
+}
 
 /**
  * A read's one-statement answer where it has one, else `op.run` in a read-only transaction at `isolation`, with the

@@ -38,9 +38,9 @@ export function searchTimedOut(timeoutMs: number, waited = false): SvcError {
   return refused;
 }
 
-/** A refusal for a search whose statement the database cancelled before its time-out (an operator, a shutdown). */
+/** A refusal for a search whose statement was cancelled by someone else (an operator, another client), not timed out. */
 export function searchCancelled(): SvcError {
-  return new SvcError('unavailable', 'the database cancelled the search before its time-out (an operator or a shutdown); try again');
+  return new SvcError('unavailable', 'the search was cancelled in the database before its time-out (by an operator or another client); try again');
 }
 
 /** The refusals searchTimedOut made. */

@@ -8,11 +8,15 @@ import pg from 'pg';
 
 /**
  * The `svc` binary as `pnpm svc` runs it, for tests that spawn real processes. Test-only (excluded from the
- * build): every helper here starts `node --conditions=@svc/source --import tsx apps/cli/src/main.ts`.
+ * build): every helper here starts `node --conditions=@svc/source --import tsx apps/cli/src/main.ts`, or, with
+ * SVC_TEST_CLI_BUILD=1 (set by .ci/run, which builds first), `node apps/cli/dist/main.js`: compiling the source on
+ * every start cost 3–4 s a process, and the CLI suite was most of CI's test stage (15 of its minutes, 2026-11-28).
+ * Locally the source runs, so a test never meets a stale build.
  */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
-const NODE_ARGS = ['--conditions=@svc/source', '--import', 'tsx', MAIN];
+const BUILT = process.env.SVC_TEST_CLI_BUILD === '1';
+const MAIN = fileURLToPath(new URL(BUILT ? '../../dist/main.js' : '../main.ts', import.meta.url));
+const NODE_ARGS = BUILT ? [MAIN] : ['--conditions=@svc/source', '--import', 'tsx', MAIN];
 
 /** The arguments to `process.execPath` that run `svc args…` (for clients that spawn svc themselves). */
 export function svcArgs(args: string[]): string[] {

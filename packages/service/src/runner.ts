@@ -254,9 +254,9 @@ export async function execute(runtime: Runtime, op: AnyOperation, raw: unknown, 
       runtime.logger.debug({ requestId, op: op.name }, 'search stopped: its caller went away');
       throw error instanceof SvcError ? error : new SvcError('unavailable', 'the search was stopped: its caller went away');
     }
-    if (op.kind === 'read' && op.search && ((error as { code?: unknown } | undefined)?.code === '57014' || isSearchTimeout(error))) {
+    if (op.kind === 'read' && op.search && isSearchTimeout(error)) {
       runtime.logger.info({ requestId, op: op.name, timeout_ms: runtime.searches.timeoutMs }, 'search stopped at its time-out');
-      throw isSearchTimeout(error) ? error : searchTimedOut(runtime.searches.timeoutMs);
+      throw error;
     }
     const found = fromDatabase(error);
     const mapped = found && refineRefusal(op, found);
@@ -298,7 +298,11 @@ async function search(
   try {
     return await (gate ? gate.run(deadline, timeoutMs, run, signal) : run());
   } catch (error) {
-    if (cancelledByAnother(error, deadline)) throw searchCancelled();
+    // A statement the database cancelled is the search's time-out or someone else's cancel, said as such; one whose
+    // caller has gone is left for execute to say so.
+    if ((error as { code?: unknown } | undefined)?.code === '57014' && !signal?.aborted) {
+      throw cancelledByAnother(error, deadline) ? searchCancelled() : searchTimedOut(timeoutMs);
+    }
     throw error;
   }
 }
@@ -307,7 +311,7 @@ async function search(
 const CANCEL_MARGIN_MS = 50;
 
 /**
- * Whether a search's statement was cancelled (57014) by someone else (an operator's pg_cancel_backend, another
+ * Whether a search's cancelled statement (57014) was cancelled by someone else (an operator's pg_cancel_backend, another
  * client's cancel request) rather than by a statement time-out: read as the search's time-out, it told the caller to
  * narrow a query that had not been slow (a reviewer, 2026-11-28). PostgreSQL says which in its message; where the
  * server writes messages in another language, the time decides: the time-out a search sets ends a statement at or
@@ -315,8 +319,7 @@ const CANCEL_MARGIN_MS = 50;
  * one earlier: its message says so.)
  */
 function cancelledByAnother(error: unknown, deadline: number): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (code !== '57014') return false;
+  const { message } = (error ?? {}) as { message?: unknown };
   const said = typeof message === 'string' ? message : '';
   if (/due to statement timeout/.test(said)) return false;
   if (/due to user request/.test(said)) return true;

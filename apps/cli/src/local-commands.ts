@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   announceHttpServer,
   createLogger,
   type Diagnosis,
   diagnose,
+  embeddedDatabaseReady,
   ensureFirstUse,
   type FirstUse,
   isSvcError,
@@ -89,7 +88,7 @@ export async function serveHttp(
   const port = opts.port ?? cfg.httpPort;
   const { startHttpServer } = await import('@svc/http');
   // Making an embedded database takes most of a first start, and a newcomer waited on a silent terminal (2026-11-28).
-  if (cfg.databaseUrl === undefined && !cfg.dataDir.startsWith('memory://') && !existsSync(join(cfg.dataDir, 'PG_VERSION'))) {
+  if (!embeddedDatabaseReady(cfg)) {
     cli.io.err(`svc: making the embedded database in ${cfg.dataDir} (a first start takes about 20 s)`);
   }
   const service = await openService(cfg, { migrate: opts.migrate === true });

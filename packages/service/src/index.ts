@@ -30,7 +30,7 @@ export {
   type Source,
 } from './operation.js';
 export type { CallContext } from './runner.js';
-export { codeVersion, createService, migrateDatabase, openService, schemaStatus, type Service } from './service.js';
+export { codeVersion, createService, embeddedDatabaseReady, migrateDatabase, openService, schemaStatus, type Service } from './service.js';
 export { CONFIG_MAX_BYTES } from './operations/project-config-shared.js';
 export { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES } from './transfer/file.js';
 export { MAX_REQUEST_ID } from './inputs.js';

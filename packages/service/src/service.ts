@@ -1,6 +1,7 @@
 import { isUuid, SvcError } from '@svc/domain';
 import {
   assertSchemaCurrent,
+  embeddedDatabaseMade,
   loadMigrations,
   type MigrationStatus,
   migrate,
@@ -202,6 +203,11 @@ function releaseOf(id: string): string {
 }
 
 /** The schema this code ships and its release (0006 → v0.7.0). */
+/** Whether the embedded database of `config` has been made (true on PostgreSQL: nothing to make). */
+export function embeddedDatabaseReady(config: Config): boolean {
+  return config.databaseUrl !== undefined || embeddedDatabaseMade(config.dataDir);
+}
+
 export function codeVersion(): { schema: string; release: string } {
   const latest = loadMigrations().at(-1);
   return { schema: latest?.id ?? 'none', release: latest?.release ?? 'unknown' };

@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { SvcError } from '@svc/domain';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
@@ -275,6 +276,11 @@ function privateDataDir(dataDir: string): void {
 }
 
 /** Open a PGlite instance with the type parsing pg uses, so both backends return the same values. */
+/** Whether an embedded database has been made in `dataDir` (a PostgreSQL data directory holds PG_VERSION). */
+export function embeddedDatabaseMade(dataDir: string): boolean {
+  return dataDir.startsWith('memory://') || existsSync(join(dataDir, 'PG_VERSION'));
+}
+
 export async function createPGlite(dataDir?: string): Promise<PGlite> {
   if (dataDir && !dataDir.startsWith('memory://')) privateDataDir(dataDir);
   const pglite = await PGlite.create({

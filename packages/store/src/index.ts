@@ -1,6 +1,6 @@
 export { actorIdsByEmail, findActor, findActorByEmail, insertActor, listActors, requireActor } from './actors.js';
 export { type AuditEntry, writeAudit } from './audit.js';
-export { type Backend, openStore, redactUrl, type Store } from './connection.js';
+export { type Backend, embeddedDatabaseMade, openStore, redactUrl, type Store } from './connection.js';
 export { type AnnouncedServer, announcedServers, announceServer } from './dir-lock.js';
 export { queryHistory, recordHistory } from './history.js';
 export { findItemType, insertItemType, listItemTypes } from './item-types.js';
